@@ -1,0 +1,44 @@
+"""Debatrix: a multi-dimensional, iterative-chronological LLM debate judge.
+
+Public API::
+
+    from debatrix import load_debate, judge_debate, JudgeSettings
+    result = judge_debate(load_debate("examples/school_uniforms.yaml"), JudgeSettings(mode="debatrix"))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__version__ = "0.1.0"
+
+from .errors import (  # noqa: E402
+    ConfigurationError,
+    ContextWindowExceeded,
+    DebatrixError,
+    InvalidDebateError,
+    LLMError,
+    StructuredOutputError,
+    VerdictParseError,
+)
+from .loader import load_debate  # noqa: E402
+from .models import Debate, Debater, JudgeResult, Side, Speech, Status  # noqa: E402
+from .settings import JudgeSettings, LLMSettings, MemorySettings  # noqa: E402
+
+_LAZY = {"judge_debate", "ajudge_debate", "build_judge_graph", "judge_speech", "ajudge_speech", "JudgeContext",
+         "MODES"}
+
+
+def __getattr__(name: str) -> Any:  # heavy imports (langgraph, chromadb) only when the judge is used
+    if name in _LAZY:
+        from . import api
+
+        return getattr(api, name)
+    raise AttributeError(name)
+
+
+__all__ = [
+    "ConfigurationError", "ContextWindowExceeded", "Debate", "Debater", "DebatrixError", "InvalidDebateError",
+    "JudgeResult", "JudgeSettings", "LLMError", "LLMSettings", "MemorySettings", "Side", "Speech", "Status",
+    "StructuredOutputError", "VerdictParseError", "__version__", "load_debate", *sorted(_LAZY),
+]

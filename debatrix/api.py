@@ -1,0 +1,129 @@
+"""Public API: judge a debate (sync or async), judge one speech, or get the compiled graph to embed."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+
+from debatrix.graphs import MODES, build_graph, build_speech_graph
+
+from .context import JudgeContext
+from .errors import ConfigurationError
+from .models import Debate, Debater, DebateFormat, JudgeResult, Side, Speech
+from .settings import JudgeSettings
+
+
+@dataclass(frozen=True)
+class ProgressEvent:
+    """One finished step, as streamed from the graph."""
+
+    node: str
+    dimension: str | None
+    index: int | None  # speech index (0-based) where the step concerns one speech
+    detail: str
+
+
+def build_judge_graph(settings: JudgeSettings | None = None, chat_model: BaseChatModel | None = None, *,
+                      context: JudgeContext | None = None, checkpointer: Any = None) -> Any:
+    """The compiled judge graph for ``settings.mode``: input ``{"debate": Debate}``, output ``{"result": JudgeResult}``.
+
+    It is async (use ``ainvoke``/``astream``) and can be added as a node of another LangGraph graph; it carries the
+    context it was built with, so the parent needs no Debatrix context of its own."""
+    settings = settings or (context.settings if context else JudgeSettings())
+    ctx = context or JudgeContext.create(settings, chat_model)
+    return build_graph(settings.mode, ctx, merged=settings.llm.merge_score_call, checkpointer=checkpointer)
+
+
+def recursion_limit(debate: Debate) -> int:
+    return 4 * len(debate.speeches) + 60
+
+
+def _event(namespace: tuple[str, ...], node: str, update: Any) -> ProgressEvent | None:
+    if not isinstance(update, dict):
+        return None
+    for key in ("analyses", "speech_judgments", "debater_judgments", "winner_decisions", "debate_analyses"):
+        items = update.get(key)
+        if items:
+            item = items[-1]
+            index = getattr(item, "index", None)
+            detail = {
+                "analyses": lambda x: f"analysed speech {x.index + 1} ({x.speaker})",
+                "speech_judgments": lambda x: f"speech {x.index + 1} ({x.speaker}) scored {x.score}",
+                "debater_judgments": lambda x: f"{x.debater} scored {x.score:g}",
+                "winner_decisions": lambda x: f"winner: {x.winner or 'tie'}",
+                "debate_analyses": lambda x: "debate analysed",
+            }[key](item)
+            return ProgressEvent(node=node, dimension=item.dimension, index=index, detail=detail)
+    if update.get("failures"):
+        return ProgressEvent(node=node, dimension=None, index=None, detail=f"failed: {update['failures'][0]}")
+    return None
+
+
+async def _run(graph: Any, debate: Debate, ctx: JudgeContext,
+               on_event: Callable[[ProgressEvent], None] | None, run_id: str | None) -> JudgeResult:
+    result: JudgeResult | None = None
+    state: dict[str, Any] = {"debate": debate}
+    if run_id:
+        state["run_id"] = run_id
+    config = {"recursion_limit": recursion_limit(debate)}
+    async for namespace, chunk in graph.astream(state, context=ctx, config=config, stream_mode="updates",
+                                                subgraphs=True):
+        for node, update in chunk.items():
+            if node == "finish" and not namespace:
+                result = update["result"]
+            elif on_event is not None and (event := _event(namespace, node, update)):
+                on_event(event)
+    if result is None:  # pragma: no cover - the graph always ends in finish
+        raise ConfigurationError("the judge graph ended without a result")
+    return result
+
+
+async def ajudge_debate(debate: Debate, settings: JudgeSettings | None = None,
+                        chat_model: BaseChatModel | None = None, *, context: JudgeContext | None = None,
+                        on_event: Callable[[ProgressEvent], None] | None = None,
+                        run_id: str | None = None) -> JudgeResult:
+    """Judge a debate. Failures that leave the judgment unfinished (context window, LLM errors after retries,
+    unparseable answers) give a result with ``status == "incomplete"`` and the reason; bad input raises."""
+    settings = settings or (context.settings if context else JudgeSettings())
+    ctx = context or JudgeContext.create(settings, chat_model)
+    graph = build_graph(settings.mode, ctx, merged=settings.llm.merge_score_call)
+    return await _run(graph, debate, ctx, on_event, run_id)
+
+
+def judge_debate(debate: Debate, settings: JudgeSettings | None = None, chat_model: BaseChatModel | None = None,
+                 **kwargs: Any) -> JudgeResult:
+    """Synchronous :func:`ajudge_debate` (not usable inside a running event loop: await ``ajudge_debate``)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(ajudge_debate(debate, settings, chat_model, **kwargs))
+    raise ConfigurationError("judge_debate was called inside a running event loop; use `await ajudge_debate(...)`")
+
+
+def single_speech(text: str, motion: str, speaker: str = "speaker", side: Side = Side.PRO,
+                  item_id: str = "speech") -> Debate:
+    return Debate(id=item_id, motion=motion, format=DebateFormat.SINGLE,
+                  debaters=(Debater(name=speaker, side=side),), speeches=(Speech(speaker=speaker, content=text),))
+
+
+async def ajudge_speech(text: str, motion: str, settings: JudgeSettings | None = None,
+                        chat_model: BaseChatModel | None = None, *, speaker: str = "speaker",
+                        side: Side = Side.PRO, context: JudgeContext | None = None) -> JudgeResult:
+    """Judge one speech on its own (per dimension: analysis, comment, score 1-10; default dimension: general)."""
+    settings = settings or (context.settings if context else JudgeSettings())
+    ctx = context or JudgeContext.create(settings, chat_model)
+    graph = build_speech_graph(ctx, merged=settings.llm.merge_score_call)
+    return await _run(graph, single_speech(text, motion, speaker, side), ctx, None, None)
+
+
+def judge_speech(text: str, motion: str, settings: JudgeSettings | None = None,
+                 chat_model: BaseChatModel | None = None, **kwargs: Any) -> JudgeResult:
+    return asyncio.run(ajudge_speech(text, motion, settings, chat_model, **kwargs))
+
+
+__all__ = ["MODES", "JudgeContext", "ProgressEvent", "ajudge_debate", "ajudge_speech", "build_judge_graph",
+           "judge_debate", "judge_speech"]

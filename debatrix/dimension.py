@@ -1,0 +1,100 @@
+"""Dimensions and dimension sets, registered by name from YAML files."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from importlib import resources
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import ConfigurationError, UnknownDimensionError
+from .models import DebateFormat
+
+DEFAULT_SET = {DebateFormat.ONE_V_ONE: "debateart", DebateFormat.BP: "bp", DebateFormat.SINGLE: "general"}
+
+
+class DimensionPrompts(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    analyze: str = Field(min_length=1, description="what to look at when analysing one speech")
+    context: str = Field(min_length=1, description="how to use the previous context")
+    judge: str = Field(min_length=1, description="how to judge debaters and winner from the analyses")
+    judge_debate: str = Field(min_length=1, description="how to judge from the raw debate")
+
+
+class Dimension(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]{1,40}$")
+    description: str
+    weight: float = Field(default=1.0, gt=0)
+    allow_tie: bool = False
+    tie_margin: float = Field(default=0.0, ge=0, description="score-comparison tie band (SC)")
+    prompts: DimensionPrompts
+
+
+class DimensionRegistry:
+    """Dimensions from the package's ``dimensions/`` folder plus any user folders (later folders win)."""
+
+    def __init__(self, extra_dirs: Iterable[Path] = ()):
+        self._dims: dict[str, Dimension] = {}
+        self._sets: dict[str, dict[str, float]] = {}
+        package = resources.files("debatrix.dimensions")
+        self._load_folder(package, "debatrix.dimensions")
+        for folder in extra_dirs:
+            folder = Path(folder)
+            if not folder.is_dir():
+                raise ConfigurationError(f"dimension folder {folder} does not exist")
+            self._load_folder(folder, str(folder))
+
+    def _load_folder(self, folder, label: str) -> None:
+        for entry in sorted(folder.iterdir(), key=lambda p: p.name):
+            if not entry.name.endswith((".yaml", ".yml")):
+                continue
+            try:
+                data = yaml.safe_load(entry.read_text(encoding="utf-8"))
+            except yaml.YAMLError as e:
+                raise ConfigurationError(f"{label}/{entry.name}: not valid YAML: {e}") from None
+            if entry.name.startswith("sets."):
+                self._load_sets(data, f"{label}/{entry.name}")
+                continue
+            try:
+                dim = Dimension.model_validate(data)
+            except ValidationError as e:
+                raise ConfigurationError(f"{label}/{entry.name}: {e}") from None
+            self._dims[dim.name] = dim
+
+    def _load_sets(self, data, label: str) -> None:
+        if not isinstance(data, dict):
+            raise ConfigurationError(f"{label}: expected a mapping of set name -> {{dimension: weight}}")
+        for name, members in data.items():
+            if not isinstance(members, dict) or not all(isinstance(w, (int, float)) and w > 0 for w in members.values()):
+                raise ConfigurationError(f"{label}: set {name!r} must map dimension names to positive weights")
+            self._sets[name] = {k: float(v) for k, v in members.items()}
+
+    @property
+    def names(self) -> list[str]:
+        return sorted(self._dims)
+
+    @property
+    def set_names(self) -> list[str]:
+        return sorted(self._sets)
+
+    def get(self, name: str) -> Dimension:
+        try:
+            return self._dims[name]
+        except KeyError:
+            raise UnknownDimensionError(
+                f"unknown dimension {name!r}; known: {', '.join(self.names)}; sets: {', '.join(self.set_names)}"
+            ) from None
+
+    def resolve(self, spec: Iterable[str] | None, fmt: DebateFormat) -> tuple[Dimension, ...]:
+        """Names or one set name -> dimensions with the set's weights applied."""
+        names = list(spec) if spec else [DEFAULT_SET[fmt]]
+        if len(names) == 1 and names[0] in self._sets:
+            weights = self._sets[names[0]]
+            return tuple(self.get(n).model_copy(update={"weight": w}) for n, w in weights.items())
+        dims = tuple(self.get(n) for n in names)
+        if len({d.name for d in dims}) != len(dims):
+            raise ConfigurationError(f"dimension listed twice in {names}")
+        return dims

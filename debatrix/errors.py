@@ -1,0 +1,71 @@
+"""Typed errors. Every failure the judge can meet has a class here; nothing is defaulted silently."""
+
+from __future__ import annotations
+
+
+class DebatrixError(Exception):
+    """Base class of every error raised by Debatrix."""
+
+
+class InvalidDebateError(DebatrixError):
+    """A debate file or object is malformed. ``problems`` lists ``(location, message)`` pairs."""
+
+    def __init__(self, source: str, problems: list[tuple[str, str]]):
+        self.source = source
+        self.problems = problems
+        lines = [f"{source}: {loc}: {msg}" if loc else f"{source}: {msg}" for loc, msg in problems]
+        super().__init__("\n".join(lines))
+
+
+class ConfigurationError(DebatrixError):
+    """Settings, dimension files or templates are inconsistent."""
+
+
+class UnknownDimensionError(ConfigurationError):
+    pass
+
+
+class UnknownModeError(ConfigurationError):
+    pass
+
+
+class TemplateError(ConfigurationError):
+    """A prompt template is missing or was rendered with missing or unknown variables."""
+
+
+class IncompleteJudgment(DebatrixError):
+    """Base for errors that end a run with an *incomplete* result rather than a crash."""
+
+
+class ContextWindowExceeded(IncompleteJudgment):
+    def __init__(self, needed: int, window: int, what: str):
+        self.needed, self.window, self.what = needed, window, what
+        super().__init__(
+            f"{what} needs {needed} tokens but the model's context window is {window} tokens "
+            "(including room for the answer); the debate is not judged rather than truncated"
+        )
+
+
+class LLMError(IncompleteJudgment):
+    """The model could not be reached or kept failing after retries."""
+
+
+class LLMTimeoutError(LLMError):
+    pass
+
+
+class LLMRateLimitError(LLMError):
+    pass
+
+
+class StructuredOutputError(IncompleteJudgment):
+    """The model's answer did not match the requested schema, even after one repair attempt."""
+
+    def __init__(self, what: str, answer: str, problem: str):
+        self.what, self.answer, self.problem = what, answer, problem
+        shown = answer if len(answer) <= 300 else answer[:300] + "..."
+        super().__init__(f"{what}: model answer does not match the schema ({problem}); answer was {shown!r}")
+
+
+class VerdictParseError(StructuredOutputError):
+    """A winner or score answer could not be read (e.g. a winner that is not a debater)."""

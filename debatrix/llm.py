@@ -1,0 +1,313 @@
+"""The LLM gateway: one place that talks to chat models.
+
+It renders nothing and knows no debate; it sends messages, enforces the context window, retries transient errors
+with tenacity (the SDK's own retries are off so the two never multiply), applies a real timeout, reads structured
+answers through the best method the model supports (json_schema response format, tool calling, or a validated
+parse with one repair attempt) and reports one :class:`CallRecord` per request."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from typing import Any, Literal, TypeVar
+
+import httpx
+import openai
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+
+from .errors import (
+    ContextWindowExceeded,
+    LLMError,
+    LLMRateLimitError,
+    LLMTimeoutError,
+    StructuredOutputError,
+    VerdictParseError,
+)
+from .models import CallRecord
+from .prompting import RepairVars, SchemaVars, render
+from .settings import LLMSettings
+from .tokens import count_message_tokens, count_tokens
+
+T = TypeVar("T", bound=BaseModel)
+Method = Literal["json_schema", "tool", "parse"]
+
+
+class _Answer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ScoreAnswer(_Answer):
+    score: int = Field(ge=1, le=10, description="integer score from 1 to 10")
+
+
+class CommentScoreAnswer(_Answer):
+    comment: str = Field(min_length=1)
+    score: int = Field(ge=1, le=10, description="integer score from 1 to 10")
+
+
+def winner_answer(choices: list[str], with_comment: bool = False) -> type[_Answer]:
+    """A schema whose only valid winners are ``choices`` (debater names, plus ``tie`` where allowed)."""
+    lit = Literal[tuple(choices)]  # type: ignore[valid-type]
+    fields: dict[str, Any] = {}
+    if with_comment:
+        fields["comment"] = (str, Field(min_length=1))
+    fields["winner"] = (lit, Field(description="one of: " + ", ".join(choices)))
+    return create_model("CommentWinnerAnswer" if with_comment else "WinnerAnswer", __base__=_Answer, **fields)
+
+
+def make_chat_model(settings: LLMSettings) -> BaseChatModel:
+    from langchain_openai import ChatOpenAI
+
+    key = settings.api_key.get_secret_value() if settings.api_key else None
+    if key is None and settings.base_url is None:
+        raise LLMError(
+            "no LLM configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for other OpenAI-compatible servers), "
+            "or pass --base-url / a chat model"
+        )
+    return ChatOpenAI(
+        model=settings.model,
+        base_url=settings.base_url,
+        api_key=key or "not-needed",  # local OpenAI-compatible servers ignore the key
+        temperature=settings.temperature,
+        max_retries=0,
+        timeout=settings.timeout,
+        max_tokens=settings.max_output_tokens,
+    )
+
+
+_TRANSIENT = (
+    openai.APITimeoutError,
+    openai.APIConnectionError,
+    openai.RateLimitError,
+    openai.InternalServerError,
+    httpx.TransportError,
+    asyncio.TimeoutError,
+    TimeoutError,
+    ConnectionError,
+)
+
+
+def _is_transient(exc: BaseException) -> bool:
+    if isinstance(exc, openai.APIStatusError) and exc.status_code in (408, 409, 425, 429, 500, 502, 503, 504):
+        return True
+    return isinstance(exc, _TRANSIENT)
+
+
+def _retry_after(exc: BaseException) -> float | None:
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    if not headers:
+        return None
+    value = headers.get("retry-after")
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _extract_json(text: str) -> Any:
+    text = text.strip()
+    fenced = re.search(r"```(?:json)?\s*(.*?)```", text, re.S)
+    if fenced:
+        text = fenced.group(1).strip()
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        start, end = text.find("{"), text.rfind("}")
+        if start != -1 and end > start:
+            return json.loads(text[start : end + 1])
+        raise
+
+
+class LLMGateway:
+    def __init__(self, settings: LLMSettings, chat_model: BaseChatModel | None = None):
+        self.settings = settings
+        self.model = chat_model if chat_model is not None else make_chat_model(settings)
+        self.method: Method = self._choose_method()
+        self._semaphores: dict[int, asyncio.Semaphore] = {}
+
+    @property
+    def description(self) -> str:
+        name = getattr(self.model, "model_name", None) or getattr(self.model, "model", None) or type(self.model).__name__
+        return f"{name} ({self.method} structured output)"
+
+    def _choose_method(self) -> Method:
+        wanted = self.settings.structured_output
+        if wanted != "auto":
+            return wanted
+        from langchain_openai import ChatOpenAI
+
+        if isinstance(self.model, ChatOpenAI):
+            return "json_schema"
+        try:
+            self.model.bind_tools([ScoreAnswer])
+        except NotImplementedError:
+            return "parse"
+        return "tool"
+
+    def _semaphore(self) -> asyncio.Semaphore:
+        loop = id(asyncio.get_running_loop())
+        if loop not in self._semaphores:
+            self._semaphores[loop] = asyncio.Semaphore(self.settings.max_concurrency)
+        return self._semaphores[loop]
+
+    # ------------------------------------------------------------------ token budget
+
+    def prompt_tokens(self, messages: list[BaseMessage]) -> int:
+        return count_message_tokens([(m.type, str(m.content)) for m in messages], self.settings.tokenizer)
+
+    def check_fits(self, tokens: int, what: str) -> None:
+        budget = self.settings.context_window - self.settings.max_output_tokens
+        if tokens > budget:
+            raise ContextWindowExceeded(tokens + self.settings.max_output_tokens, self.settings.context_window, what)
+
+    # ------------------------------------------------------------------ one request
+
+    async def _send(self, model: Any, messages: list[BaseMessage], meta: dict[str, Any]) -> tuple[AIMessage, int]:
+        """Send with retries; returns the answer and the number of attempts."""
+        attempts = 0
+
+        def wait(state: RetryCallState) -> float:
+            exc = state.outcome.exception() if state.outcome else None
+            after = _retry_after(exc) if exc else None
+            if after is not None:
+                return min(after, self.settings.retry_max_wait)
+            return min(0.5 * 2 ** (state.attempt_number - 1), self.settings.retry_max_wait)
+
+        try:
+            async for attempt in AsyncRetrying(
+                stop=stop_after_attempt(self.settings.max_retries + 1),
+                wait=wait,
+                retry=retry_if_exception(_is_transient),
+                reraise=True,
+            ):
+                with attempt:
+                    attempts += 1
+                    async with self._semaphore():
+                        answer = await asyncio.wait_for(
+                            model.ainvoke(messages, config={"metadata": meta, "tags": ["debatrix"]}),
+                            timeout=self.settings.timeout,
+                        )
+        except (asyncio.TimeoutError, TimeoutError, openai.APITimeoutError) as e:
+            raise LLMTimeoutError(
+                f"{meta.get('debatrix_node')}: no answer within {self.settings.timeout:g} s after {attempts} attempts"
+            ) from e
+        except openai.RateLimitError as e:
+            raise LLMRateLimitError(f"{meta.get('debatrix_node')}: rate limited after {attempts} attempts") from e
+        except openai.BadRequestError as e:
+            text = str(e).lower()
+            if "context" in text and ("length" in text or "window" in text or "exceed" in text):
+                raise ContextWindowExceeded(-1, self.settings.context_window, str(meta.get("debatrix_node"))) from e
+            raise LLMError(f"{meta.get('debatrix_node')}: the server rejected the request ({e.status_code})") from e
+        except openai.APIStatusError as e:
+            raise LLMError(f"{meta.get('debatrix_node')}: server error {e.status_code} after {attempts} attempts") from e
+        except (openai.APIConnectionError, httpx.TransportError, ConnectionError) as e:
+            raise LLMError(f"{meta.get('debatrix_node')}: cannot reach the model server after {attempts} attempts "
+                           f"({type(e).__name__})") from e
+        if not isinstance(answer, AIMessage):
+            raise LLMError(f"{meta.get('debatrix_node')}: chat model returned {type(answer).__name__}, not a message")
+        return answer, attempts
+
+    def _record(self, node: str, dimension: str | None, messages: list[BaseMessage], answer: AIMessage,
+                started: float, attempts: int, repaired: bool) -> CallRecord:
+        usage = answer.usage_metadata or {}
+        prompt = usage.get("input_tokens") or self.prompt_tokens(messages)
+        completion = usage.get("output_tokens")
+        if completion is None:
+            completion = count_tokens(_answer_text(answer), self.settings.tokenizer)
+        return CallRecord(node=node, dimension=dimension, prompt_tokens=prompt, completion_tokens=completion,
+                          seconds=round(time.perf_counter() - started, 4), attempts=attempts, repaired=repaired)
+
+    # ------------------------------------------------------------------ public
+
+    async def text(self, messages: list[BaseMessage], *, node: str, dimension: str | None = None,
+                   meta: dict[str, Any] | None = None) -> tuple[str, CallRecord]:
+        self.check_fits(self.prompt_tokens(messages), f"{node} ({dimension})" if dimension else node)
+        started = time.perf_counter()
+        answer, attempts = await self._send(self.model, messages, self._meta(node, dimension, "text", meta))
+        text = _answer_text(answer).strip()
+        if not text:
+            raise StructuredOutputError(node, "", "the model returned an empty answer")
+        return text, self._record(node, dimension, messages, answer, started, attempts, False)
+
+    async def structured(self, messages: list[BaseMessage], schema: type[T], *, node: str,
+                         dimension: str | None = None, meta: dict[str, Any] | None = None) -> tuple[T, list[CallRecord]]:
+        """A schema-valid answer, with at most one repair request. Returns the records of every request made."""
+        json_schema = json.dumps(schema.model_json_schema(), ensure_ascii=False)
+        if self.method == "parse":
+            messages = _append_to_last(messages, render("json_instruction.j2", SchemaVars(json_schema=json_schema)))
+        model = self._bound(schema)
+        records: list[CallRecord] = []
+        problem = ""
+        raw = ""
+        for repair in (False, True):
+            self.check_fits(self.prompt_tokens(messages), f"{node} ({dimension})" if dimension else node)
+            started = time.perf_counter()
+            answer, attempts = await self._send(model, messages, self._meta(node, dimension, schema.__name__, meta))
+            records.append(self._record(node, dimension, messages, answer, started, attempts, repair))
+            raw = _raw_structured(answer)
+            try:
+                return self._parse(answer, schema), records
+            except (ValueError, ValidationError) as e:
+                problem = _problem(e)
+            messages = [*messages, AIMessage(content=raw),
+                        HumanMessage(content=render("repair.j2", RepairVars(problem=problem, json_schema=json_schema)))]
+        err = VerdictParseError if "winner" in schema.model_fields else StructuredOutputError
+        raise err(f"{node} ({dimension})" if dimension else node, raw, problem)
+
+    def _meta(self, node: str, dimension: str | None, kind: str, extra: dict[str, Any] | None) -> dict[str, Any]:
+        return {"debatrix_node": node, "debatrix_dimension": dimension, "debatrix_kind": kind, **(extra or {})}
+
+    def _bound(self, schema: type[BaseModel]) -> Any:
+        if self.method == "json_schema":
+            js = schema.model_json_schema()
+            js["additionalProperties"] = False
+            return self.model.bind(response_format={
+                "type": "json_schema", "json_schema": {"name": schema.__name__, "schema": js, "strict": True}})
+        if self.method == "tool":
+            return self.model.bind_tools([schema], tool_choice=schema.__name__)
+        return self.model
+
+    def _parse(self, answer: AIMessage, schema: type[T]) -> T:
+        if self.method == "tool":
+            calls = answer.tool_calls or []
+            if not calls:
+                raise ValueError("the model did not call the answer tool")
+            return schema.model_validate(calls[0]["args"])
+        text = _answer_text(answer)
+        if not text.strip():
+            raise ValueError("the model returned an empty answer")
+        try:
+            data = _extract_json(text)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"not valid JSON ({e.msg})") from None
+        return schema.model_validate(data)
+
+
+def _answer_text(answer: AIMessage) -> str:
+    content = answer.content
+    if isinstance(content, str):
+        return content
+    return "".join(part.get("text", "") if isinstance(part, dict) else str(part) for part in content)
+
+
+def _raw_structured(answer: AIMessage) -> str:
+    if answer.tool_calls:
+        return json.dumps(answer.tool_calls[0].get("args", {}))
+    return _answer_text(answer)
+
+
+def _problem(e: Exception) -> str:
+    if isinstance(e, ValidationError):
+        return "; ".join(f"{'.'.join(map(str, x['loc'])) or 'answer'}: {x['msg']}" for x in e.errors())
+    return str(e)
+
+
+def _append_to_last(messages: list[BaseMessage], text: str) -> list[BaseMessage]:
+    last = messages[-1]
+    return [*messages[:-1], HumanMessage(content=f"{last.content}\n{text}")]

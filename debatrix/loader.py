@@ -1,0 +1,203 @@
+"""Load debates from the project's own schema (YAML/JSON) or from a Debatrix/PanelBench preset pair.
+
+Project schema (``debatrix.debate/1``)::
+
+    schema: debatrix.debate/1     # optional
+    id: my-debate                 # optional, defaults to the file name
+    format: 1v1                   # 1v1 | bp; optional, inferred from the debaters
+    motion: This house would ...
+    info_slide: ...               # optional
+    debaters:
+      - {name: Alice, side: pro}              # bp: {name: ..., side: pro, position: OG}
+      - {name: Bob, side: con}
+    speech_order: [Alice, Bob]    # optional; checked against the speeches when given
+    speeches:
+      - {speaker: Alice, content: "..."}
+      - {speaker: Bob, content: "..."}
+
+Preset pair (the layout of the Debatrix repository and PanelBench): ``motion/<id>.yml`` with ``motion``,
+``pro_side``/``con_side`` (or ``pro_speakers``/``con_speakers``) lists of ``{name}``, ``info_slide`` and
+``speech_order``; and ``speech/<id>.yml``, a list of ``{debater_name | speaker_name, content}``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from .errors import InvalidDebateError
+from .models import BP_POSITIONS, Debate, DebateFormat
+
+SCHEMA_ID = "debatrix.debate/1"
+_PROJECT_KEYS = {"schema", "id", "format", "motion", "info_slide", "debaters", "speech_order", "speeches"}
+_BP_NAME = re.compile(r"\((OG|OO|CG|CO)\)\s*$")
+
+
+def _read_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InvalidDebateError(str(path), [("", "file not found")]) from None
+    except OSError as e:
+        raise InvalidDebateError(str(path), [("", f"cannot read file: {e.strerror}")]) from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise InvalidDebateError(
+            str(path), [("", f"bad encoding: not UTF-8 text (invalid byte 0x{data[e.start]:02x} at offset {e.start})")]
+        ) from None
+
+
+def _parse(path: Path) -> Any:
+    text = _read_text(path)
+    try:
+        if path.suffix.lower() == ".json":
+            return json.loads(text)
+        return yaml.safe_load(text)
+    except (yaml.YAMLError, json.JSONDecodeError) as e:
+        raise InvalidDebateError(str(path), [("", f"not valid {path.suffix.lstrip('.').upper() or 'YAML'}: {e}")]) from None
+
+
+def _problems(err: ValidationError) -> list[tuple[str, str]]:
+    out = []
+    for e in err.errors():
+        loc = ".".join(str(p) for p in e["loc"])
+        msg = e["msg"].removeprefix("Value error, ")
+        out.append((loc, msg))
+    return out
+
+
+def debate_from_dict(data: Any, source: str = "<debate>", default_id: str = "debate") -> Debate:
+    """Validate a project-schema mapping into a :class:`Debate`."""
+    if not isinstance(data, dict):
+        raise InvalidDebateError(source, [("", f"expected a mapping at the top level, got {type(data).__name__}")])
+    problems: list[tuple[str, str]] = []
+    unknown = sorted(set(data) - _PROJECT_KEYS)
+    if unknown:
+        problems.append(("", f"unknown keys: {', '.join(unknown)} (allowed: {', '.join(sorted(_PROJECT_KEYS))})"))
+    schema = data.get("schema", SCHEMA_ID)
+    if schema != SCHEMA_ID:
+        problems.append(("schema", f"unsupported schema {schema!r}; this version reads {SCHEMA_ID!r}"))
+    for key in ("motion", "debaters", "speeches"):
+        if key not in data:
+            problems.append((key, "field required"))
+    if problems:
+        raise InvalidDebateError(source, problems)
+    fields = {k: v for k, v in data.items() if k not in ("schema", "speech_order")}
+    fields.setdefault("id", default_id)
+    if "format" not in fields and isinstance(fields.get("debaters"), list) and len(fields["debaters"]) == 4:
+        fields["format"] = DebateFormat.BP
+    speeches = data.get("speeches")
+    order = data.get("speech_order")
+    if order is not None:
+        _check_order(order, speeches, "speech_order", source)
+    try:
+        return Debate.model_validate(fields)
+    except ValidationError as e:
+        raise InvalidDebateError(source, _problems(e)) from None
+
+
+def _check_order(order: Any, speeches: Any, where: str, source: str, speaker_key: str = "speaker") -> None:
+    if not isinstance(order, list) or not isinstance(speeches, list):
+        raise InvalidDebateError(source, [(where, "speech order and speeches must both be lists")])
+    if len(order) != len(speeches):
+        raise InvalidDebateError(
+            source, [(where, f"speech order lists {len(order)} speeches but there are {len(speeches)} speeches")]
+        )
+    for i, (expected, speech) in enumerate(zip(order, speeches)):
+        got = speech.get(speaker_key) if isinstance(speech, dict) else None
+        if got != expected:
+            raise InvalidDebateError(
+                source, [(f"{where}.{i}", f"speech order says {expected!r} but speech {i + 1} is by {got!r}")]
+            )
+
+
+def load_preset(motion_path: Path, speech_path: Path) -> Debate:
+    """Load a Debatrix/PanelBench ``motion/<id>.yml`` + ``speech/<id>.yml`` pair."""
+    motion = _parse(motion_path)
+    speeches_raw = _parse(speech_path)
+    src = f"{motion_path} + {speech_path}"
+    if not isinstance(motion, dict):
+        raise InvalidDebateError(str(motion_path), [("", "expected a mapping with motion, sides and speech_order")])
+    if not isinstance(speeches_raw, list):
+        raise InvalidDebateError(str(speech_path), [("", "expected a list of speeches")])
+    pro = motion.get("pro_side", motion.get("pro_speakers"))
+    con = motion.get("con_side", motion.get("con_speakers"))
+    problems = []
+    for key, val in (("motion", motion.get("motion")), ("pro_side", pro), ("con_side", con)):
+        if not val:
+            problems.append((key, "field required"))
+    if problems:
+        raise InvalidDebateError(str(motion_path), problems)
+    speeches = []
+    for i, s in enumerate(speeches_raw):
+        if not isinstance(s, dict):
+            raise InvalidDebateError(str(speech_path), [(str(i), "expected a mapping with speaker and content")])
+        speaker = s.get("debater_name", s.get("speaker_name", s.get("speaker")))
+        speeches.append({"speaker": speaker, "content": s.get("content") or ""})
+    order = motion.get("speech_order")
+    if order is not None:
+        _check_order(order, speeches, "speech_order", str(speech_path))
+    try:
+        names = [(d["name"], "pro") for d in pro] + [(d["name"], "con") for d in con]
+    except (TypeError, KeyError):
+        raise InvalidDebateError(str(motion_path), [("pro_side", "sides must be lists of {name: ...}")]) from None
+    debaters: list[dict[str, Any]] = [{"name": n, "side": side} for n, side in names]
+    fmt = DebateFormat.ONE_V_ONE
+    if len(debaters) == 4:
+        fmt = DebateFormat.BP
+        defaults = {"pro": iter(("OG", "CG")), "con": iter(("OO", "CO"))}
+        for d in debaters:
+            m = _BP_NAME.search(d["name"])
+            d["position"] = m.group(1) if m else next(defaults[d["side"]])
+    data = {
+        "id": motion_path.stem,
+        "motion": motion["motion"],
+        "info_slide": motion.get("info_slide") or "",
+        "format": fmt,
+        "debaters": debaters,
+        "speeches": speeches,
+    }
+    try:
+        return Debate.model_validate(data)
+    except ValidationError as e:
+        raise InvalidDebateError(src, _problems(e)) from None
+
+
+def _preset_partner(path: Path) -> tuple[Path, Path] | None:
+    if path.parent.name in ("motion", "speech"):
+        root = path.parent.parent
+        motion, speech = root / "motion" / path.name, root / "speech" / path.name
+        if motion.exists() and speech.exists():
+            return motion, speech
+        missing = speech if path.parent.name == "motion" else motion
+        raise InvalidDebateError(str(path), [("", f"preset pair incomplete: {missing} not found")])
+    return None
+
+
+def load_debate(path: str | Path) -> Debate:
+    """Load a debate from a project-schema YAML/JSON file or from either file of a preset pair."""
+    path = Path(path)
+    if path.is_dir():
+        raise InvalidDebateError(str(path), [("", "is a directory; pass a debate file (or motion/<id>.yml)")])
+    pair = _preset_partner(path)
+    if pair:
+        return load_preset(*pair)
+    return debate_from_dict(_parse(path), str(path), default_id=path.stem)
+
+
+def debate_to_dict(debate: Debate) -> dict[str, Any]:
+    """The project-schema mapping of a debate (round-trips through :func:`debate_from_dict`)."""
+    data = debate.model_dump(mode="json", exclude_defaults=False)
+    for d in data["debaters"]:
+        if d.get("position") is None:
+            d.pop("position", None)
+    return {"schema": SCHEMA_ID, **data}
+
+
+__all__ = ["load_debate", "load_preset", "debate_from_dict", "debate_to_dict", "BP_POSITIONS"]

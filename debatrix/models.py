@@ -1,0 +1,238 @@
+"""Frozen domain types: the debate that goes in and the result that comes out."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+RESULT_SCHEMA_VERSION = "1.0"
+BP_POSITIONS = ("OG", "OO", "CG", "CO")
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Side(StrEnum):
+    PRO = "pro"
+    CON = "con"
+
+
+class DebateFormat(StrEnum):
+    ONE_V_ONE = "1v1"
+    BP = "bp"
+    SINGLE = "single"  # one speech (or one speaker's speeches) judged on its own
+
+
+class Debater(Frozen):
+    """A debater, or in British Parliamentary a team (``position`` OG/OO/CG/CO)."""
+
+    name: str = Field(min_length=1, max_length=200)
+    side: Side
+    position: Literal["OG", "OO", "CG", "CO"] | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _clean_name(cls, v: str) -> str:
+        if v != v.strip():
+            raise ValueError("debater name has leading or trailing whitespace")
+        if v.lower() == "tie":
+            raise ValueError("'tie' is reserved and cannot be a debater name")
+        return v
+
+
+class Speech(Frozen):
+    """One speech. Points of information stay inside ``content`` as quoted ("> ") blocks."""
+
+    speaker: str = Field(min_length=1)
+    content: str
+
+    @field_validator("content")
+    @classmethod
+    def _not_empty(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("speech is empty")
+        return v
+
+
+class Debate(Frozen):
+    id: str = Field(min_length=1, max_length=200)
+    motion: str = Field(min_length=1)
+    info_slide: str = ""
+    format: DebateFormat = DebateFormat.ONE_V_ONE
+    debaters: tuple[Debater, ...]
+    speeches: tuple[Speech, ...] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Debate:
+        names = [d.name for d in self.debaters]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"duplicate debater names: {', '.join(dupes)}")
+        known = set(names)
+        for i, s in enumerate(self.speeches):
+            if s.speaker not in known:
+                raise ValueError(f"speech {i + 1}: unknown speaker {s.speaker!r} (debaters: {', '.join(names)})")
+        sides = [d.side for d in self.debaters]
+        if self.format is DebateFormat.SINGLE:
+            if len(self.debaters) != 1:
+                raise ValueError("a single-speech item has exactly one speaker")
+        elif self.format is DebateFormat.ONE_V_ONE:
+            if sides.count(Side.PRO) != 1 or sides.count(Side.CON) != 1:
+                raise ValueError("a 1v1 debate needs exactly one pro and one con debater")
+        else:
+            positions = sorted(d.position or "" for d in self.debaters)
+            if positions != sorted(BP_POSITIONS):
+                raise ValueError("a British Parliamentary debate needs four teams with positions OG, OO, CG, CO")
+            for d in self.debaters:
+                expected = Side.PRO if d.position in ("OG", "CG") else Side.CON
+                if d.side is not expected:
+                    raise ValueError(f"team {d.name!r} at {d.position} must be on the {expected} side")
+        for d in self.debaters:
+            if not any(s.speaker == d.name for s in self.speeches):
+                raise ValueError(f"debater {d.name!r} gives no speech")
+        return self
+
+    def debater(self, name: str) -> Debater:
+        for d in self.debaters:
+            if d.name == name:
+                return d
+        raise KeyError(name)
+
+    @property
+    def fingerprint(self) -> str:
+        """Stable short hash of the debate content (used for fences and cache keys)."""
+        return hashlib.sha256(self.model_dump_json().encode()).hexdigest()[:12]
+
+
+# ---------------------------------------------------------------- results
+
+
+class CallRecord(Frozen):
+    """One LLM request as the gateway saw it."""
+
+    node: str
+    dimension: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    attempts: int = 1
+    repaired: bool = False
+
+
+class NodeUsage(Frozen):
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+
+class Usage(Frozen):
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    retries: int = 0
+    repairs: int = 0
+    llm_seconds: float = 0.0
+    wall_seconds: float = 0.0
+    by_node: dict[str, NodeUsage] = Field(default_factory=dict)
+
+    @classmethod
+    def from_calls(cls, calls: list[CallRecord], wall_seconds: float) -> Usage:
+        by: dict[str, dict[str, float]] = {}
+        for c in calls:
+            b = by.setdefault(c.node, {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0})
+            b["calls"] += 1
+            b["prompt_tokens"] += c.prompt_tokens
+            b["completion_tokens"] += c.completion_tokens
+            b["seconds"] += c.seconds
+        return cls(
+            llm_calls=len(calls),
+            prompt_tokens=sum(c.prompt_tokens for c in calls),
+            completion_tokens=sum(c.completion_tokens for c in calls),
+            retries=sum(c.attempts - 1 for c in calls),
+            repairs=sum(c.repaired for c in calls),
+            llm_seconds=round(sum(c.seconds for c in calls), 3),
+            wall_seconds=round(wall_seconds, 3),
+            by_node={k: NodeUsage(**{**v, "seconds": round(v["seconds"], 3)}) for k, v in sorted(by.items())},
+        )
+
+
+class SpeechAnalysis(Frozen):
+    dimension: str
+    index: int
+    speaker: str
+    analysis: str
+
+
+class SpeechJudgment(Frozen):
+    dimension: str
+    index: int
+    speaker: str
+    comment: str
+    score: int = Field(ge=1, le=10)
+
+
+class DebaterJudgment(Frozen):
+    dimension: str
+    debater: str
+    comment: str
+    score: float = Field(ge=1, le=10)
+
+
+class Verdict(Frozen):
+    """A winner decision. ``winner`` is a debater name, or ``None`` for a tie.
+
+    ``winner`` is the winner judge's direct prediction (DP); ``score_winner`` compares debater scores (SC)."""
+
+    dimension: str
+    comment: str
+    winner: str | None
+    score_winner: str | None
+
+
+class DimensionResult(Frozen):
+    name: str
+    weight: float
+    allow_tie: bool
+    analyses: tuple[SpeechAnalysis, ...] = ()
+    speech_judgments: tuple[SpeechJudgment, ...] = ()
+    debate_analysis: str | None = None
+    debater_judgments: tuple[DebaterJudgment, ...] = ()
+    verdict: Verdict | None = None
+
+
+class Status(StrEnum):
+    COMPLETE = "complete"
+    INCOMPLETE = "incomplete"
+
+
+class JudgeResult(Frozen):
+    schema_version: str = RESULT_SCHEMA_VERSION
+    debatrix_version: str
+    debate_id: str
+    motion: str
+    format: DebateFormat
+    mode: str
+    status: Status
+    incomplete_reason: str | None = None
+    dimensions: tuple[DimensionResult, ...] = ()
+    general: DimensionResult | None = None
+    usage: Usage = Field(default_factory=Usage)
+    settings: dict[str, Any] = Field(default_factory=dict)
+    started_at: datetime
+    finished_at: datetime
+
+    @property
+    def winner(self) -> str | None:
+        return self.general.verdict.winner if self.general and self.general.verdict else None
+
+    def dimension(self, name: str) -> DimensionResult:
+        for d in self.dimensions:
+            if d.name == name:
+                return d
+        raise KeyError(name)

@@ -1,0 +1,225 @@
+"""Prompt rendering: one template file per message, variables declared by a pydantic model per template,
+StrictUndefined so a missing variable is an error. Speech text is fenced as data here and nowhere else."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import jinja2
+from pydantic import BaseModel, ConfigDict
+
+from .errors import TemplateError
+from .models import Debate, DebateFormat, Speech, SpeechAnalysis
+
+
+class _Vars(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class SystemVars(_Vars):
+    dimension: str
+    description: str
+    fence: str
+
+
+class DebateHeaderVars(_Vars):
+    motion: str
+    info_slide: str
+    fence: str
+    format_description: str
+    debaters: list[str]
+
+
+class SpeechBlockVars(_Vars):
+    fence: str
+    index: int
+    speaker: str
+    side: str
+    content: str
+
+
+class ItemsVars(_Vars):
+    items: list
+
+
+class AnalyzeSpeechVars(_Vars):
+    header: str
+    previous: str
+    relevant: str
+    speech: str
+    index: int
+    speaker: str
+    dimension: str
+    focus: str
+    use_context: str
+
+
+class JudgeSpeechVars(_Vars):
+    header: str
+    index: int
+    speaker: str
+    dimension: str
+    analysis: str
+    focus: str
+
+
+class AnalyzeDebateVars(_Vars):
+    header: str
+    material: str
+    dimension: str
+    focus: str
+
+
+class JudgeDebaterVars(_Vars):
+    header: str
+    material: str
+    debater: str
+    dimension: str
+    focus: str
+
+
+class JudgeWinnerVars(_Vars):
+    header: str
+    material: str
+    dimension: str
+    focus: str
+    choices: list[str]
+    allow_tie: bool
+
+
+class PanelVars(_Vars):
+    header: str
+    reports: list[dict]
+    choices: list[str]
+
+
+class AskScoreVars(_Vars):
+    target: str
+    dimension: str
+
+
+class AskWinnerVars(_Vars):
+    dimension: str
+    choices: list[str]
+
+
+class SchemaVars(_Vars):
+    json_schema: str
+
+
+class RepairVars(_Vars):
+    problem: str
+    json_schema: str
+
+
+TEMPLATES: dict[str, type[_Vars]] = {
+    "system.j2": SystemVars,
+    "debate_header.j2": DebateHeaderVars,
+    "speech_block.j2": SpeechBlockVars,
+    "previous_analyses.j2": ItemsVars,
+    "previous_speeches.j2": ItemsVars,
+    "relevant_chunks.j2": ItemsVars,
+    "analyses_material.j2": ItemsVars,
+    "transcript.j2": ItemsVars,
+    "analyze_speech.j2": AnalyzeSpeechVars,
+    "judge_speech.j2": JudgeSpeechVars,
+    "analyze_debate.j2": AnalyzeDebateVars,
+    "judge_debater.j2": JudgeDebaterVars,
+    "judge_winner.j2": JudgeWinnerVars,
+    "panel.j2": PanelVars,
+    "ask_score.j2": AskScoreVars,
+    "ask_winner.j2": AskWinnerVars,
+    "json_instruction.j2": SchemaVars,
+    "repair.j2": RepairVars,
+}
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("debatrix.prompts", ""),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=False,
+        trim_blocks=False,
+    )
+
+
+def render(template: str, variables: _Vars) -> str:
+    expected = TEMPLATES.get(template)
+    if expected is None:
+        raise TemplateError(f"unknown template {template!r}")
+    if not isinstance(variables, expected):
+        raise TemplateError(f"{template} takes {expected.__name__}, got {type(variables).__name__}")
+    try:
+        return environment().get_template(template).render(**dict(variables)).strip() + "\n"
+    except jinja2.UndefinedError as e:
+        raise TemplateError(f"{template}: {e.message}") from None
+    except jinja2.TemplateNotFound:
+        raise TemplateError(f"template file {template} is missing from the package") from None
+
+
+# --------------------------------------------------------------- fencing speech text as data
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def fence_for(debate: Debate) -> str:
+    """A marker derived from the debate's content, so no speech can contain its own closing marker."""
+    return f"DEBATE-DATA-{debate.fingerprint}"
+
+
+def sanitize(text: str, fence: str) -> str:
+    """Drop control characters and any copy of the fence marker (speech text cannot close its own block)."""
+    text = _CONTROL.sub("", text.replace("\r\n", "\n"))
+    return text.replace(fence, "[marker removed]")
+
+
+def speech_block(debate: Debate, index: int, fence: str) -> str:
+    speech: Speech = debate.speeches[index]
+    d = debate.debater(speech.speaker)
+    side = d.side.value + (f", {d.position}" if d.position else "")
+    return render(
+        "speech_block.j2",
+        SpeechBlockVars(fence=fence, index=index + 1, speaker=speech.speaker, side=side,
+                        content=sanitize(speech.content, fence)),
+    )
+
+
+def debate_header(debate: Debate, fence: str) -> str:
+    if debate.format is DebateFormat.SINGLE:
+        fmt = "a single speech, judged on its own."
+    elif debate.format is DebateFormat.BP:
+        fmt = ("British Parliamentary: four teams; Opening and Closing Government (OG, CG) support the motion, "
+               "Opening and Closing Opposition (OO, CO) oppose it. Each team gives two speeches.")
+    else:
+        fmt = "one-on-one: the pro debater supports the motion, the con debater opposes it."
+    debaters = [f"{d.name}: {d.side.value} side" + (f", position {d.position}" if d.position else "")
+                for d in debate.debaters]
+    return render(
+        "debate_header.j2",
+        DebateHeaderVars(motion=sanitize(debate.motion, fence), info_slide=sanitize(debate.info_slide, fence),
+                         fence=fence, format_description=fmt, debaters=debaters),
+    )
+
+
+def transcript(debate: Debate, fence: str, upto: int | None = None) -> str:
+    n = len(debate.speeches) if upto is None else upto
+    return render("transcript.j2", ItemsVars(items=[speech_block(debate, i, fence) for i in range(n)]))
+
+
+def analyses_material(analyses: list[SpeechAnalysis]) -> str:
+    return render("analyses_material.j2", ItemsVars(items=[_shown(a) for a in analyses]))
+
+
+def _shown(a: SpeechAnalysis) -> dict:
+    return {"index": a.index + 1, "speaker": a.speaker, "analysis": a.analysis}
+
+
+def previous_analyses(analyses: list[SpeechAnalysis]) -> str:
+    return render("previous_analyses.j2", ItemsVars(items=[_shown(a) for a in analyses]))
+
+
+def previous_speeches(debate: Debate, index: int, fence: str) -> str:
+    return render("previous_speeches.j2", ItemsVars(items=[speech_block(debate, i, fence) for i in range(index)]))

@@ -1,0 +1,72 @@
+"""Run settings: frozen, serialisable, secrets kept out of dumps."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class LLMSettings(_Frozen):
+    """An OpenAI-compatible chat endpoint (or, via the API, any LangChain chat model)."""
+
+    base_url: str | None = None
+    model: str = "gpt-4o-mini"
+    api_key: SecretStr | None = Field(default=None, exclude=True, repr=False)
+    temperature: float = 0.0
+    timeout: float = Field(default=120.0, gt=0, description="seconds for one request")
+    max_retries: int = Field(default=4, ge=0, description="retries of transient errors (tenacity)")
+    retry_max_wait: float = Field(default=30.0, gt=0)
+    context_window: int = Field(default=128_000, gt=256)
+    max_output_tokens: int = Field(default=1024, gt=16)
+    structured_output: Literal["auto", "json_schema", "tool", "parse"] = "auto"
+    merge_score_call: bool = Field(
+        default=False, description="one structured call for comment + score instead of the paper's two calls"
+    )
+    max_concurrency: int = Field(default=8, ge=1, description="LLM requests in flight at once")
+    tokenizer: Literal["o200k_base", "cl100k_base"] = "o200k_base"
+
+    @classmethod
+    def from_env(cls, **overrides: Any) -> LLMSettings:
+        """Read the standard ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` / ``OPENAI_MODEL`` variables."""
+        env: dict[str, Any] = {}
+        if v := os.environ.get("OPENAI_BASE_URL"):
+            env["base_url"] = v
+        if v := os.environ.get("OPENAI_API_KEY"):
+            env["api_key"] = SecretStr(v)
+        if v := os.environ.get("DEBATRIX_MODEL") or os.environ.get("OPENAI_MODEL"):
+            env["model"] = v
+        env.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**env)
+
+
+class MemorySettings(_Frozen):
+    backend: Literal["ephemeral", "persistent", "http"] = "ephemeral"
+    path: Path | None = Field(default=None, description="directory for the persistent backend")
+    host: str = "127.0.0.1"
+    port: int = 8000
+    embedding: Literal["minilm", "hash"] = "minilm"
+    retrieval: bool = Field(default=False, description="query earlier speech chunks (off in the paper)")
+    top_k: int = Field(default=3, ge=1)
+    chunk_tokens: int = Field(default=256, ge=32)
+    keep: bool = Field(default=False, description="keep the run's collections after judging")
+
+
+class JudgeSettings(_Frozen):
+    mode: str = "debatrix"
+    dimensions: tuple[str, ...] | None = Field(
+        default=None, description="dimension names or one set name; default: the set for the debate's format"
+    )
+    dimension_dirs: tuple[Path, ...] = ()
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    memory: MemorySettings = Field(default_factory=MemorySettings)
+
+    def public_dict(self) -> dict[str, Any]:
+        """Everything needed to rerun, never the API key."""
+        return self.model_dump(mode="json")

@@ -1,0 +1,212 @@
+"""Test doubles that ship with the package: a scripted chat model and an OpenAI-compatible server on loopback.
+
+``ScriptedChatModel`` answers from a script keyed by the *kind* of call (the gateway's metadata: node, dimension,
+speech index, target), never by reading the prompt text. ``FakeOpenAIServer`` speaks ``/v1/chat/completions`` over
+real HTTP on 127.0.0.1 and answers every request with schema-valid output, optionally after a fixed latency."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import PrivateAttr
+
+
+@dataclass(frozen=True)
+class CallInfo:
+    n: int  # global call number, from 0
+    node: str
+    dimension: str | None
+    kind: str  # "text" or the name of the requested schema
+    index: int | None
+    target: str | None
+    messages: list[BaseMessage] = field(repr=False)
+
+
+Answer = str | dict | Callable[[CallInfo], str | dict]
+
+
+def default_answer(call: CallInfo) -> str | dict:
+    if call.kind == "text":
+        where = f" speech {call.index + 1}" if call.index is not None else ""
+        return f"{call.node} comment on {call.dimension}{where}{' for ' + call.target if call.target else ''}."
+    if call.kind == "ScoreAnswer":
+        return {"score": 7}
+    raise KeyError(f"no scripted answer for {call.node} ({call.kind})")
+
+
+class ScriptedChatModel(BaseChatModel):
+    """A chat model that answers ``script[node]`` (a string, a dict sent as JSON, or a function of
+    :class:`CallInfo`), falling back to :func:`default_answer`. Every call is recorded in ``calls``."""
+
+    script: dict[str, Any] = {}
+    latency: float = 0.0
+    _calls: list[CallInfo] = PrivateAttr(default_factory=list)
+    _counter: Any = PrivateAttr(default_factory=itertools.count)
+    _lock: Any = PrivateAttr(default_factory=threading.Lock)
+
+    @property
+    def _llm_type(self) -> str:
+        return "debatrix-scripted"
+
+    @property
+    def calls(self) -> list[CallInfo]:
+        return list(self._calls)
+
+    def _answer(self, messages: list[BaseMessage], run_manager: Any) -> ChatResult:
+        meta = dict(getattr(run_manager, "metadata", None) or {})
+        with self._lock:
+            call = CallInfo(n=next(self._counter), node=meta.get("debatrix_node", "?"),
+                            dimension=meta.get("debatrix_dimension"), kind=meta.get("debatrix_kind", "text"),
+                            index=meta.get("debatrix_index"), target=meta.get("debatrix_target"),
+                            messages=list(messages))
+            self._calls.append(call)
+        answer: Any = self.script.get(call.node, default_answer)
+        if callable(answer):
+            answer = answer(call)
+        text = json.dumps(answer) if isinstance(answer, dict) else str(answer)
+        usage = {"input_tokens": sum(len(str(m.content)) // 4 for m in messages), "output_tokens": len(text) // 4}
+        usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text, usage_metadata=usage))])
+
+    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
+                  run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
+        if self.latency:
+            time.sleep(self.latency)
+        return self._answer(messages, run_manager)
+
+    async def _agenerate(self, messages: list[BaseMessage], stop: list[str] | None = None,
+                         run_manager: AsyncCallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
+        if self.latency:
+            import asyncio
+
+            await asyncio.sleep(self.latency)
+        return self._answer(messages, run_manager)
+
+
+# ------------------------------------------------------------------------------------------ HTTP server
+
+
+def instance_of(schema: dict[str, Any], n: int = 0, defs: dict[str, Any] | None = None) -> Any:
+    """A small valid instance of a JSON schema (objects, enums, integers with bounds, strings)."""
+    defs = defs if defs is not None else schema.get("$defs", {})
+    if "$ref" in schema:
+        return instance_of(defs[schema["$ref"].split("/")[-1]], n, defs)
+    if "enum" in schema:
+        return schema["enum"][n % len(schema["enum"])]
+    if "const" in schema:
+        return schema["const"]
+    for key in ("anyOf", "oneOf", "allOf"):
+        if key in schema:
+            return instance_of(schema[key][0], n, defs)
+    kind = schema.get("type", "object")
+    if kind == "object":
+        return {k: instance_of(v, n, defs) for k, v in schema.get("properties", {}).items()}
+    if kind == "integer":
+        lo, hi = schema.get("minimum", 0), schema.get("maximum", 100)
+        return lo + (n * 3 + 4) % (hi - lo + 1)
+    if kind == "number":
+        return float(schema.get("minimum", 0))
+    if kind == "boolean":
+        return n % 2 == 0
+    if kind == "array":
+        return [instance_of(schema.get("items", {}), n, defs)]
+    return f"A comment ({n})."
+
+
+class FakeOpenAIServer:
+    """``with FakeOpenAIServer(latency=0.2) as server: ChatOpenAI(base_url=server.base_url, ...)``.
+
+    Answers text requests with a short comment and json_schema / tool requests with a valid instance. Records every
+    request body in ``requests``."""
+
+    def __init__(self, latency: float = 0.0, host: str = "127.0.0.1", port: int = 0,
+                 responder: Callable[[dict[str, Any], int], dict[str, Any] | None] | None = None):
+        self.latency = latency
+        self.requests: list[dict[str, Any]] = []
+        self.responder = responder
+        self._counter = itertools.count()
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:  # /health and /v1/models
+                body = {"status": "ok"} if self.path == "/health" else {
+                    "object": "list", "data": [{"id": "fake-model", "object": "model"}]}
+                self._send(200, body)
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with server._lock:
+                    n = next(server._counter)
+                    server.requests.append(body)
+                if server.latency:
+                    time.sleep(server.latency)
+                custom = server.responder(body, n) if server.responder else None
+                self._send(200, custom or server.completion(body, n))
+
+            def _send(self, status: int, body: dict[str, Any]) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self._httpd = ThreadingHTTPServer((host, port), Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def completion(self, body: dict[str, Any], n: int) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": None}
+        fmt = body.get("response_format") or {}
+        if fmt.get("type") == "json_schema":
+            message["content"] = json.dumps(instance_of(fmt["json_schema"]["schema"], n))
+        elif body.get("tools"):
+            fn = body["tools"][0]["function"]
+            message["tool_calls"] = [{"id": f"call_{n}", "type": "function", "function": {
+                "name": fn["name"], "arguments": json.dumps(instance_of(fn.get("parameters", {}), n))}}]
+        else:
+            message["content"] = f"Comment number {n}: the speaker's case was assessed on its merits."
+        prompt = sum(len(str(m.get("content", ""))) for m in body.get("messages", [])) // 4
+        completion = len(str(message.get("content") or "")) // 4 + 1
+        return {"id": f"chatcmpl-{n}", "object": "chat.completion", "created": int(time.time()),
+                "model": body.get("model", "fake-model"),
+                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                          "total_tokens": prompt + completion}}
+
+    def start(self) -> FakeOpenAIServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()

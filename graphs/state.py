@@ -1,0 +1,83 @@
+"""Graph states. One TypedDict per graph; reducers only on keys that accumulate."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, TypedDict
+
+from debatrix.dimension import Dimension
+from debatrix.models import (
+    CallRecord,
+    Debate,
+    DebaterJudgment,
+    DimensionResult,
+    JudgeResult,
+    SpeechAnalysis,
+    SpeechJudgment,
+)
+from pydantic import BaseModel, ConfigDict
+
+
+class DebateAnalysis(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    dimension: str
+    text: str
+
+
+class WinnerDecision(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    dimension: str
+    comment: str
+    winner: str | None  # None = tie
+
+
+class Accumulated(TypedDict, total=False):
+    """Keys every judge graph accumulates; also the output schema of a dimension column."""
+
+    analyses: Annotated[list[SpeechAnalysis], operator.add]
+    speech_judgments: Annotated[list[SpeechJudgment], operator.add]
+    debate_analyses: Annotated[list[DebateAnalysis], operator.add]
+    debater_judgments: Annotated[list[DebaterJudgment], operator.add]
+    winner_decisions: Annotated[list[WinnerDecision], operator.add]
+    calls: Annotated[list[CallRecord], operator.add]
+    failures: Annotated[list[str], operator.add]
+
+
+class JudgeInput(TypedDict, total=False):
+    debate: Debate
+    run_id: str
+
+
+class JudgeOutput(TypedDict):
+    result: JudgeResult
+
+
+class JudgeState(Accumulated, total=False):
+    debate: Debate
+    run_id: str
+    started_at: str
+    dimensions: list[Dimension]
+    panel_comment: str
+    panel_record: list[CallRecord]
+    general: DimensionResult
+    result: JudgeResult
+
+
+class ColumnState(Accumulated, total=False):
+    debate: Debate
+    run_id: str
+    dimension: Dimension
+    index: int
+
+
+class JudgmentTask(TypedDict, total=False):
+    """Payload of one fanned-out judgment (a speech, a debater or the winner of one dimension)."""
+
+    debate: Debate
+    run_id: str
+    dimension: Dimension
+    material: str
+    focus: str
+    target: str  # debater name, or speaker of the speech
+    index: int
+    comment: str
