@@ -42,8 +42,12 @@ def recursion_limit(debate: Debate) -> int:
     return 4 * len(debate.speeches) + 60
 
 
+_REPORTED = {"analyze_speech", "judge_speech", "score_speech", "analyze_debate", "judge_debater", "score_debater",
+             "judge_winner", "decide_winner", "panel_decide", "prepare"}
+
+
 def _event(namespace: tuple[str, ...], node: str, update: Any) -> ProgressEvent | None:
-    if not isinstance(update, dict):
+    if not isinstance(update, dict) or node not in _REPORTED:  # e.g. a column's whole output
         return None
     for key in ("analyses", "speech_judgments", "debater_judgments", "winner_decisions", "debate_analyses"):
         items = update.get(key)

@@ -88,7 +88,7 @@ def make_analyze_speech(previous: PreviousContext) -> Node:
         debate, dim, i = state["debate"], state["dimension"], state.get("index", 0)
         speech = debate.speeches[i]
         memory = await asyncio.to_thread(ctx.memory.column, state["run_id"], dim.name)
-        await asyncio.to_thread(memory.add_speech, i, speech.speaker, speech.content)
+        # rel = query(context_mem, speech_i) comes before context_mem += speech_i (paper, Appendix A)
         text = P.render("analyze_speech.j2", P.AnalyzeSpeechVars(
             header=header(debate),
             previous=await previous(ctx, memory, debate, i),
@@ -97,9 +97,12 @@ def make_analyze_speech(previous: PreviousContext) -> Node:
             index=i + 1, speaker=speech.speaker, dimension=dim.name,
             focus=dim.prompts.analyze, use_context=dim.prompts.context,
         ))
-        analysis, record = await ctx.gateway.text(
-            [system_message(debate, dim), HumanMessage(content=text)],
-            node="analyze_speech", dimension=dim.name, meta={"debatrix_index": i})
+        # the context-memory write (chunking + embedding) overlaps the LLM request instead of delaying it
+        _, (analysis, record) = await asyncio.gather(
+            asyncio.to_thread(memory.add_speech, i, speech.speaker, speech.content),
+            ctx.gateway.text([system_message(debate, dim), HumanMessage(content=text)],
+                             node="analyze_speech", dimension=dim.name, meta={"debatrix_index": i}),
+        )
         result = SpeechAnalysis(dimension=dim.name, index=i, speaker=speech.speaker, analysis=analysis)
         await asyncio.to_thread(memory.add_analysis, result)
         return {"analyses": [result], "index": i + 1, "calls": [record]}

@@ -30,16 +30,15 @@ class _Cached:
 
     def _embed_cached(self, texts: list[str]) -> list[np.ndarray]:
         keys = [hashlib.sha1(t.encode()).hexdigest() for t in texts]
+        # One computation at a time: a column that asks for texts another column is embedding waits and then
+        # reads the cache instead of computing them again (the model is CPU-bound anyway).
         with self._lock:
             missing = [i for i, k in enumerate(keys) if k not in self._cache]
-        if missing:
-            vectors = self._embed([texts[i] for i in missing])
-            with self._lock:
-                for i, v in zip(missing, vectors):
+            if missing:
+                for i, v in zip(missing, self._embed([texts[i] for i in missing])):
                     self._cache[keys[i]] = v
                 while len(self._cache) > self._size:
                     self._cache.popitem(last=False)
-        with self._lock:
             return [self._cache[k] for k in keys]
 
     def _embed(self, texts: list[str]) -> list[np.ndarray]:  # pragma: no cover - abstract

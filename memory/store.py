@@ -94,9 +94,12 @@ class ColumnMemory:
     def __init__(self, store: MemoryStore, run_id: str, dimension: str):
         self.store = store
         ctx, ana = self.names(run_id, dimension)
-        ef = make_embedding(store.settings.embedding)
-        self.context = store.client.get_or_create_collection(ctx, embedding_function=ef)
-        self.analysis = store.client.get_or_create_collection(ana, embedding_function=ef)
+        # Vectors matter only where memory is searched by similarity: the context memory when retrieval is on.
+        # The analysis memory is read back in speech order, so it never pays for the neural embedder.
+        retrieval = store.settings.retrieval
+        self.context = store.client.get_or_create_collection(
+            ctx, embedding_function=make_embedding(store.settings.embedding if retrieval else "hash"))
+        self.analysis = store.client.get_or_create_collection(ana, embedding_function=make_embedding("hash"))
         self.dimension = dimension
 
     @staticmethod

@@ -1,0 +1,235 @@
+"""The ``debatrix`` command line."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import tempfile
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from . import __version__
+from .errors import ConfigurationError, DebatrixError, InvalidDebateError
+from .loader import load_debate
+from .models import Debate, DebateFormat, JudgeResult, Status
+from .settings import JudgeSettings, LLMSettings, MemorySettings
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="Judge debates with LLMs: Debatrix's iterative chronological, multi-dimensional judge.")
+console = Console(stderr=True)
+out_console = Console(soft_wrap=True)
+
+MODE_NAMES = ("debatrix", "chronological", "dimensional", "noniterative", "direct")
+Mode = Enum("Mode", {m: m for m in MODE_NAMES}, type=str)  # type: ignore[misc]
+
+
+def _fail(message: str, code: int = 2) -> None:
+    console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+def write_json_atomic(path: Path, data: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(data)
+    os.replace(tmp, path)
+
+
+def _load(path: Path) -> Debate:
+    try:
+        return load_debate(path)
+    except InvalidDebateError as e:
+        _fail(str(e).replace("\n", "; "))
+        raise  # unreachable
+
+
+@app.command()
+def validate(paths: Annotated[list[Path], typer.Argument(help="debate files (YAML/JSON, or motion/<id>.yml)")]) -> None:
+    """Check debate files without calling any model."""
+    bad = 0
+    for path in paths:
+        try:
+            d = load_debate(path)
+        except InvalidDebateError as e:
+            bad += 1
+            console.print(f"[red]invalid[/] {e}".replace("\n", "; "), highlight=False, soft_wrap=True)
+            continue
+        out_console.print(f"[green]ok[/] {path}: {d.id} ({d.format.value}, {len(d.debaters)} debaters, "
+                          f"{len(d.speeches)} speeches)", highlight=False)
+    if bad:
+        raise typer.Exit(2)
+
+
+@app.command()
+def judge(
+    path: Annotated[Path, typer.Argument(help="debate file (YAML/JSON, or a preset motion/<id>.yml)")],
+    mode: Annotated[Mode, typer.Option(help="judge mode (the paper's ablations)")] = Mode.debatrix,  # type: ignore
+    dimensions: Annotated[str | None, typer.Option(help="comma-separated dimensions, or a set: debateart, bp, "
+                                                        "general (default: by format)")] = None,
+    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL (default $OPENAI_BASE_URL)")] = None,
+    model: Annotated[str | None, typer.Option(help="model name (default $OPENAI_MODEL or gpt-4o-mini)")] = None,
+    out: Annotated[Path | None, typer.Option(help="write the result JSON here")] = None,
+    context_window: Annotated[int | None, typer.Option(help="the model's context window in tokens")] = None,
+    max_output_tokens: Annotated[int | None, typer.Option(help="answer budget per call")] = None,
+    timeout: Annotated[float | None, typer.Option(help="seconds per request")] = None,
+    retries: Annotated[int | None, typer.Option(help="retries of transient errors")] = None,
+    concurrency: Annotated[int | None, typer.Option(help="LLM requests in flight at once")] = None,
+    structured_output: Annotated[str | None, typer.Option(help="auto, json_schema, tool or parse")] = None,
+    merge_score_call: Annotated[bool, typer.Option(help="ask comment and score in one call")] = False,
+    retrieval: Annotated[bool, typer.Option(help="give the analyzer relevant earlier speech chunks")] = False,
+    memory: Annotated[str, typer.Option(help="ephemeral, persistent or http (a chromadb server)")] = "ephemeral",
+    memory_path: Annotated[Path | None, typer.Option(help="folder for --memory persistent")] = None,
+    chroma_host: Annotated[str, typer.Option(help="chromadb server host for --memory http")] = "127.0.0.1",
+    chroma_port: Annotated[int, typer.Option(help="chromadb server port for --memory http")] = 8000,
+    embedding: Annotated[str, typer.Option(help="minilm (offline ONNX) or hash")] = "minilm",
+    dimension_dir: Annotated[list[Path] | None, typer.Option(help="extra folder of dimension YAML files")] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="print the result JSON to stdout")] = False,
+    quiet: Annotated[bool, typer.Option(help="no progress lines")] = False,
+) -> None:
+    """Judge one debate and print per-dimension winners, debater scores and the general winner."""
+    debate = _load(path)
+    try:
+        llm = LLMSettings.from_env(base_url=base_url, model=model, context_window=context_window,
+                                   max_output_tokens=max_output_tokens, timeout=timeout, max_retries=retries,
+                                   max_concurrency=concurrency, structured_output=structured_output,
+                                   merge_score_call=merge_score_call or None)
+        settings = JudgeSettings(
+            mode=mode.value,
+            dimensions=tuple(x.strip() for x in dimensions.split(",") if x.strip()) if dimensions else None,
+            dimension_dirs=tuple(dimension_dir or ()),
+            llm=llm,
+            memory=MemorySettings(backend=memory, path=memory_path, host=chroma_host, port=chroma_port,
+                                  embedding=embedding, retrieval=retrieval),
+        )
+    except ValueError as e:  # pydantic validation of option values
+        _fail(f"bad option: {e}".replace("\n", " "))
+        raise
+    try:
+        result = asyncio.run(_judge(debate, settings, quiet))
+    except DebatrixError as e:
+        _fail(str(e).replace("\n", "; "))
+        raise
+    if out:
+        write_json_atomic(out, result.model_dump_json(indent=2))
+    if json_output:
+        out_console.print_json(result.model_dump_json())
+    else:
+        print_summary(result, out_console)
+    if out:
+        console.print(f"result written to {out}", highlight=False)
+    if result.status is not Status.COMPLETE:
+        raise typer.Exit(3)
+
+
+async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeResult:
+    from .api import ProgressEvent, ajudge_debate
+    from .context import JudgeContext
+
+    ctx = JudgeContext.create(settings)
+    console.print(f"judging [bold]{debate.id}[/] ({debate.format.value}, {len(debate.speeches)} speeches) "
+                  f"in mode [bold]{settings.mode}[/] with {ctx.gateway.description}"
+                  + (f" at {settings.llm.base_url}" if settings.llm.base_url else ""), highlight=False)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+
+    def show(event: ProgressEvent) -> None:
+        if not quiet:
+            where = f"[cyan]{event.dimension}[/]" if event.dimension else "[cyan]panel[/]"
+            console.print(f"[dim]{loop.time() - started:6.1f}s[/] {where} {event.detail}", highlight=False)
+
+    return await ajudge_debate(debate, settings, context=ctx, on_event=show)
+
+
+def print_summary(result: JudgeResult, con: Console) -> None:
+    names: list[str] = []
+    for d in result.dimensions:
+        for j in d.debater_judgments:
+            if j.debater not in names:
+                names.append(j.debater)
+    table = Table(title=f"{result.debate_id} — {result.motion}", title_justify="left")
+    table.add_column("dimension")
+    table.add_column("weight", justify="right")
+    for n in names:
+        table.add_column(n, justify="right")
+    table.add_column("winner (judge)")
+    table.add_column("winner (scores)")
+    rows = list(result.dimensions)
+    if result.general is not None and (not rows or rows[0].name != "general" or len(rows) > 1):
+        rows.append(result.general)
+    for d in rows:
+        scores = {j.debater: f"{j.score:g}" for j in d.debater_judgments}
+        v = d.verdict
+        table.add_row(d.name, f"{d.weight:g}", *[scores.get(n, "-") for n in names],
+                      (v.winner or "tie") if v else "-", (v.score_winner or "tie") if v else "-",
+                      style="bold" if d is result.general else None)
+    con.print(table)
+    if result.general and result.general.verdict:
+        con.print(f"[bold]Winner: {result.general.verdict.winner or 'tie'}[/]", highlight=False)
+    if result.dimensions and result.dimensions[0].speech_judgments:
+        st = Table(title="speech scores", title_justify="left")
+        st.add_column("#", justify="right")
+        st.add_column("speaker")
+        for d in result.dimensions:
+            st.add_column(d.name, justify="right")
+        for i, s in enumerate(result.dimensions[0].speech_judgments):
+            row = [str(s.index + 1), s.speaker]
+            for d in result.dimensions:
+                row.append(next((f"{x.score}" for x in d.speech_judgments if x.index == s.index), "-"))
+            st.add_row(*row)
+        con.print(st)
+    u = result.usage
+    con.print(f"status: {result.status.value}" + (f" ({result.incomplete_reason})" if result.incomplete_reason else "")
+              + f" | {u.llm_calls} LLM calls, {u.prompt_tokens} prompt + {u.completion_tokens} completion tokens, "
+              f"{u.retries} retries, {u.wall_seconds:.1f}s", highlight=False, soft_wrap=True)
+
+
+@app.command("modes")
+def list_modes() -> None:
+    """List the judge modes."""
+    from debatrix.graphs import modes
+
+    out_console.print(modes.__doc__.split("\n\n", 1)[1].strip(), highlight=False)
+
+
+@app.command("dimensions")
+def list_dimensions(dimension_dir: Annotated[list[Path] | None, typer.Option()] = None) -> None:
+    """List dimensions and dimension sets."""
+    from .dimension import DimensionRegistry
+
+    try:
+        reg = DimensionRegistry(dimension_dir or ())
+    except ConfigurationError as e:
+        _fail(str(e))
+        raise
+    for n in reg.names:
+        d = reg.get(n)
+        out_console.print(f"{n}: weight {d.weight:g}, ties {'allowed (±' + format(d.tie_margin, 'g') + ')' if d.allow_tie else 'not allowed'} — {d.description}", highlight=False)
+    for s in reg.set_names:
+        members = reg.resolve([s], DebateFormat.ONE_V_ONE)
+        out_console.print(f"set {s}: " + ", ".join(f"{d.name}×{d.weight:g}" for d in members), highlight=False)
+
+
+@app.command()
+def version() -> None:
+    """Print the version."""
+    out_console.print(__version__)
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        console.print("interrupted")
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()
