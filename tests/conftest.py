@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from debatrix import JudgeSettings, LLMSettings, MemorySettings, load_debate
+from debatrix.testing import ScriptedChatModel
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+DATA = Path(__import__("os").environ.get("DEBATRIX_DATA", ROOT.parent / "shared" / "data"))
+PANELBENCH = DATA / "panelbench"
+
+
+def need_data(path: Path) -> None:
+    if not path.exists():
+        pytest.skip(f"real data set not found at {path} (set DEBATRIX_DATA to the shared/data folder)")
+
+
+@pytest.fixture
+def uniforms():
+    return load_debate(EXAMPLES / "school_uniforms.yaml")
+
+
+@pytest.fixture
+def bp_short():
+    return load_debate(EXAMPLES / "bp_short.yaml")
+
+
+@pytest.fixture
+def debate_0466():
+    need_data(PANELBENCH)
+    return load_debate(PANELBENCH / "DebateArt" / "motion" / "debateart_0466.yml")
+
+
+def settings(mode: str = "debatrix", **llm) -> JudgeSettings:
+    return JudgeSettings(mode=mode, llm=LLMSettings(**llm), memory=MemorySettings(embedding="hash"))
+
+
+def winner_script(dim_winners: dict[str, str], panel: str | None = None) -> dict:
+    """Scripted answers: ``decide_winner`` by dimension, ``panel_decide`` fixed, scores by debater/target."""
+    script = {"decide_winner": lambda c: {"winner": dim_winners[c.dimension]}}
+    if panel:
+        script["panel_decide"] = {"winner": panel}
+    return script
+
+
+@pytest.fixture
+def scripted():
+    return ScriptedChatModel

@@ -1,0 +1,110 @@
+"""Failures end in a typed error or a result flagged incomplete, never a made-up verdict."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from debatrix.api import ajudge_debate
+from debatrix.models import Status
+from debatrix.testing import ScriptedChatModel
+
+from .conftest import settings
+
+OK = {"decide_winner": {"winner": "Maya"}, "panel_decide": {"winner": "Maya"}}
+
+
+async def test_winner_that_is_not_a_debater_is_repaired_once_then_incomplete(uniforms):
+    model = ScriptedChatModel(script={**OK, "decide_winner": {"winner": "Bob"}})
+    result = await ajudge_debate(uniforms, settings("direct"), model)
+    assert result.status is Status.INCOMPLETE
+    assert "general/decide_winner: VerdictParseError" in result.incomplete_reason
+    assert "Bob" in result.incomplete_reason
+    assert sum(c.node == "decide_winner" for c in model.calls) == 2  # one repair attempt
+    assert result.general.verdict is None  # no default verdict
+
+
+async def test_malformed_json_repaired(uniforms):
+    answers = iter(["The winner is clearly Maya!", '{"winner": "Maya"}'])
+    model = ScriptedChatModel(script={**OK, "decide_winner": lambda c: next(answers)})
+    result = await ajudge_debate(uniforms, settings("direct"), model)
+    assert result.status is Status.COMPLETE
+    assert result.general.verdict.winner == "Maya"
+    assert result.usage.repairs == 1 and result.usage.llm_calls == 7
+    repair = [c for c in model.calls if c.node == "decide_winner"][1]
+    assert "could not be used: not valid JSON" in repair.messages[-1].content
+
+
+async def test_score_out_of_range_is_incomplete(uniforms):
+    model = ScriptedChatModel(script={**OK, "score_debater": {"score": 11}})
+    result = await ajudge_debate(uniforms, settings("direct"), model)
+    assert result.status is Status.INCOMPLETE
+    assert "StructuredOutputError" in result.incomplete_reason and "less than or equal to 10" in result.incomplete_reason
+
+
+async def test_empty_answer_is_incomplete(uniforms):
+    model = ScriptedChatModel(script={**OK, "analyze_speech": ""})
+    result = await ajudge_debate(uniforms, settings("chronological"), model)
+    assert result.status is Status.INCOMPLETE
+    assert "general/analyze_speech" in result.incomplete_reason and "empty answer" in result.incomplete_reason
+    # the loop stopped at the first failure: no further analyses were paid for
+    assert sum(c.node == "analyze_speech" for c in model.calls) == 1
+
+
+async def test_context_window_is_checked_before_any_call(uniforms):
+    model = ScriptedChatModel(script=OK)
+    result = await ajudge_debate(uniforms, settings("direct", context_window=1200, max_output_tokens=200), model)
+    assert result.status is Status.INCOMPLETE
+    assert "ContextWindowExceeded" in result.incomplete_reason and "full debate transcript" in result.incomplete_reason
+    assert model.calls == [] and result.usage.llm_calls == 0
+
+
+async def test_context_window_exceeded_mid_run(uniforms):
+    # each speech fits (preflight passes) but the final judges' input (all analyses) does not
+    long = "x " * 900
+    model = ScriptedChatModel(script={**OK, "analyze_speech": long})
+    result = await ajudge_debate(uniforms, settings("chronological", context_window=2000, max_output_tokens=200),
+                                 model)
+    assert result.status is Status.INCOMPLETE and "ContextWindowExceeded" in result.incomplete_reason
+
+
+async def test_transient_error_is_retried(uniforms):
+    state = {"n": 0}
+
+    def flaky(call):
+        state["n"] += 1
+        if state["n"] == 1:
+            raise httpx.ConnectError("connection reset")
+        return "fine"
+
+    model = ScriptedChatModel(script={**OK, "judge_winner": flaky})
+    result = await ajudge_debate(uniforms, settings("direct", retry_max_wait=0.01), model)
+    assert result.status is Status.COMPLETE
+    assert result.usage.retries == 1
+
+
+async def test_timeout_after_retries_is_incomplete(uniforms):
+    model = ScriptedChatModel(script=OK, latency=1.0)
+    result = await ajudge_debate(uniforms, settings("direct", timeout=0.05, max_retries=1, retry_max_wait=0.01),
+                                 model)
+    assert result.status is Status.INCOMPLETE
+    assert "LLMTimeoutError" in result.incomplete_reason and "after 2 attempts" in result.incomplete_reason
+
+
+async def test_non_transient_error_is_not_retried(uniforms):
+    def boom(call):
+        raise ValueError("programming error in a custom model")
+
+    with pytest.raises(ValueError):
+        await ajudge_debate(uniforms, settings("direct"), ScriptedChatModel(script={**OK, "judge_winner": boom}))
+
+
+def test_no_model_configured_is_a_clear_error(monkeypatch):
+    from debatrix.errors import LLMError
+    from debatrix.llm import make_chat_model
+    from debatrix.settings import LLMSettings
+
+    for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(k, raising=False)
+    with pytest.raises(LLMError, match="no LLM configured"):
+        make_chat_model(LLMSettings.from_env())

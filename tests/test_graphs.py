@@ -1,0 +1,42 @@
+"""Snapshots of each graph's mermaid drawing (UPDATE_SNAPSHOTS=1 rewrites them)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from debatrix.graphs import MODES, build_graph, build_speech_graph
+
+SNAP = Path(__file__).parent / "snapshots"
+
+
+def check(name: str, text: str) -> None:
+    path = SNAP / f"{name}.mmd"
+    if os.environ.get("UPDATE_SNAPSHOTS") or not path.exists():
+        path.write_text(text)
+        if not os.environ.get("UPDATE_SNAPSHOTS"):
+            pytest.fail(f"snapshot {path.name} was missing and has been written; rerun")
+    assert text == path.read_text(), f"{name} graph changed; UPDATE_SNAPSHOTS=1 if intended"
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("merged", [False, True])
+def test_mode_drawing(mode, merged):
+    graph = build_graph(mode, merged=merged)
+    check(f"{mode}{'-merged' if merged else ''}", graph.get_graph(xray=1).draw_mermaid())
+
+
+def test_speech_graph_drawing():
+    check("speech", build_speech_graph().get_graph(xray=1).draw_mermaid())
+
+
+def test_iterative_column_loops_and_judges_beside_the_loop():
+    text = build_graph("debatrix").get_graph(xray=1).draw_mermaid()
+    for edge in ("analyze_speech -.-> column\\3aanalyze_speech", "analyze_speech -.-> column\\3ajudge_speech",
+                 "judge_speech -.-> column\\3ascore_speech"):
+        assert "column\\3a" + edge in text
+    assert "prepare -.-> column\\3a__start__" in text
+    raw = build_graph("direct").get_graph(xray=1).draw_mermaid()
+    assert "analyze_speech" not in raw and "panel_comment" not in raw

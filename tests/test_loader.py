@@ -1,0 +1,134 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from debatrix import InvalidDebateError, load_debate
+from debatrix.loader import debate_from_dict, debate_to_dict
+from debatrix.models import DebateFormat, Side
+
+from .conftest import EXAMPLES, PANELBENCH, need_data
+
+GOOD = {
+    "motion": "This house would test.",
+    "debaters": [{"name": "A", "side": "pro"}, {"name": "B", "side": "con"}],
+    "speeches": [{"speaker": "A", "content": "first"}, {"speaker": "B", "content": "second"}],
+}
+
+
+def write(tmp_path, data, name="d.yaml"):
+    p = tmp_path / name
+    p.write_text(json.dumps(data) if name.endswith(".json") else __import__("yaml").safe_dump(data))
+    return p
+
+
+def problems(excinfo):
+    return excinfo.value.problems
+
+
+def test_project_schema_yaml_and_json(tmp_path):
+    for name in ("d.yaml", "d.json"):
+        d = load_debate(write(tmp_path, GOOD, name))
+        assert d.id == "d" and d.format is DebateFormat.ONE_V_ONE
+        assert [s.speaker for s in d.speeches] == ["A", "B"]
+        assert d.debater("B").side is Side.CON
+
+
+def test_round_trip(uniforms):
+    assert debate_from_dict(debate_to_dict(uniforms)) == uniforms
+
+
+def test_examples_validate():
+    for p in EXAMPLES.glob("*.yaml"):
+        load_debate(p)
+
+
+@pytest.mark.parametrize(
+    "change, where, message",
+    [
+        ({"speeches": [{"speaker": "A", "content": "x"}, {"speaker": "Zed", "content": "y"}]}, "",
+         "unknown speaker 'Zed'"),
+        ({"speeches": [{"speaker": "A", "content": "x"}, {"speaker": "B", "content": "  \n"}]},
+         "speeches.1.content", "speech is empty"),
+        ({"debaters": [{"name": "A", "side": "pro"}, {"name": "A", "side": "con"}]}, "",
+         "duplicate debater names: A"),
+        ({"speech_order": ["A", "A"]}, "speech_order.1", "speech order says 'A' but speech 2 is by 'B'"),
+        ({"speech_order": ["A"]}, "speech_order", "lists 1 speeches but there are 2"),
+        ({"debaters": [{"name": "A", "side": "pro"}, {"name": "B", "side": "pro"}]}, "",
+         "exactly one pro and one con"),
+        ({"speeches": [{"speaker": "A", "content": "x"}, {"speaker": "A", "content": "y"}]}, "",
+         "debater 'B' gives no speech"),
+        ({"colour": "red"}, "", "unknown keys: colour"),
+        ({"debaters": [{"name": "tie", "side": "pro"}, {"name": "B", "side": "con"}]}, "debaters.0.name",
+         "'tie' is reserved"),
+    ],
+)
+def test_bad_debates_name_file_field_and_problem(tmp_path, change, where, message):
+    path = write(tmp_path, {**GOOD, **change})
+    with pytest.raises(InvalidDebateError) as e:
+        load_debate(path)
+    assert str(path) in str(e.value)
+    assert any(loc == where and message in msg for loc, msg in problems(e)), problems(e)
+
+
+def test_missing_fields(tmp_path):
+    with pytest.raises(InvalidDebateError) as e:
+        load_debate(write(tmp_path, {"motion": "m"}))
+    assert ("debaters", "field required") in problems(e) and ("speeches", "field required") in problems(e)
+
+
+def test_bad_encoding(tmp_path):
+    p = tmp_path / "latin1.yaml"
+    p.write_bytes("motion: caf\xe9\n".encode("latin-1"))
+    with pytest.raises(InvalidDebateError, match=r"latin1.yaml: bad encoding: not UTF-8 text \(invalid byte 0xe9"):
+        load_debate(p)
+
+
+def test_bad_yaml_and_missing_file(tmp_path):
+    p = tmp_path / "x.yaml"
+    p.write_text("motion: [unclosed")
+    with pytest.raises(InvalidDebateError, match="not valid YAML"):
+        load_debate(p)
+    with pytest.raises(InvalidDebateError, match="file not found"):
+        load_debate(tmp_path / "nope.yaml")
+    with pytest.raises(InvalidDebateError, match="expected a mapping"):
+        load_debate(write(tmp_path, ["a"]))
+
+
+def test_preset_pair_mismatch(tmp_path):
+    (tmp_path / "motion").mkdir()
+    (tmp_path / "speech").mkdir()
+    (tmp_path / "motion" / "x.yml").write_text(
+        "motion: M\npro_side: [{name: A}]\ncon_side: [{name: B}]\nspeech_order: [A, B, A]\n")
+    (tmp_path / "speech" / "x.yml").write_text(
+        "- {debater_name: A, content: one}\n- {debater_name: B, content: two}\n")
+    with pytest.raises(InvalidDebateError, match="lists 3 speeches but there are 2"):
+        load_debate(tmp_path / "motion" / "x.yml")
+    (tmp_path / "speech" / "y.yml").write_text("- {debater_name: A, content: one}\n")
+    with pytest.raises(InvalidDebateError, match="preset pair incomplete"):
+        load_debate(tmp_path / "speech" / "y.yml")
+
+
+@pytest.mark.data
+def test_every_panelbench_preset_loads():
+    need_data(PANELBENCH)
+    art = sorted((PANELBENCH / "DebateArt" / "motion").glob("debateart_*.yml"))
+    bp = sorted((PANELBENCH / "BP-Competition" / "motion").glob("bp_*.yml"))
+    assert (len(art), len(bp)) == (100, 22)  # SOURCE.md
+    for p in art:
+        d = load_debate(p)
+        assert d.format is DebateFormat.ONE_V_ONE and 4 <= len(d.speeches) <= 10
+    for p in bp:
+        d = load_debate(p)
+        assert d.format is DebateFormat.BP and len(d.speeches) == 8
+        assert [d.debater(s.speaker).position for s in d.speeches] == ["OG", "OO", "OG", "OO", "CG", "CO", "CG", "CO"]
+
+
+@pytest.mark.data
+def test_debateart_0466(debate_0466):
+    d = debate_0466
+    assert d.motion == "The US should increase military spending."
+    assert [x.name for x in d.debaters] == ["Alec", "blamonkey"]
+    assert [s.speaker for s in d.speeches] == ["Alec", "blamonkey"] * 4
+    assert d.info_slide.startswith("Below are extra information provided by Alec")
