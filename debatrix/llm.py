@@ -60,7 +60,7 @@ def winner_answer(choices: list[str], with_comment: bool = False) -> type[_Answe
     return create_model("CommentWinnerAnswer" if with_comment else "WinnerAnswer", __base__=_Answer, **fields)
 
 
-def make_chat_model(settings: LLMSettings) -> BaseChatModel:
+def make_chat_model(settings: LLMSettings, http_async_client: httpx.AsyncClient | None = None) -> BaseChatModel:
     from langchain_openai import ChatOpenAI
 
     key = settings.api_key.get_secret_value() if settings.api_key else None
@@ -77,6 +77,7 @@ def make_chat_model(settings: LLMSettings) -> BaseChatModel:
         max_retries=0,
         timeout=settings.timeout,
         max_tokens=settings.max_output_tokens,
+        http_async_client=http_async_client,
     )
 
 
@@ -127,13 +128,35 @@ def _extract_json(text: str) -> Any:
 class LLMGateway:
     def __init__(self, settings: LLMSettings, chat_model: BaseChatModel | None = None):
         self.settings = settings
-        self.model = chat_model if chat_model is not None else make_chat_model(settings)
+        self._own_model = chat_model is None
+        # an HTTP client belongs to one event loop: models we build get one client per loop, so the same gateway
+        # works across several asyncio.run() calls (LangChain's shared default client does not)
+        self._per_loop: dict[int, tuple[asyncio.AbstractEventLoop, BaseChatModel, asyncio.Semaphore]] = {}
+        self._model = chat_model if chat_model is not None else make_chat_model(settings)
         self.method: Method = self._choose_method()
-        self._semaphores: dict[int, asyncio.Semaphore] = {}
+
+    @property
+    def model(self) -> BaseChatModel:
+        return self._loop_state()[1] if _running_loop() else self._model
+
+    def _loop_state(self) -> tuple[asyncio.AbstractEventLoop, BaseChatModel, asyncio.Semaphore]:
+        loop = asyncio.get_running_loop()
+        state = self._per_loop.get(id(loop))
+        if state is None or state[0] is not loop:
+            for key, (old, _, _) in list(self._per_loop.items()):
+                if old.is_closed():
+                    del self._per_loop[key]
+            model = self._model
+            if self._own_model:
+                model = make_chat_model(self.settings, httpx.AsyncClient(timeout=self.settings.timeout))
+            state = (loop, model, asyncio.Semaphore(self.settings.max_concurrency))
+            self._per_loop[id(loop)] = state
+        return state
 
     @property
     def description(self) -> str:
-        name = getattr(self.model, "model_name", None) or getattr(self.model, "model", None) or type(self.model).__name__
+        m = self._model
+        name = getattr(m, "model_name", None) or getattr(m, "model", None) or type(m).__name__
         return f"{name} ({self.method} structured output)"
 
     def _choose_method(self) -> Method:
@@ -142,19 +165,16 @@ class LLMGateway:
             return wanted
         from langchain_openai import ChatOpenAI
 
-        if isinstance(self.model, ChatOpenAI):
+        if isinstance(self._model, ChatOpenAI):
             return "json_schema"
         try:
-            self.model.bind_tools([ScoreAnswer])
+            self._model.bind_tools([ScoreAnswer])
         except NotImplementedError:
             return "parse"
         return "tool"
 
     def _semaphore(self) -> asyncio.Semaphore:
-        loop = id(asyncio.get_running_loop())
-        if loop not in self._semaphores:
-            self._semaphores[loop] = asyncio.Semaphore(self.settings.max_concurrency)
-        return self._semaphores[loop]
+        return self._loop_state()[2]
 
     # ------------------------------------------------------------------ token budget
 
@@ -287,6 +307,14 @@ class LLMGateway:
         except json.JSONDecodeError as e:
             raise ValueError(f"not valid JSON ({e.msg})") from None
         return schema.model_validate(data)
+
+
+def _running_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _answer_text(answer: AIMessage) -> str:

@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from debatrix.cli import app
+from debatrix.testing import FakeOpenAIServer
+
+from .conftest import EXAMPLES
+
+runner = CliRunner()
+
+
+def test_validate_ok_and_bad(tmp_path):
+    res = runner.invoke(app, ["validate", str(EXAMPLES / "school_uniforms.yaml")])
+    assert res.exit_code == 0 and "school_uniforms (1v1, 2 debaters, 4 speeches)" in res.output
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("motion: M\ndebaters: [{name: A, side: pro}, {name: B, side: con}]\n"
+                   "speeches: [{speaker: A, content: hi}, {speaker: C, content: yo}]\n")
+    res = runner.invoke(app, ["validate", str(bad)])
+    assert res.exit_code == 2 and "unknown speaker 'C'" in res.output
+
+
+def test_judge_bad_input_is_one_line_and_nonzero(tmp_path):
+    missing = tmp_path / "missing.yaml"
+    proc = subprocess.run([sys.executable, "-m", "debatrix.cli", "judge", str(missing)], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 2
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "file not found" in lines[0]
+    assert "Traceback" not in proc.stderr
+
+
+def test_judge_over_http_writes_json_and_summary(tmp_path):
+    out = tmp_path / "result.json"
+    with FakeOpenAIServer() as server:
+        env = {**os.environ, "OPENAI_API_KEY": "sk-test-secret-123"}
+        proc = subprocess.run(
+            [sys.executable, "-m", "debatrix.cli", "judge", str(EXAMPLES / "school_uniforms.yaml"),
+             "--base-url", server.base_url, "--model", "fake-model", "--out", str(out), "--mode", "debatrix"],
+            capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "argument analysed speech 1 (Maya)" in proc.stderr  # live progress
+    assert "Winner:" in proc.stdout and "status: complete | 59 LLM calls" in proc.stdout
+    data = json.loads(out.read_text())
+    assert data["schema_version"] == "1.0" and data["status"] == "complete"
+    assert {d["name"] for d in data["dimensions"]} == {"argument", "source", "language"}
+    assert "sk-test-secret-123" not in out.read_text() + proc.stdout + proc.stderr  # no secrets in results or logs
+
+
+def test_judge_incomplete_exits_3(tmp_path):
+    with FakeOpenAIServer() as server:
+        res = runner.invoke(app, ["judge", str(EXAMPLES / "school_uniforms.yaml"), "--base-url", server.base_url,
+                                  "--mode", "direct", "--context-window", "600", "--max-output-tokens", "100",
+                                  "--out", str(tmp_path / "r.json")])
+    assert res.exit_code == 3
+    assert "incomplete" in res.output and "ContextWindowExceeded" in res.output
+    assert json.loads((tmp_path / "r.json").read_text())["status"] == "incomplete"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--mode", "fancy"], "fancy"),
+    (["--memory", "cloud"], "bad option"),
+    (["--dimensions", "style"], "unknown dimension 'style'"),
+])
+def test_bad_options(args, message):
+    with FakeOpenAIServer() as server:
+        res = runner.invoke(app, ["judge", str(EXAMPLES / "school_uniforms.yaml"), "--base-url", server.base_url,
+                                  *args])
+    assert res.exit_code == 2 and message in res.output

