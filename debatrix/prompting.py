@@ -18,8 +18,6 @@ class _Vars(BaseModel):
 
 
 class SystemVars(_Vars):
-    dimension: str
-    description: str
     fence: str
 
 
@@ -53,6 +51,7 @@ class AnalyzeSpeechVars(_Vars):
     dimension: str
     focus: str
     use_context: str
+    words: int
 
 
 class JudgeSpeechVars(_Vars):
@@ -62,6 +61,7 @@ class JudgeSpeechVars(_Vars):
     dimension: str
     analysis: str
     focus: str
+    words: int
 
 
 class AnalyzeDebateVars(_Vars):
@@ -69,6 +69,7 @@ class AnalyzeDebateVars(_Vars):
     material: str
     dimension: str
     focus: str
+    words: int
 
 
 class JudgeDebaterVars(_Vars):
@@ -77,6 +78,7 @@ class JudgeDebaterVars(_Vars):
     debater: str
     dimension: str
     focus: str
+    words: int
 
 
 class JudgeWinnerVars(_Vars):
@@ -86,12 +88,14 @@ class JudgeWinnerVars(_Vars):
     focus: str
     choices: list[str]
     allow_tie: bool
+    words: int
 
 
 class PanelVars(_Vars):
     header: str
     reports: list[dict]
     choices: list[str]
+    words: int
 
 
 class AskScoreVars(_Vars):

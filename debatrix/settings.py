@@ -65,6 +65,8 @@ class JudgeSettings(_Frozen):
         default=None, description="dimension names or one set name; default: the set for the debate's format"
     )
     dimension_dirs: tuple[Path, ...] = ()
+    analysis_words: int = Field(default=250, ge=20, description="length asked of each speech analysis")
+    comment_words: int = Field(default=100, ge=10, description="length asked of each comment")
     llm: LLMSettings = Field(default_factory=LLMSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
 

@@ -41,9 +41,9 @@ def guarded(name: str, fn: Node) -> Node:
 # ------------------------------------------------------------------------------------------- messages
 
 
-def system_message(debate: Debate, dimension: Dimension) -> SystemMessage:
-    return SystemMessage(content=P.render("system.j2", P.SystemVars(
-        dimension=dimension.name, description=dimension.description, fence=P.fence_for(debate))))
+def system_message(debate: Debate) -> SystemMessage:
+    """The same for every call on a debate, so the server can reuse the cached prefix."""
+    return SystemMessage(content=P.render("system.j2", P.SystemVars(fence=P.fence_for(debate))))
 
 
 def header(debate: Debate) -> str:
@@ -95,12 +95,12 @@ def make_analyze_speech(previous: PreviousContext) -> Node:
             relevant=await _relevant(ctx, memory, debate, i),
             speech=P.speech_block(debate, i, P.fence_for(debate)),
             index=i + 1, speaker=speech.speaker, dimension=dim.name,
-            focus=dim.prompts.analyze, use_context=dim.prompts.context,
+            focus=dim.prompts.analyze, use_context=dim.prompts.context, words=ctx.settings.analysis_words,
         ))
         # the context-memory write (chunking + embedding) overlaps the LLM request instead of delaying it
         _, (analysis, record) = await asyncio.gather(
             asyncio.to_thread(memory.add_speech, i, speech.speaker, speech.content),
-            ctx.gateway.text([system_message(debate, dim), HumanMessage(content=text)],
+            ctx.gateway.text([system_message(debate), HumanMessage(content=text)],
                              node="analyze_speech", dimension=dim.name, meta={"debatrix_index": i}),
         )
         result = SpeechAnalysis(dimension=dim.name, index=i, speaker=speech.speaker, analysis=analysis)
@@ -115,8 +115,9 @@ async def analyze_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any
     debate, dim = state["debate"], state["dimension"]
     analyses = sorted((a for a in state.get("analyses", []) if a.dimension == dim.name), key=lambda a: a.index)
     text = P.render("analyze_debate.j2", P.AnalyzeDebateVars(
-        header=header(debate), material=P.analyses_material(analyses), dimension=dim.name, focus=dim.prompts.judge))
-    analysis, record = await ctx.gateway.text([system_message(debate, dim), HumanMessage(content=text)],
+        header=header(debate), material=P.analyses_material(analyses), dimension=dim.name, focus=dim.prompts.judge,
+        words=round(ctx.settings.analysis_words * 1.4)))
+    analysis, record = await ctx.gateway.text([system_message(debate), HumanMessage(content=text)],
                                               node="analyze_debate", dimension=dim.name)
     return {"debate_analyses": [DebateAnalysis(dimension=dim.name, text=analysis)], "calls": [record]}
 
@@ -129,12 +130,12 @@ async def analyze_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any
 class SpeechJudge:
     key, comment_node, decision_node = "speech_judgments", "judge_speech", "score_speech"
 
-    def messages(self, t: JudgmentTask) -> list[BaseMessage]:
+    def messages(self, t: JudgmentTask, ctx: JudgeContext) -> list[BaseMessage]:
         debate, dim = t["debate"], t["dimension"]
         text = P.render("judge_speech.j2", P.JudgeSpeechVars(
             header=header(debate), index=t["index"] + 1, speaker=t["target"], dimension=dim.name,
-            analysis=t["material"], focus=dim.prompts.analyze))
-        return [system_message(debate, dim), HumanMessage(content=text)]
+            analysis=t["material"], focus=dim.prompts.analyze, words=ctx.settings.comment_words))
+        return [system_message(debate), HumanMessage(content=text)]
 
     def ask(self, t: JudgmentTask) -> str:
         return P.render("ask_score.j2", P.AskScoreVars(
@@ -151,12 +152,12 @@ class SpeechJudge:
 class DebaterJudge(SpeechJudge):
     key, comment_node, decision_node = "debater_judgments", "judge_debater", "score_debater"
 
-    def messages(self, t: JudgmentTask) -> list[BaseMessage]:
+    def messages(self, t: JudgmentTask, ctx: JudgeContext) -> list[BaseMessage]:
         debate, dim = t["debate"], t["dimension"]
         text = P.render("judge_debater.j2", P.JudgeDebaterVars(
             header=header(debate), material=t["material"], debater=t["target"], dimension=dim.name,
-            focus=t["focus"]))
-        return [system_message(debate, dim), HumanMessage(content=text)]
+            focus=t["focus"], words=ctx.settings.comment_words))
+        return [system_message(debate), HumanMessage(content=text)]
 
     def ask(self, t: JudgmentTask) -> str:
         return P.render("ask_score.j2", P.AskScoreVars(target=t["target"], dimension=t["dimension"].name))
@@ -169,12 +170,13 @@ class DebaterJudge(SpeechJudge):
 class WinnerJudge(SpeechJudge):
     key, comment_node, decision_node = "winner_decisions", "judge_winner", "decide_winner"
 
-    def messages(self, t: JudgmentTask) -> list[BaseMessage]:
+    def messages(self, t: JudgmentTask, ctx: JudgeContext) -> list[BaseMessage]:
         debate, dim = t["debate"], t["dimension"]
         text = P.render("judge_winner.j2", P.JudgeWinnerVars(
             header=header(debate), material=t["material"], dimension=dim.name, focus=t["focus"],
-            choices=choices_for(debate, dim), allow_tie="tie" in choices_for(debate, dim)))
-        return [system_message(debate, dim), HumanMessage(content=text)]
+            choices=choices_for(debate, dim), allow_tie="tie" in choices_for(debate, dim),
+            words=round(ctx.settings.comment_words * 1.5)))
+        return [system_message(debate), HumanMessage(content=text)]
 
     def ask(self, t: JudgmentTask) -> str:
         return P.render("ask_winner.j2", P.AskWinnerVars(
@@ -190,7 +192,7 @@ class WinnerJudge(SpeechJudge):
 
 def make_comment_node(judge: SpeechJudge) -> Node:
     async def comment(task: JudgmentTask, ctx: JudgeContext) -> Command:
-        text, record = await ctx.gateway.text(judge.messages(task), node=judge.comment_node,
+        text, record = await ctx.gateway.text(judge.messages(task, ctx), node=judge.comment_node,
                                               dimension=task["dimension"].name, meta=_task_meta(task))
         return Command(update={"calls": [record]}, goto=Send(judge.decision_node, {**task, "comment": text}))
 
@@ -200,7 +202,8 @@ def make_comment_node(judge: SpeechJudge) -> Node:
 
 def make_decision_node(judge: SpeechJudge) -> Node:
     async def decide(task: JudgmentTask, ctx: JudgeContext) -> dict[str, Any]:
-        messages = [*judge.messages(task), AIMessage(content=task["comment"]), HumanMessage(content=judge.ask(task))]
+        messages = [*judge.messages(task, ctx), AIMessage(content=task["comment"]),
+                    HumanMessage(content=judge.ask(task))]
         answer, records = await ctx.gateway.structured(messages, judge.schema(task, False), node=judge.decision_node,
                                                        dimension=task["dimension"].name, meta=_task_meta(task))
         return {judge.key: [judge.build(task, task["comment"], answer)], "calls": records}
@@ -211,7 +214,7 @@ def make_decision_node(judge: SpeechJudge) -> Node:
 
 def make_merged_node(judge: SpeechJudge) -> Node:
     async def judge_once(task: JudgmentTask, ctx: JudgeContext) -> dict[str, Any]:
-        *head, last = judge.messages(task)
+        *head, last = judge.messages(task, ctx)
         messages = [*head, HumanMessage(content=f"{last.content}\n{judge.ask(task)} Give the comment too.")]
         answer, records = await ctx.gateway.structured(messages, judge.schema(task, True), node=judge.comment_node,
                                                        dimension=task["dimension"].name, meta=_task_meta(task))

@@ -98,7 +98,7 @@ def after_columns(state: JudgeState) -> str:
 # --------------------------------------------------------------------------------------------- panel
 
 
-def _panel_messages(state: JudgeState) -> list[Any]:
+def _panel_messages(state: JudgeState, ctx: JudgeContext) -> list[Any]:
     debate = state["debate"]
     fence = P.fence_for(debate)
     reports = []
@@ -110,21 +110,21 @@ def _panel_messages(state: JudgeState) -> list[Any]:
         reports.append({"name": dim.name, "weight": f"{dim.weight:g}", "analysis": analysis,
                         "verdict": f"winner {decision.winner or 'tie'}. {decision.comment}", "scores": scores})
     choices = [d.name for d in debate.debaters]
-    system = P.render("system.j2", P.SystemVars(dimension="overall", fence=fence,
-                                                description="the whole debate, weighing the panel's dimensions"))
-    text = P.render("panel.j2", P.PanelVars(header=P.debate_header(debate, fence), reports=reports, choices=choices))
+    system = P.render("system.j2", P.SystemVars(fence=fence))
+    text = P.render("panel.j2", P.PanelVars(header=P.debate_header(debate, fence), reports=reports, choices=choices,
+                                            words=round(ctx.settings.comment_words * 1.5)))
     return [SystemMessage(content=system), HumanMessage(content=text)]
 
 
 async def panel_comment(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
-    comment, record = await ctx.gateway.text(_panel_messages(state), node="panel_comment", dimension="general")
+    comment, record = await ctx.gateway.text(_panel_messages(state, ctx), node="panel_comment", dimension="general")
     return {"panel_comment": comment, "calls": [record]}
 
 
 async def panel_decide(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     choices = [d.name for d in state["debate"].debaters]
     ask = P.render("ask_winner.j2", P.AskWinnerVars(dimension="overall", choices=choices))
-    messages = [*_panel_messages(state), AIMessage(content=state["panel_comment"]), HumanMessage(content=ask)]
+    messages = [*_panel_messages(state, ctx), AIMessage(content=state["panel_comment"]), HumanMessage(content=ask)]
     answer, records = await ctx.gateway.structured(messages, winner_answer(choices), node="panel_decide",
                                                    dimension="general")
     decision = WinnerDecision(dimension="general", comment=state["panel_comment"], winner=answer.winner)

@@ -1,0 +1,61 @@
+"""Child process that serves a GGUF model with llama.cpp (xllamacpp) on 127.0.0.1 until SIGTERM/SIGINT.
+
+Started by :class:`debatrix.local.LocalServer`; also dies when its parent dies (Linux ``PR_SET_PDEATHSIG``)."""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import os
+import signal
+import sys
+
+
+def _die_with_parent() -> None:
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        except OSError:
+            pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--port", type=int, required=True)
+    ap.add_argument("--context", type=int, default=8192)
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--parallel", type=int, default=2)
+    ap.add_argument("--alias", default="local")
+    args = ap.parse_args(argv)
+    _die_with_parent()
+    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+    import xllamacpp as xlc
+
+    params = xlc.CommonParams()
+    params.model.path = args.model
+    params.model_alias = args.alias
+    params.n_ctx = args.context
+    params.n_parallel = args.parallel
+    params.cpuparams.n_threads = args.threads
+    params.cpuparams_batch.n_threads = args.threads
+    params.port = args.port
+    params.hostnames = ["127.0.0.1"]
+    params.cache_prompt = True
+    stop = {"now": False}
+
+    def handle(signum: int, frame: object) -> None:
+        stop["now"] = True
+
+    signal.signal(signal.SIGTERM, handle)
+    signal.signal(signal.SIGINT, handle)
+    server = xlc.Server(params)
+    print(f"debatrix local server ready at {server.listening_address}", flush=True)
+    while not stop["now"]:
+        signal.pause() if hasattr(signal, "pause") else __import__("time").sleep(1)
+    del server
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
