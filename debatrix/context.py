@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
@@ -15,17 +16,39 @@ from .settings import JudgeSettings
 class JudgeContext:
     settings: JudgeSettings
     gateway: LLMGateway
-    memory: "MemoryStore"  # noqa: F821 - imported lazily (chromadb is heavy)
+    memory: Any  # debatrix.memory.MemoryStore (imported lazily: chromadb is heavy)
     registry: DimensionRegistry = field(default_factory=DimensionRegistry)
+    local_server: Any = None  # a debatrix.local.LocalServer this context started and must stop
 
     @classmethod
     def create(cls, settings: JudgeSettings | None = None, chat_model: BaseChatModel | None = None) -> JudgeContext:
+        """Build the context. With the local backend (no endpoint configured) this starts the embedded model
+        server; call :meth:`close` (or use the context as a context manager) to stop it."""
         from debatrix.memory import MemoryStore
 
         settings = settings or JudgeSettings()
-        return cls(
-            settings=settings,
-            gateway=LLMGateway(settings.llm, chat_model),
-            memory=MemoryStore(settings.memory),
-            registry=DimensionRegistry(settings.dimension_dirs),
-        )
+        server = None
+        if chat_model is None and settings.llm.uses_local:
+            from .local import LocalServer, local_llm_settings
+
+            server = LocalServer(settings.llm.local_model).start()
+            settings = settings.model_copy(update={"llm": local_llm_settings(settings.llm, server)})
+        try:
+            return cls(settings=settings, gateway=LLMGateway(settings.llm, chat_model),
+                       memory=MemoryStore(settings.memory), registry=DimensionRegistry(settings.dimension_dirs),
+                       local_server=server)
+        except BaseException:
+            if server is not None:
+                server.stop()
+            raise
+
+    def close(self) -> None:
+        if self.local_server is not None:
+            self.local_server.stop()
+            self.local_server = None
+
+    def __enter__(self) -> JudgeContext:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

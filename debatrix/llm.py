@@ -134,6 +134,7 @@ class LLMGateway:
         self._per_loop: dict[int, tuple[asyncio.AbstractEventLoop, BaseChatModel, asyncio.Semaphore]] = {}
         self._model = chat_model if chat_model is not None else make_chat_model(settings)
         self.method: Method = self._choose_method()
+        self.completed_requests = 0  # for progress estimates
 
     @property
     def model(self) -> BaseChatModel:
@@ -229,6 +230,7 @@ class LLMGateway:
         except (openai.APIConnectionError, httpx.TransportError, ConnectionError) as e:
             raise LLMError(f"{meta.get('debatrix_node')}: cannot reach the model server after {attempts} attempts "
                            f"({type(e).__name__})") from e
+        self.completed_requests += 1
         if not isinstance(answer, AIMessage):
             raise LLMError(f"{meta.get('debatrix_node')}: chat model returned {type(answer).__name__}, not a message")
         return answer, attempts

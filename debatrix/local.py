@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -269,5 +268,13 @@ class LocalServer:
             pass
 
 
-def shutil_which_ok() -> bool:  # pragma: no cover - diagnostics helper
-    return shutil.which(sys.executable) is not None
+def local_llm_settings(llm: "LLMSettings", server: LocalServer) -> "LLMSettings":  # noqa: F821
+    """Point the LLM settings at a running local server: its URL, model alias, per-request context window and
+    the server's json_schema (grammar) support for structured output."""
+    return llm.model_copy(update={
+        "backend": "openai", "base_url": server.base_url, "model": server.name,
+        "context_window": min(llm.context_window, server.context_per_request),
+        "structured_output": "json_schema" if llm.structured_output == "auto" else llm.structured_output,
+        "max_concurrency": min(llm.max_concurrency, server.parallel),
+        "timeout": max(llm.timeout, 600.0),
+    })

@@ -16,6 +16,9 @@ class _Frozen(BaseModel):
 class LLMSettings(_Frozen):
     """An OpenAI-compatible chat endpoint (or, via the API, any LangChain chat model)."""
 
+    backend: Literal["auto", "openai", "local"] = Field(
+        default="auto", description="auto: an OpenAI-compatible endpoint if one is configured, else the local model")
+    local_model: str = Field(default="qwen2.5-coder-1.5b", description="catalogue name or .gguf path (local backend)")
     base_url: str | None = None
     model: str = "gpt-4o-mini"
     api_key: SecretStr | None = Field(default=None, exclude=True, repr=False)
@@ -42,8 +45,16 @@ class LLMSettings(_Frozen):
             env["api_key"] = SecretStr(v)
         if v := os.environ.get("DEBATRIX_MODEL") or os.environ.get("OPENAI_MODEL"):
             env["model"] = v
+        if v := os.environ.get("DEBATRIX_LOCAL_MODEL"):
+            env["local_model"] = v
         env.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**env)
+
+    @property
+    def uses_local(self) -> bool:
+        if self.backend == "auto":
+            return self.base_url is None and self.api_key is None
+        return self.backend == "local"
 
 
 class MemorySettings(_Frozen):

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
@@ -36,8 +37,38 @@ from .state import JudgeInput, JudgeOutput, JudgeState
 from .wiring import bind
 
 
-def _judge_graph(ctx: JudgeContext | None, mode: str, column: Any, preflight: Preflight, *, panel: bool,
-                 per_speech: bool, fixed: tuple[str, ...] | None) -> StateGraph:
+@dataclass(frozen=True)
+class ModeShape:
+    """What a mode's graph does, for its builder and for estimates (calls, progress)."""
+
+    per_speech: bool  # analyses and judges every speech
+    panel: bool  # splits dimensions and merges them with a panel
+    fixed: tuple[str, ...] | None  # the dimension(s) it always uses
+
+
+SHAPES = {
+    "debatrix": ModeShape(per_speech=True, panel=True, fixed=None),
+    "chronological": ModeShape(per_speech=True, panel=False, fixed=("general",)),
+    "dimensional": ModeShape(per_speech=False, panel=True, fixed=None),
+    "noniterative": ModeShape(per_speech=True, panel=True, fixed=None),
+    "direct": ModeShape(per_speech=False, panel=False, fixed=("general",)),
+    "speech": ModeShape(per_speech=True, panel=False, fixed=None),  # single speeches (not a debate mode)
+}
+
+
+def expected_calls(mode: str, n_speeches: int, n_debaters: int, n_dimensions: int, merged: bool) -> int:
+    """LLM requests a complete run makes (without retries or repairs)."""
+    shape = SHAPES[mode]
+    per_judgment = 1 if merged else 2
+    per_dim = (n_debaters + 1) * per_judgment
+    if shape.per_speech:
+        per_dim += n_speeches * (1 + per_judgment) + 1
+    return per_dim * n_dimensions + (2 if shape.panel else 0)
+
+
+def _judge_graph(ctx: JudgeContext | None, mode: str, column: Any, preflight: Preflight) -> StateGraph:
+    shape = SHAPES[mode]
+    panel, per_speech, fixed = shape.panel, shape.per_speech, shape.fixed
     g = StateGraph(JudgeState, context_schema=JudgeContext, input_schema=JudgeInput, output_schema=JudgeOutput)
     g.add_node("prepare", bind(make_prepare(preflight, fixed), ctx))
     g.add_node("column", column)
@@ -58,28 +89,25 @@ def _judge_graph(ctx: JudgeContext | None, mode: str, column: Any, preflight: Pr
 
 def build_debatrix(ctx: JudgeContext | None, merged: bool) -> StateGraph:
     column = build_iterative_column(ctx, previous_analyses, merged)
-    return _judge_graph(ctx, "debatrix", column, preflight_speeches, panel=True, per_speech=True, fixed=None)
+    return _judge_graph(ctx, "debatrix", column, preflight_speeches)
 
 
 def build_chronological(ctx: JudgeContext | None, merged: bool) -> StateGraph:
     column = build_iterative_column(ctx, previous_analyses, merged)
-    return _judge_graph(ctx, "chronological", column, preflight_speeches, panel=False, per_speech=True,
-                        fixed=("general",))
+    return _judge_graph(ctx, "chronological", column, preflight_speeches)
 
 
 def build_dimensional(ctx: JudgeContext | None, merged: bool) -> StateGraph:
-    return _judge_graph(ctx, "dimensional", build_raw_column(ctx, merged), preflight_transcript, panel=True,
-                        per_speech=False, fixed=None)
+    return _judge_graph(ctx, "dimensional", build_raw_column(ctx, merged), preflight_transcript)
 
 
 def build_noniterative(ctx: JudgeContext | None, merged: bool) -> StateGraph:
     column = build_iterative_column(ctx, previous_speeches, merged)
-    return _judge_graph(ctx, "noniterative", column, preflight_transcript, panel=True, per_speech=True, fixed=None)
+    return _judge_graph(ctx, "noniterative", column, preflight_transcript)
 
 
 def build_direct(ctx: JudgeContext | None, merged: bool) -> StateGraph:
-    return _judge_graph(ctx, "direct", build_raw_column(ctx, merged), preflight_transcript, panel=False,
-                        per_speech=False, fixed=("general",))
+    return _judge_graph(ctx, "direct", build_raw_column(ctx, merged), preflight_transcript)
 
 
 MODES: dict[str, Callable[[JudgeContext | None, bool], StateGraph]] = {
@@ -102,5 +130,5 @@ def build_graph(mode: str, ctx: JudgeContext | None = None, *, merged: bool = Fa
 def build_speech_graph(ctx: JudgeContext | None = None, *, merged: bool = False, checkpointer: Any = None) -> Any:
     """Judge speeches on their own: per dimension, analyse and judge each speech (no debate-level stage)."""
     column = build_iterative_column(ctx, previous_analyses, merged, debate_stage=False)
-    g = _judge_graph(ctx, "speech", column, preflight_speeches, panel=False, per_speech=True, fixed=None)
+    g = _judge_graph(ctx, "speech", column, preflight_speeches)
     return g.compile(checkpointer=checkpointer, name="debatrix-speech")
