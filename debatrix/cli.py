@@ -31,6 +31,9 @@ MODE_NAMES = ("debatrix", "chronological", "dimensional", "noniterative", "direc
 Mode = Enum("Mode", {m: m for m in MODE_NAMES}, type=str)  # type: ignore[misc]
 
 
+LOCAL_PROFILE = {"analysis_words": 60, "comment_words": 30, "merge_score_call": True}
+
+
 def _fail(message: str, code: int = 2) -> None:
     console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
@@ -91,7 +94,8 @@ def judge(
     retries: Annotated[int | None, typer.Option(help="retries of transient errors")] = None,
     concurrency: Annotated[int | None, typer.Option(help="LLM requests in flight at once")] = None,
     structured_output: Annotated[str | None, typer.Option(help="auto, json_schema, tool or parse")] = None,
-    merge_score_call: Annotated[bool, typer.Option(help="ask comment and score in one call")] = False,
+    merge_score_call: Annotated[bool | None, typer.Option(
+        help="ask comment and score in one call (default: yes on the local backend, no otherwise)")] = None,
     retrieval: Annotated[bool, typer.Option(help="give the analyzer relevant earlier speech chunks")] = False,
     memory: Annotated[str, typer.Option(help="ephemeral, persistent or http (a chromadb server)")] = "ephemeral",
     memory_path: Annotated[Path | None, typer.Option(help="folder for --memory persistent")] = None,
@@ -109,7 +113,12 @@ def judge(
                                    local_model=local_model, backend=backend,
                                    max_output_tokens=max_output_tokens, timeout=timeout, max_retries=retries,
                                    max_concurrency=concurrency, structured_output=structured_output,
-                                   merge_score_call=merge_score_call or None)
+                                   merge_score_call=merge_score_call)
+        if llm.uses_local:  # two CPU cores: every generated token counts (README, "Local models")
+            analysis_words = analysis_words or LOCAL_PROFILE["analysis_words"]
+            comment_words = comment_words or LOCAL_PROFILE["comment_words"]
+            if merge_score_call is None:
+                llm = llm.model_copy(update={"merge_score_call": LOCAL_PROFILE["merge_score_call"]})
         settings = JudgeSettings(
             mode=mode.value,
             dimensions=tuple(x.strip() for x in dimensions.split(",") if x.strip()) if dimensions else None,
@@ -147,7 +156,11 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
 
     if settings.llm.uses_local:
         console.print(f"no OpenAI-compatible endpoint configured (--base-url / $OPENAI_BASE_URL / $OPENAI_API_KEY): "
-                      f"starting the local model [bold]{settings.llm.local_model}[/] on 127.0.0.1 ...",
+                      f"starting the local model [bold]{settings.llm.local_model}[/] on 127.0.0.1 ...\n"
+                      f"answers kept short for a CPU: analyses ~{settings.analysis_words} words, comments "
+                      f"~{settings.comment_words} words, "
+                      + ("comment and score in one call" if settings.llm.merge_score_call else
+                         "comment then score in two calls"),
                       highlight=False)
     ctx = await asyncio.to_thread(JudgeContext.create, settings)
     try:

@@ -230,6 +230,10 @@ class LLMGateway:
         except (openai.APIConnectionError, httpx.TransportError, ConnectionError) as e:
             raise LLMError(f"{meta.get('debatrix_node')}: cannot reach the model server after {attempts} attempts "
                            f"({type(e).__name__})") from e
+        except openai.LengthFinishReasonError:
+            raise  # structured() turns it into a repair request
+        except openai.OpenAIError as e:
+            raise LLMError(f"{meta.get('debatrix_node')}: {type(e).__name__}: {e}") from e
         self.completed_requests += 1
         if not isinstance(answer, AIMessage):
             raise LLMError(f"{meta.get('debatrix_node')}: chat model returned {type(answer).__name__}, not a message")
@@ -248,35 +252,60 @@ class LLMGateway:
     # ------------------------------------------------------------------ public
 
     async def text(self, messages: list[BaseMessage], *, node: str, dimension: str | None = None,
-                   meta: dict[str, Any] | None = None) -> tuple[str, CallRecord]:
+                   meta: dict[str, Any] | None = None, words: int | None = None) -> tuple[str, CallRecord]:
+        """Free text. ``words``: the length the prompt asked for; the answer is capped at
+        :func:`token_cap` tokens (small models ignore word limits) and a capped answer is cut back to its last
+        full sentence and recorded as ``truncated``."""
         self.check_fits(self.prompt_tokens(messages), f"{node} ({dimension})" if dimension else node)
+        model = self.model
+        if words is not None and self.settings.cap_text_answers:
+            model = model.bind(max_tokens=min(token_cap(words), self.settings.max_output_tokens))
         started = time.perf_counter()
-        answer, attempts = await self._send(self.model, messages, self._meta(node, dimension, "text", meta))
+        answer, attempts = await self._send(model, messages, self._meta(node, dimension, "text", meta))
         text = _answer_text(answer).strip()
+        truncated = (answer.response_metadata or {}).get("finish_reason") == "length"
+        if truncated:
+            text = last_full_sentence(text)
         if not text:
             raise StructuredOutputError(node, "", "the model returned an empty answer")
-        return text, self._record(node, dimension, messages, answer, started, attempts, False)
+        record = self._record(node, dimension, messages, answer, started, attempts, False)
+        return text, record.model_copy(update={"truncated": truncated}) if truncated else record
 
     async def structured(self, messages: list[BaseMessage], schema: type[T], *, node: str,
-                         dimension: str | None = None, meta: dict[str, Any] | None = None) -> tuple[T, list[CallRecord]]:
-        """A schema-valid answer, with at most one repair request. Returns the records of every request made."""
+                         dimension: str | None = None, meta: dict[str, Any] | None = None,
+                         words: int | None = None) -> tuple[T, list[CallRecord]]:
+        """A schema-valid answer, with at most one repair request. Returns the records of every request made.
+        ``words``: the length asked of a ``comment`` field; on servers that enforce the schema as a grammar
+        (``schema_length_limits``) it becomes the field's ``maxLength``, so a small model cannot ramble forever."""
         json_schema = json.dumps(schema.model_json_schema(), ensure_ascii=False)
         if self.method == "parse":
             messages = _append_to_last(messages, render("json_instruction.j2", SchemaVars(json_schema=json_schema)))
-        model = self._bound(schema)
+        limit = words * 8 if words and self.settings.schema_length_limits and "comment" in schema.model_fields else None
+        model = self._bound(schema, limit)
         records: list[CallRecord] = []
         problem = ""
         raw = ""
         for repair in (False, True):
             self.check_fits(self.prompt_tokens(messages), f"{node} ({dimension})" if dimension else node)
             started = time.perf_counter()
-            answer, attempts = await self._send(model, messages, self._meta(node, dimension, schema.__name__, meta))
-            records.append(self._record(node, dimension, messages, answer, started, attempts, repair))
-            raw = _raw_structured(answer)
             try:
-                return self._parse(answer, schema), records
-            except (ValueError, ValidationError) as e:
-                problem = _problem(e)
+                answer, attempts = await self._send(model, messages,
+                                                    self._meta(node, dimension, schema.__name__, meta))
+            except openai.LengthFinishReasonError as e:  # the SDK's parse helper refuses a cut-off answer
+                usage = e.completion.usage
+                records.append(CallRecord(node=node, dimension=dimension, repaired=repair, truncated=True,
+                                          prompt_tokens=usage.prompt_tokens if usage else 0,
+                                          completion_tokens=usage.completion_tokens if usage else 0,
+                                          seconds=round(time.perf_counter() - started, 4)))
+                raw = (e.completion.choices[0].message.content or "")[-200:] if e.completion.choices else ""
+                problem = "the answer was cut off at the token limit before the JSON object was complete"
+            else:
+                records.append(self._record(node, dimension, messages, answer, started, attempts, repair))
+                raw = _raw_structured(answer)
+                try:
+                    return self._parse(answer, schema), records
+                except (ValueError, ValidationError) as e:
+                    problem = _problem(e)
             messages = [*messages, AIMessage(content=raw),
                         HumanMessage(content=render("repair.j2", RepairVars(problem=problem, json_schema=json_schema)))]
         err = VerdictParseError if "winner" in schema.model_fields else StructuredOutputError
@@ -285,10 +314,12 @@ class LLMGateway:
     def _meta(self, node: str, dimension: str | None, kind: str, extra: dict[str, Any] | None) -> dict[str, Any]:
         return {"debatrix_node": node, "debatrix_dimension": dimension, "debatrix_kind": kind, **(extra or {})}
 
-    def _bound(self, schema: type[BaseModel]) -> Any:
+    def _bound(self, schema: type[BaseModel], comment_max_chars: int | None = None) -> Any:
         if self.method == "json_schema":
             js = schema.model_json_schema()
             js["additionalProperties"] = False
+            if comment_max_chars:
+                js["properties"]["comment"]["maxLength"] = comment_max_chars
             return self.model.bind(response_format={
                 "type": "json_schema", "json_schema": {"name": schema.__name__, "schema": js, "strict": True}})
         if self.method == "tool":
@@ -309,6 +340,20 @@ class LLMGateway:
         except json.JSONDecodeError as e:
             raise ValueError(f"not valid JSON ({e.msg})") from None
         return schema.model_validate(data)
+
+
+def token_cap(words: int) -> int:
+    """Tokens allowed for an answer asked to be about ``words`` words long (English runs ~1.3 tokens a word)."""
+    return round(words * 1.6) + 40
+
+
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?=\s|$)")
+
+
+def last_full_sentence(text: str) -> str:
+    """``text`` cut after its last sentence end; unchanged when it has none (better a fragment than nothing)."""
+    ends = list(_SENTENCE_END.finditer(text))
+    return text[: ends[-1].end()].strip() if ends else text.strip()
 
 
 def _running_loop() -> bool:

@@ -184,7 +184,7 @@ class LocalServer:
         self.parallel = parallel
         self.port = port
         self.startup_timeout = startup_timeout
-        self.log_path = log_path or models_dir() / "server.log"
+        self.log_path = log_path
         self.process: subprocess.Popen | None = None
         self.load_seconds: float | None = None
 
@@ -200,6 +200,7 @@ class LocalServer:
         if self.port is not None and port_in_use(self.port):
             raise PortInUse(f"port {self.port} on 127.0.0.1 is already in use; choose another with --port")
         self.port = self.port or free_port()
+        self.log_path = self.log_path or models_dir() / "logs" / f"server-{self.port}.log"
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = self.log_path.open("wb")
         env = {**os.environ, "OMP_WAIT_POLICY": "passive"}
@@ -235,6 +236,8 @@ class LocalServer:
             time.sleep(0.2)
 
     def log_tail(self, lines: int = 5) -> str:
+        if self.log_path is None:
+            return "(no log)"
         try:
             text = self.log_path.read_text(errors="replace").strip().splitlines()
         except OSError:
@@ -276,5 +279,6 @@ def local_llm_settings(llm: "LLMSettings", server: LocalServer) -> "LLMSettings"
         "context_window": min(llm.context_window, server.context_per_request),
         "structured_output": "json_schema" if llm.structured_output == "auto" else llm.structured_output,
         "max_concurrency": min(llm.max_concurrency, server.parallel),
+        "schema_length_limits": True,  # llama.cpp turns maxLength into its grammar
         "timeout": max(llm.timeout, 600.0),
     })

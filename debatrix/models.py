@@ -122,6 +122,7 @@ class CallRecord(Frozen):
     seconds: float = 0.0
     attempts: int = 1
     repaired: bool = False
+    truncated: bool = False  # the answer hit its token cap and was cut back to the last full sentence
 
 
 class NodeUsage(Frozen):
@@ -137,6 +138,7 @@ class Usage(Frozen):
     completion_tokens: int = 0
     retries: int = 0
     repairs: int = 0
+    truncated_calls: int = 0  # free-text answers cut back at their token cap
     llm_seconds: float = 0.0
     wall_seconds: float = 0.0
     by_node: dict[str, NodeUsage] = Field(default_factory=dict)
@@ -156,6 +158,7 @@ class Usage(Frozen):
             completion_tokens=sum(c.completion_tokens for c in calls),
             retries=sum(c.attempts - 1 for c in calls),
             repairs=sum(c.repaired for c in calls),
+            truncated_calls=sum(c.truncated for c in calls),
             llm_seconds=round(sum(c.seconds for c in calls), 3),
             wall_seconds=round(wall_seconds, 3),
             by_node={k: NodeUsage(**{**v, "seconds": round(v["seconds"], 3)}) for k, v in sorted(by.items())},

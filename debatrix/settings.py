@@ -32,6 +32,10 @@ class LLMSettings(_Frozen):
     merge_score_call: bool = Field(
         default=False, description="one structured call for comment + score instead of the paper's two calls"
     )
+    cap_text_answers: bool = Field(
+        default=True, description="cap free-text answers at about 1.6 tokens per word asked (cut at a sentence end)")
+    schema_length_limits: bool = Field(
+        default=False, description="put the asked length into JSON schemas as maxLength (grammar-enforcing servers)")
     max_concurrency: int = Field(default=8, ge=1, description="LLM requests in flight at once")
     tokenizer: Literal["o200k_base", "cl100k_base"] = "o200k_base"
 

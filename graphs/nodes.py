@@ -101,7 +101,8 @@ def make_analyze_speech(previous: PreviousContext) -> Node:
         _, (analysis, record) = await asyncio.gather(
             asyncio.to_thread(memory.add_speech, i, speech.speaker, speech.content),
             ctx.gateway.text([system_message(debate), HumanMessage(content=text)],
-                             node="analyze_speech", dimension=dim.name, meta={"debatrix_index": i}),
+                             node="analyze_speech", dimension=dim.name, meta={"debatrix_index": i},
+                             words=ctx.settings.analysis_words),
         )
         result = SpeechAnalysis(dimension=dim.name, index=i, speaker=speech.speaker, analysis=analysis)
         await asyncio.to_thread(memory.add_analysis, result)
@@ -116,9 +117,10 @@ async def analyze_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any
     analyses = sorted((a for a in state.get("analyses", []) if a.dimension == dim.name), key=lambda a: a.index)
     text = P.render("analyze_debate.j2", P.AnalyzeDebateVars(
         header=header(debate), material=P.analyses_material(analyses), dimension=dim.name, focus=dim.prompts.judge,
-        words=round(ctx.settings.analysis_words * 1.4)))
+        words=debate_analysis_words(ctx)))
     analysis, record = await ctx.gateway.text([system_message(debate), HumanMessage(content=text)],
-                                              node="analyze_debate", dimension=dim.name)
+                                              node="analyze_debate", dimension=dim.name,
+                                              words=debate_analysis_words(ctx))
     return {"debate_analyses": [DebateAnalysis(dimension=dim.name, text=analysis)], "calls": [record]}
 
 
@@ -127,14 +129,21 @@ async def analyze_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any
 # "to diminish mismatches"); ``merge_score_call`` asks for both in one structured call instead.
 
 
+def debate_analysis_words(ctx: JudgeContext) -> int:
+    return round(ctx.settings.analysis_words * 1.4)
+
+
 class SpeechJudge:
     key, comment_node, decision_node = "speech_judgments", "judge_speech", "score_speech"
+
+    def words(self, ctx: JudgeContext) -> int:
+        return ctx.settings.comment_words
 
     def messages(self, t: JudgmentTask, ctx: JudgeContext) -> list[BaseMessage]:
         debate, dim = t["debate"], t["dimension"]
         text = P.render("judge_speech.j2", P.JudgeSpeechVars(
             header=header(debate), index=t["index"] + 1, speaker=t["target"], dimension=dim.name,
-            analysis=t["material"], focus=dim.prompts.analyze, words=ctx.settings.comment_words))
+            analysis=t["material"], focus=dim.prompts.analyze, words=self.words(ctx)))
         return [system_message(debate), HumanMessage(content=text)]
 
     def ask(self, t: JudgmentTask) -> str:
@@ -156,7 +165,7 @@ class DebaterJudge(SpeechJudge):
         debate, dim = t["debate"], t["dimension"]
         text = P.render("judge_debater.j2", P.JudgeDebaterVars(
             header=header(debate), material=t["material"], debater=t["target"], dimension=dim.name,
-            focus=t["focus"], words=ctx.settings.comment_words))
+            focus=t["focus"], words=self.words(ctx)))
         return [system_message(debate), HumanMessage(content=text)]
 
     def ask(self, t: JudgmentTask) -> str:
@@ -175,8 +184,11 @@ class WinnerJudge(SpeechJudge):
         text = P.render("judge_winner.j2", P.JudgeWinnerVars(
             header=header(debate), material=t["material"], dimension=dim.name, focus=t["focus"],
             choices=choices_for(debate, dim), allow_tie="tie" in choices_for(debate, dim),
-            words=round(ctx.settings.comment_words * 1.5)))
+            words=self.words(ctx)))
         return [system_message(debate), HumanMessage(content=text)]
+
+    def words(self, ctx: JudgeContext) -> int:
+        return round(ctx.settings.comment_words * 1.5)
 
     def ask(self, t: JudgmentTask) -> str:
         return P.render("ask_winner.j2", P.AskWinnerVars(
@@ -193,7 +205,8 @@ class WinnerJudge(SpeechJudge):
 def make_comment_node(judge: SpeechJudge) -> Node:
     async def comment(task: JudgmentTask, ctx: JudgeContext) -> Command:
         text, record = await ctx.gateway.text(judge.messages(task, ctx), node=judge.comment_node,
-                                              dimension=task["dimension"].name, meta=_task_meta(task))
+                                              dimension=task["dimension"].name, meta=_task_meta(task),
+                                              words=judge.words(ctx))
         return Command(update={"calls": [record]}, goto=Send(judge.decision_node, {**task, "comment": text}))
 
     comment.__name__ = judge.comment_node
@@ -217,7 +230,8 @@ def make_merged_node(judge: SpeechJudge) -> Node:
         *head, last = judge.messages(task, ctx)
         messages = [*head, HumanMessage(content=f"{last.content}\n{judge.ask(task)} Give the comment too.")]
         answer, records = await ctx.gateway.structured(messages, judge.schema(task, True), node=judge.comment_node,
-                                                       dimension=task["dimension"].name, meta=_task_meta(task))
+                                                       dimension=task["dimension"].name, meta=_task_meta(task),
+                                                       words=judge.words(ctx))
         return {judge.key: [judge.build(task, answer.comment, answer)], "calls": records}
 
     judge_once.__name__ = judge.comment_node

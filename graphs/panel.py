@@ -112,12 +112,17 @@ def _panel_messages(state: JudgeState, ctx: JudgeContext) -> list[Any]:
     choices = [d.name for d in debate.debaters]
     system = P.render("system.j2", P.SystemVars(fence=fence))
     text = P.render("panel.j2", P.PanelVars(header=P.debate_header(debate, fence), reports=reports, choices=choices,
-                                            words=round(ctx.settings.comment_words * 1.5)))
+                                            words=_panel_words(ctx)))
     return [SystemMessage(content=system), HumanMessage(content=text)]
 
 
+def _panel_words(ctx: JudgeContext) -> int:
+    return round(ctx.settings.comment_words * 1.5)
+
+
 async def panel_comment(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
-    comment, record = await ctx.gateway.text(_panel_messages(state, ctx), node="panel_comment", dimension="general")
+    comment, record = await ctx.gateway.text(_panel_messages(state, ctx), node="panel_comment", dimension="general",
+                                             words=_panel_words(ctx))
     return {"panel_comment": comment, "calls": [record]}
 
 

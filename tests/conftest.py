@@ -25,6 +25,11 @@ def uniforms():
 
 
 @pytest.fixture
+def four_day_week():
+    return load_debate(EXAMPLES / "four_day_week.yaml")
+
+
+@pytest.fixture
 def bp_short():
     return load_debate(EXAMPLES / "bp_short.yaml")
 

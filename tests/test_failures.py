@@ -108,3 +108,13 @@ def test_no_model_configured_is_a_clear_error(monkeypatch):
         monkeypatch.delenv(k, raising=False)
     with pytest.raises(LLMError, match="no LLM configured"):
         make_chat_model(LLMSettings.from_env())
+
+
+def test_last_full_sentence():
+    from debatrix.llm import last_full_sentence, token_cap
+
+    assert last_full_sentence('He said "no." Then he lef') == 'He said "no."'
+    assert last_full_sentence("Is it? Yes! And then") == "Is it? Yes!"
+    assert last_full_sentence("no sentence end at all") == "no sentence end at all"
+    assert last_full_sentence("Pi is 3.14 and e is 2.7") == "Pi is 3.14 and e is 2.7"
+    assert token_cap(100) == 200

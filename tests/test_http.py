@@ -88,3 +88,56 @@ async def test_unreachable_server_is_incomplete_not_a_crash(uniforms):
                                                      retry_max_wait=0.01), memory=MemorySettings(embedding="hash"))
     result = await ajudge_debate(uniforms, s)
     assert result.status is Status.INCOMPLETE and "cannot reach the model server" in result.incomplete_reason
+
+
+async def test_text_answers_are_capped_and_cut_at_a_sentence(uniforms):
+    """Small models ignore "at most N words": text requests carry max_tokens, and an answer that hits the cap is
+    cut back to its last full sentence and marked truncated in the usage records."""
+
+    def long_answer(body, n):
+        if body.get("response_format") or body.get("tools"):
+            return None
+        done = FakeOpenAIServer().completion(body, n)
+        done["choices"][0]["message"]["content"] = "First point holds. Second point is weak! Third point was cut mi"
+        done["choices"][0]["finish_reason"] = "length"
+        return done
+
+    with FakeOpenAIServer(responder=long_answer) as srv:
+        s = JudgeSettings(mode="chronological", analysis_words=100, comment_words=40,
+                          llm=LLMSettings(base_url=srv.base_url, model="fake-model"),
+                          memory=MemorySettings(embedding="hash"))
+        result = await ajudge_debate(uniforms, s)
+        caps = {r.get("max_completion_tokens", r.get("max_tokens")) for r in srv.requests if not r.get("response_format")}
+    assert result.status is Status.COMPLETE, result.incomplete_reason
+    assert caps == {200, 104, 136, 264}  # analysis 100 words, debate analysis 140, comments 40, winner comment 60
+    analysis = result.dimensions[0].analyses[0].analysis
+    assert analysis == "First point holds. Second point is weak!"
+    assert result.usage.truncated_calls == result.usage.llm_calls - sum(
+        1 for r in srv.requests if r.get("response_format"))
+
+
+async def test_structured_answer_cut_at_the_token_limit_is_repaired(uniforms):
+    """A small model rambling inside a JSON string hits max_tokens: that is one failed attempt and a repair
+    request, never a crash; the server-side schema carries maxLength when the backend enforces grammars."""
+    cut = {"n": 0}
+
+    def ramble_once(body, n):
+        if not body.get("response_format") or cut["n"]:
+            return None
+        cut["n"] += 1
+        done = FakeOpenAIServer().completion(body, n)
+        done["choices"][0]["message"]["content"] = '{"comment": "and so on and so on and so on'
+        done["choices"][0]["finish_reason"] = "length"
+        return done
+
+    with FakeOpenAIServer(responder=ramble_once) as srv:
+        s = JudgeSettings(mode="direct", comment_words=20,
+                          llm=LLMSettings(base_url=srv.base_url, model="fake-model", merge_score_call=True,
+                                          schema_length_limits=True),
+                          memory=MemorySettings(embedding="hash"))
+        result = await ajudge_debate(uniforms, s)
+        schemas = [r["response_format"]["json_schema"]["schema"] for r in srv.requests if r.get("response_format")]
+    assert result.status is Status.COMPLETE, result.incomplete_reason
+    assert result.usage.repairs == 1 and result.usage.truncated_calls == 1
+    assert result.usage.llm_calls == 3 + 1  # two debaters and the winner, merged, plus the repair
+    assert {sch["properties"]["comment"]["maxLength"] for sch in schemas} == {160, 240}

@@ -9,6 +9,7 @@ import pytest
 from debatrix.api import ajudge_debate
 from debatrix.models import Status
 from debatrix.testing import ScriptedChatModel
+from debatrix.graphs.modes import expected_calls
 
 from .conftest import settings
 
@@ -51,6 +52,9 @@ async def test_call_counts_and_usage(mode, uniforms):
     assert result.status is Status.COMPLETE, result.incomplete_reason
     assert Counter(c.node for c in model.calls) == EXPECTED_CALLS[mode]
     assert result.usage.llm_calls == sum(EXPECTED_CALLS[mode].values())
+    # the progress display's total comes from the mode's shape: it must match what the graph really does
+    n_dims = len(result.dimensions)
+    assert expected_calls(mode, 4, 2, n_dims, merged=False) == len(model.calls)
     assert {n: u.calls for n, u in result.usage.by_node.items()} == EXPECTED_CALLS[mode]
     assert result.usage.prompt_tokens == sum(u.prompt_tokens for u in result.usage.by_node.values()) > 0
     assert result.mode == mode and result.settings["mode"] == mode
@@ -126,6 +130,7 @@ async def test_merged_score_call(uniforms):
     assert Counter(c.node for c in model.calls) == {
         "analyze_speech": 12, "judge_speech": 12, "analyze_debate": 3, "judge_debater": 6, "judge_winner": 3,
         "panel_comment": 1, "panel_decide": 1}
+    assert expected_calls("debatrix", 4, 2, 3, merged=True) == len(model.calls)
     assert result.dimensions[0].speech_judgments[0].comment == "c judge_speech"
 
 

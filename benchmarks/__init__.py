@@ -1,0 +1,1 @@
+"""Benchmark adapters and scripts (``debatrix.benchmarks``): scoring the judge against gold labels."""

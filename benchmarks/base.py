@@ -1,0 +1,84 @@
+"""What every benchmark adapter provides, so that one runner can judge, resume and summarise any of them."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from debatrix.context import JudgeContext
+from debatrix.errors import DebatrixError
+from debatrix.models import Debate, JudgeResult
+from debatrix.settings import JudgeSettings
+
+
+class BenchmarkDataError(DebatrixError):
+    """A benchmark's files are missing or do not hold what their SOURCE.md says."""
+
+
+def check_count(name: str, found: int, expected: int) -> None:
+    if found != expected:
+        raise BenchmarkDataError(f"{name}: found {found} items, the data set has {expected} (see its SOURCE.md)")
+
+
+@dataclass(frozen=True)
+class Item:
+    id: str
+    path: Path | None = None
+
+
+@dataclass(frozen=True)
+class MetricRow:
+    metric: str
+    subset: str
+    value: float
+    n: int  # items the value is computed over
+    baseline: str | None = None  # set for baseline rows (constant / random predictions)
+
+
+class Benchmark:
+    """Subclasses set ``name``/``description`` and implement ``load``, ``gold_record``, ``metrics`` and
+    ``baselines``; debate benchmarks also ``debate`` and ``predictions``; others override ``run_item``."""
+
+    name = ""
+    description = ""
+    modes_matter = True  # False for benchmarks whose judging does not depend on the debate mode
+
+    def load(self) -> list[Item]:
+        raise NotImplementedError
+
+    def debate(self, item: Item) -> Debate:
+        raise NotImplementedError
+
+    def predictions(self, item: Item, debate: Debate, result: JudgeResult) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def gold_record(self, item: Item) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def metrics(self, records: list[dict[str, Any]]) -> list[MetricRow]:
+        raise NotImplementedError
+
+    def baselines(self, items: list[Item]) -> list[MetricRow]:
+        return []
+
+    async def run_item(self, item: Item, settings: JudgeSettings, context: JudgeContext) -> dict[str, Any]:
+        """Judge one item; returns the record fields ``status``, ``reason``, ``pred`` and ``usage``."""
+        from debatrix.api import ajudge_debate
+
+        started = time.perf_counter()
+        debate = self.debate(item)
+        result = await ajudge_debate(debate, settings, context=context, run_id=None)
+        return {
+            "status": result.status.value,
+            "reason": result.incomplete_reason,
+            "pred": self.predictions(item, debate, result) if result.status.value == "complete" else {},
+            "usage": usage_record(result, time.perf_counter() - started),
+        }
+
+
+def usage_record(result: JudgeResult, seconds: float) -> dict[str, Any]:
+    u = result.usage
+    return {"llm_calls": u.llm_calls, "prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens,
+            "retries": u.retries, "repairs": u.repairs, "seconds": round(seconds, 3)}

@@ -1,0 +1,233 @@
+"""PanelBench (the Debatrix paper's benchmark): DebateArt 1v1 debates with per-dimension gold verdicts, and
+British Parliamentary competition debates with the advancing teams as gold.
+
+DebateArt encoding (the gold's own, paper section 5.3): pro = 0.0, tie = 0.5, con = 1.0. Winner predictions are
+read two ways from each judged dimension: direct prediction (DP, the winner judge's answer) and score comparison
+(SC, the debater scores compared; source and language call a tie within ±3 points, as their dimension files say).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from debatrix.loader import load_debate
+from debatrix.models import Debate, JudgeResult, Side
+
+from .base import Benchmark, Item, MetricRow, check_count
+from .metrics import accuracy, rmse100
+
+DEFAULT_ROOT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "panelbench"
+DIMENSIONS = ("argument", "source", "language")
+TIE_DIMENSIONS = ("source", "language")
+DEBATEART_SIZE, BP_SIZE = 100, 22
+POSITIONS = ("OG", "OO", "CG", "CO")
+
+
+def panelbench_root(root: str | Path | None = None) -> Path:
+    return Path(root) if root else DEFAULT_ROOT
+
+
+# ------------------------------------------------------------------------------------------------ DebateArt
+
+
+@dataclass(frozen=True)
+class DebateArtItem(Item):
+    gold: dict[str, float] = field(default_factory=dict)  # argument/source/language/general -> 0, 0.5, 1
+    is_many_round: bool = False
+    is_long: bool = False
+    vote_count: int = 0
+
+
+def _bool(text: str) -> bool:
+    return text.strip().lower() == "true"
+
+
+def side_value(debate: Debate, winner: str | None) -> float:
+    """PanelBench encoding of a verdict: pro 0.0, tie (None) 0.5, con 1.0."""
+    if winner is None:
+        return 0.5
+    return 0.0 if debate.debater(winner).side is Side.PRO else 1.0
+
+
+class DebateArt(Benchmark):
+    name = "debateart"
+    description = "PanelBench DebateArt: 100 1v1 debates, winner per dimension (RMSE×100; pro 0, tie 0.5, con 1)"
+    headline = tuple(f"rmse100_{d}_{m}" for d in (*DIMENSIONS, "general") for m in ("sc", "dp"))
+
+    def __init__(self, root: str | Path | None = None):
+        self.root = panelbench_root(root) / "DebateArt"
+
+    def load(self) -> list[DebateArtItem]:
+        gold_dir = self.root / "gold"
+        rows = {}
+        with (gold_dir / "final.csv").open(encoding="utf-8") as fh:
+            for r in csv.DictReader(fh):
+                rows[int(r["dart_id"])] = {"general": float(r["label"]), "_meta": r}
+        with (gold_dir / "dimension.csv").open(encoding="utf-8") as fh:
+            for r in csv.DictReader(fh):
+                rows[int(r["dart_id"])][r["dimension"]] = float(r["label"])
+        items = []
+        for dart_id, g in sorted(rows.items()):
+            meta = g.pop("_meta")
+            path = self.root / "motion" / f"debateart_{dart_id:04d}.yml"
+            items.append(DebateArtItem(id=path.stem, path=path, gold=g, is_many_round=_bool(meta["is_many_round"]),
+                                       is_long=_bool(meta["is_long"]), vote_count=int(meta["vote_count"])))
+        check_count(self.name, len(items), DEBATEART_SIZE)
+        return items
+
+    def debate(self, item: Item) -> Debate:
+        return load_debate(item.path)
+
+    def predictions(self, item: Item, debate: Debate, result: JudgeResult) -> dict[str, Any]:
+        """``{dimension: {"dp": v, "sc": v}}`` for every dimension the mode judged, plus ``general``."""
+        out: dict[str, Any] = {}
+        for d in result.dimensions:
+            if d.verdict is not None and d.name in (*DIMENSIONS, "general"):
+                out[d.name] = {"dp": side_value(debate, d.verdict.winner),
+                               "sc": side_value(debate, d.verdict.score_winner)}
+        if result.general is not None and result.general.verdict is not None:
+            v = result.general.verdict
+            out["general"] = {"dp": side_value(debate, v.winner), "sc": side_value(debate, v.score_winner)}
+        return out
+
+    def gold_record(self, item: DebateArtItem) -> dict[str, Any]:  # type: ignore[override]
+        return {"gold": item.gold, "is_many_round": item.is_many_round, "is_long": item.is_long,
+                "vote_count": item.vote_count}
+
+    def metrics(self, records: list[dict[str, Any]]) -> list[MetricRow]:
+        """RMSE×100 per dimension × method × subset over the complete records; completion over all."""
+        rows = [MetricRow("completion_rate", "all", _completion(records), len(records))]
+        done = [r for r in records if r["status"] == "complete"]
+        for subset, keep in SUBSETS.items():
+            sub = [r for r in done if keep(r)]
+            for dim in (*DIMENSIONS, "general"):
+                for method in ("sc", "dp"):
+                    pairs = [(r["pred"][dim][method], r["gold"][dim]) for r in sub if dim in r.get("pred", {})]
+                    if pairs:
+                        value = rmse100([p for p, _ in pairs], [g for _, g in pairs])
+                        rows.append(MetricRow(f"rmse100_{dim}_{method}", subset, value, len(pairs)))
+        return rows
+
+    def baselines(self, items: list[DebateArtItem]) -> list[MetricRow]:  # type: ignore[override]
+        rows = []
+        for dim in (*DIMENSIONS, "general"):
+            gold = [it.gold[dim] for it in items]
+            for label, value in (("all_pro", 0.0), ("all_tie", 0.5), ("all_con", 1.0)):
+                rows.append(MetricRow(f"rmse100_{dim}", "all", rmse100([value] * len(gold), gold), len(gold),
+                                      baseline=label))
+            rows.append(MetricRow(f"rmse100_{dim}", "all", _random_rmse(gold, dim in TIE_DIMENSIONS), len(gold),
+                                  baseline="random"))
+        return rows
+
+    def gold_sanity(self, items: list[DebateArtItem]) -> dict[str, float]:
+        """Each dimension's gold against the general gold (RMSE×100): 20.62 / 41.53 / 44.72 on this copy."""
+        return {dim: rmse100([it.gold[dim] for it in items], [it.gold["general"] for it in items])
+                for dim in DIMENSIONS}
+
+
+SUBSETS = {
+    "all": lambda r: True,
+    "many_round": lambda r: r["is_many_round"],
+    "few_round": lambda r: not r["is_many_round"],
+    "long": lambda r: r["is_long"],
+    "short": lambda r: not r["is_long"],
+}
+
+
+def _completion(records: list[dict[str, Any]]) -> float:
+    return sum(r["status"] == "complete" for r in records) / len(records) if records else math.nan
+
+
+def _random_rmse(gold: list[float], ties: bool, draws: int = 2000, seed: int = 0) -> float:
+    """Expected RMSE×100 of uniform random verdicts (pro/con, or pro/tie/con where the dimension allows ties)."""
+    rng = random.Random(seed)
+    choices = (0.0, 0.5, 1.0) if ties else (0.0, 1.0)
+    return sum(rmse100([rng.choice(choices) for _ in gold], gold) for _ in range(draws)) / draws
+
+
+# ------------------------------------------------------------------------------------------ BP-Competition
+
+
+@dataclass(frozen=True)
+class BPItem(Item):
+    advancing: tuple[str, ...] = ()  # positions OG/OO/CG/CO
+    round: str = ""
+
+
+class BPCompetition(Benchmark):
+    name = "bp"
+    description = ("PanelBench BP-Competition: 22 British Parliamentary debates; correct when the predicted winner "
+                   "is an advancing team")
+    headline = ("completion_rate", "accuracy_dp", "accuracy_sc")
+
+    def __init__(self, root: str | Path | None = None):
+        self.root = panelbench_root(root) / "BP-Competition"
+
+    def load(self) -> list[BPItem]:
+        rounds = {}
+        for line in (self.root / "motion" / "motion_list.txt").read_text(encoding="utf-8").splitlines():
+            if "\t" in line:
+                key, rest = line.split("\t", 1)
+                rounds[key] = rest.split(":", 1)[0].strip()
+        items = []
+        with (self.root / "gold" / "gold.csv").open(encoding="utf-8") as fh:
+            for r in csv.DictReader(fh):
+                key = f"bp_{int(r['bp_id']):03d}"
+                teams = tuple(t.strip() for t in r["label"].split(",") if t.strip())
+                bad = set(teams) - set(POSITIONS)
+                if bad:
+                    raise ValueError(f"{self.root / 'gold' / 'gold.csv'}: bp_id {r['bp_id']}: unknown team {bad}")
+                items.append(BPItem(id=key, path=self.root / "motion" / f"{key}.yml", advancing=teams,
+                                    round=rounds.get(key, "")))
+        items.sort(key=lambda it: it.id)
+        check_count(self.name, len(items), BP_SIZE)
+        return items
+
+    def debate(self, item: Item) -> Debate:
+        return load_debate(item.path)
+
+    def predictions(self, item: Item, debate: Debate, result: JudgeResult) -> dict[str, Any]:
+        v = result.general.verdict if result.general else None
+        if v is None:
+            return {}
+        pos = {d.name: d.position for d in debate.debaters}
+        return {"general": {"dp": pos.get(v.winner) if v.winner else None,
+                            "sc": pos.get(v.score_winner) if v.score_winner else None}}
+
+    def gold_record(self, item: BPItem) -> dict[str, Any]:  # type: ignore[override]
+        return {"gold": list(item.advancing), "round": item.round}
+
+    def metrics(self, records: list[dict[str, Any]]) -> list[MetricRow]:
+        rows = [MetricRow("completion_rate", "all", _completion(records), len(records))]
+        done = [r for r in records if r["status"] == "complete" and "general" in r.get("pred", {})]
+        for method in ("dp", "sc"):
+            preds = [r["pred"]["general"][method] for r in done]
+            hits = [p in r["gold"] for p, r in zip(preds, done)]
+            if done:
+                rows.append(MetricRow(f"accuracy_{method}", "all", accuracy(hits, [True] * len(hits)), len(done)))
+                counts = Counter(preds)
+                for p in POSITIONS:
+                    rows.append(MetricRow(f"predicted_share_{p}_{method}", "all", counts.get(p, 0) / len(done),
+                                          len(done)))
+        return rows
+
+    def baselines(self, items: list[BPItem]) -> list[MetricRow]:  # type: ignore[override]
+        rows = []
+        for p in POSITIONS:
+            rows.append(MetricRow("accuracy", "all", sum(p in it.advancing for it in items) / len(items), len(items),
+                                  baseline=f"always_{p}"))
+        rows.append(MetricRow("accuracy", "all", sum(len(it.advancing) / 4 for it in items) / len(items),
+                              len(items), baseline="random"))
+        return rows
+
+    def gold_distribution(self, items: list[BPItem]) -> dict[str, float]:
+        """Share of advancing slots each position holds in the gold (the position bias to compare against)."""
+        counts = Counter(t for it in items for t in it.advancing)
+        total = sum(counts.values())
+        return {p: counts.get(p, 0) / total for p in POSITIONS}

@@ -1,0 +1,134 @@
+"""The embedded local backend: model catalogue errors, the llama.cpp server's lifecycle, and (marked ``slow``) the
+whole ``debatrix`` mode end to end on the smallest model over real HTTP."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from debatrix import JudgeSettings, LLMSettings, MemorySettings
+from debatrix.api import ajudge_debate
+from debatrix.context import JudgeContext
+from debatrix.local import (CATALOG, LocalServer, ModelNotInstalled, PortInUse, ServerStartupTimeout,
+                            installed_path, model_path)
+from debatrix.models import JudgeResult, Status
+
+SMALL = "smollm2-135m"
+
+
+@pytest.fixture(scope="module")
+def small_model():
+    if not installed_path(SMALL).exists():
+        pytest.skip(f"{SMALL} is not installed: run `debatrix models install {SMALL}` (make test does)")
+    return SMALL
+
+
+def local_settings(mode: str = "debatrix", **llm) -> JudgeSettings:
+    return JudgeSettings(mode=mode, analysis_words=40, comment_words=25,
+                         llm=LLMSettings(backend="local", local_model=SMALL, **llm),
+                         memory=MemorySettings(embedding="hash"))
+
+
+def test_missing_model_names_the_install_command(tmp_path, monkeypatch):
+    monkeypatch.setenv("DEBATRIX_MODELS_DIR", str(tmp_path))
+    with pytest.raises(ModelNotInstalled, match=r"debatrix models install qwen2.5-coder-1.5b"):
+        model_path("qwen2.5-coder-1.5b")
+    with pytest.raises(ModelNotInstalled, match="unknown local model"):
+        model_path("no-such-model")
+    not_gguf = tmp_path / "x.gguf"
+    not_gguf.write_bytes(b"PK\x03\x04 not a model")
+    with pytest.raises(Exception, match="not a GGUF model file"):
+        model_path(str(not_gguf))
+    # the judge itself fails with the same typed error before doing anything else
+    with pytest.raises(ModelNotInstalled):
+        JudgeContext.create(local_settings())
+
+
+def test_catalogue_has_the_smoke_and_default_models():
+    assert {"smollm2-135m", "qwen2.5-coder-1.5b"} <= set(CATALOG)
+    assert all(len(spec.sha256) == 64 for spec in CATALOG.values())
+
+
+def test_port_in_use_is_a_typed_error(small_model):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        server = LocalServer(small_model, port=port)
+        with pytest.raises(PortInUse, match=str(port)):
+            server.start()
+        assert server.process is None
+
+
+def test_startup_timeout_stops_the_child(small_model):
+    server = LocalServer(small_model, startup_timeout=0.05)
+    with pytest.raises(ServerStartupTimeout):
+        server.start()
+    assert server.process is None  # stopped, not left behind
+    assert not _children_serving()
+
+
+def test_serves_health_and_stops_cleanly(small_model):
+    with LocalServer(small_model, parallel=1) as server:
+        pid = server.process.pid
+        assert server.alive() and server.load_seconds is not None
+        import urllib.request
+        with urllib.request.urlopen(server.base_url.removesuffix("/v1") + "/health", timeout=5) as r:
+            assert r.status == 200
+    assert not server.alive()
+    assert subprocess.run(["kill", "-0", str(pid)], capture_output=True).returncode != 0
+
+
+async def test_server_killed_mid_run_is_incomplete_with_the_cause(small_model, uniforms):
+    """The model server dies after the first answer: the run ends incomplete, naming the cause; no crash."""
+    with LocalServer(small_model, parallel=1) as server:
+        s = JudgeSettings(mode="direct", llm=LLMSettings(base_url=server.base_url, model=server.name, max_retries=1,
+                                                         retry_max_wait=0.2, structured_output="json_schema"),
+                          memory=MemorySettings(embedding="hash"))
+
+        def kill_after_first(event):
+            if server.alive():
+                server.process.kill()
+                server.process.wait()
+
+        result = await ajudge_debate(uniforms, s, on_event=kill_after_first)
+    assert result.status is Status.INCOMPLETE
+    assert "cannot reach the model server" in result.incomplete_reason
+
+
+@pytest.mark.slow
+async def test_debatrix_mode_end_to_end_on_the_smallest_model(small_model, four_day_week):
+    """The whole ``debatrix`` mode against the real llama.cpp server: a complete, schema-valid result (any winner)."""
+    ctx = JudgeContext.create(local_settings(merge_score_call=False))
+    try:
+        assert ctx.local_server is not None and ctx.local_server.alive()
+        result = await ajudge_debate(four_day_week, context=ctx)
+        server = ctx.local_server
+    finally:
+        ctx.close()
+    assert not server.alive()
+    assert result.status is Status.COMPLETE, result.incomplete_reason
+    again = JudgeResult.model_validate_json(result.model_dump_json())
+    assert [d.name for d in again.dimensions] == ["argument", "source", "language"]
+    names = {d.name for d in four_day_week.debaters}
+    for d in again.dimensions:
+        assert len(d.analyses) == len(d.speech_judgments) == len(four_day_week.speeches)
+        assert all(1 <= j.score <= 10 and j.comment for j in d.speech_judgments)
+        assert {j.debater for j in d.debater_judgments} == names
+        assert d.verdict.winner is None or d.verdict.winner in names
+    assert again.general.verdict.winner in names
+    assert again.usage.llm_calls == 59 and again.usage.completion_tokens > 0
+
+
+def _children_serving() -> bool:
+    out = subprocess.run(["pgrep", "-f", "-P", str(__import__("os").getpid()), "debatrix.local_server"],
+                         capture_output=True, text=True)
+    return bool(out.stdout.strip())
+
+
+def test_no_stray_servers_after_the_module():
+    assert not _children_serving(), "a local model server outlived its test"
+    assert sys.modules.get("xllamacpp") is None  # the server runs in a child process, never in the test process
