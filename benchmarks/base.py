@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +12,14 @@ from debatrix.context import JudgeContext
 from debatrix.errors import DebatrixError
 from debatrix.models import Debate, JudgeResult
 from debatrix.settings import JudgeSettings
+
+
+def data_root() -> Path:
+    """The shared data folder: ``$DEBATRIX_DATA``, else ``../shared/data`` beside the project checkout."""
+    env = os.environ.get("DEBATRIX_DATA")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
 class BenchmarkDataError(DebatrixError):

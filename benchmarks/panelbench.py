@@ -19,10 +19,9 @@ from typing import Any
 from debatrix.loader import load_debate
 from debatrix.models import Debate, JudgeResult, Side
 
-from .base import Benchmark, Item, MetricRow, check_count
+from .base import Benchmark, Item, MetricRow, check_count, data_root
 from .metrics import accuracy, rmse100
 
-DEFAULT_ROOT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "panelbench"
 DIMENSIONS = ("argument", "source", "language")
 TIE_DIMENSIONS = ("source", "language")
 DEBATEART_SIZE, BP_SIZE = 100, 22
@@ -30,7 +29,7 @@ POSITIONS = ("OG", "OO", "CG", "CO")
 
 
 def panelbench_root(root: str | Path | None = None) -> Path:
-    return Path(root) if root else DEFAULT_ROOT
+    return Path(root) if root else data_root() / "panelbench"
 
 
 # ------------------------------------------------------------------------------------------------ DebateArt

@@ -150,7 +150,9 @@ async def run_benchmark(bench: Benchmark, settings: JudgeSettings, out_dir: Path
                 if on_record:
                     on_record(record, done, len(todo))
 
-            await asyncio.gather(*(one(m, k, it) for m, k, it in todo))
+            async with asyncio.TaskGroup() as tasks:  # one unexpected failure cancels the rest
+                for m, k, it in todo:
+                    tasks.create_task(one(m, k, it))
         finally:
             context.close()
     records = [r for r in read_records(jsonl) if r["mode"] in modes and r["item"] in {it.id for it in items}]

@@ -72,6 +72,39 @@ def validate(paths: Annotated[list[Path], typer.Argument(help="debate files (YAM
         raise typer.Exit(2)
 
 
+def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: list[Path] | None = None,
+                   base_url: str | None = None, model: str | None = None, local_model: str | None = None,
+                   backend: str | None = None, analysis_words: int | None = None, comment_words: int | None = None,
+                   context_window: int | None = None, max_output_tokens: int | None = None,
+                   timeout: float | None = None, retries: int | None = None, concurrency: int | None = None,
+                   structured_output: str | None = None, merge_score_call: bool | None = None,
+                   memory: dict[str, Any] | None = None, cache: Path | None = None) -> JudgeSettings:
+    """Settings from command-line options (unset ones from the environment, then the defaults); on the local
+    backend, unless told otherwise, short answers and merged score calls (README, "Local models")."""
+    try:
+        llm = LLMSettings.from_env(base_url=base_url, model=model, context_window=context_window,
+                                   local_model=local_model, backend=backend,
+                                   max_output_tokens=max_output_tokens, timeout=timeout, max_retries=retries,
+                                   max_concurrency=concurrency, structured_output=structured_output,
+                                   merge_score_call=merge_score_call, cache_path=cache)
+        if llm.uses_local:  # two CPU cores: every generated token counts
+            analysis_words = analysis_words or LOCAL_PROFILE["analysis_words"]
+            comment_words = comment_words or LOCAL_PROFILE["comment_words"]
+            if merge_score_call is None:
+                llm = llm.model_copy(update={"merge_score_call": LOCAL_PROFILE["merge_score_call"]})
+        return JudgeSettings(
+            mode=mode,
+            dimensions=tuple(x.strip() for x in dimensions.split(",") if x.strip()) if dimensions else None,
+            dimension_dirs=tuple(dimension_dir or ()),
+            llm=llm,
+            **{k: v for k, v in (("analysis_words", analysis_words), ("comment_words", comment_words)) if v},
+            memory=MemorySettings(**(memory or {})),
+        )
+    except ValueError as e:  # pydantic validation of option values
+        _fail(f"bad option: {e}".replace("\n", " "))
+        raise
+
+
 @app.command()
 def judge(
     path: Annotated[Path, typer.Argument(help="debate file (YAML/JSON, or a preset motion/<id>.yml)")],
@@ -103,34 +136,20 @@ def judge(
     chroma_port: Annotated[int, typer.Option(help="chromadb server port for --memory http")] = 8000,
     embedding: Annotated[str, typer.Option(help="minilm (offline ONNX) or hash")] = "minilm",
     dimension_dir: Annotated[list[Path] | None, typer.Option(help="extra folder of dimension YAML files")] = None,
+    cache: Annotated[Path | None, typer.Option(help="SQLite file caching LLM answers: rerunning after a crash or "
+                                                    "with the same inputs pays for no answered call")] = None,
     json_output: Annotated[bool, typer.Option("--json", help="print the result JSON to stdout")] = False,
     quiet: Annotated[bool, typer.Option(help="no progress lines")] = False,
 ) -> None:
     """Judge one debate and print per-dimension winners, debater scores and the general winner."""
     debate = _load(path)
-    try:
-        llm = LLMSettings.from_env(base_url=base_url, model=model, context_window=context_window,
-                                   local_model=local_model, backend=backend,
-                                   max_output_tokens=max_output_tokens, timeout=timeout, max_retries=retries,
-                                   max_concurrency=concurrency, structured_output=structured_output,
-                                   merge_score_call=merge_score_call)
-        if llm.uses_local:  # two CPU cores: every generated token counts (README, "Local models")
-            analysis_words = analysis_words or LOCAL_PROFILE["analysis_words"]
-            comment_words = comment_words or LOCAL_PROFILE["comment_words"]
-            if merge_score_call is None:
-                llm = llm.model_copy(update={"merge_score_call": LOCAL_PROFILE["merge_score_call"]})
-        settings = JudgeSettings(
-            mode=mode.value,
-            dimensions=tuple(x.strip() for x in dimensions.split(",") if x.strip()) if dimensions else None,
-            dimension_dirs=tuple(dimension_dir or ()),
-            llm=llm,
-            **{k: v for k, v in (("analysis_words", analysis_words), ("comment_words", comment_words)) if v},
-            memory=MemorySettings(backend=memory, path=memory_path, host=chroma_host, port=chroma_port,
-                                  embedding=embedding, retrieval=retrieval),
-        )
-    except ValueError as e:  # pydantic validation of option values
-        _fail(f"bad option: {e}".replace("\n", " "))
-        raise
+    settings = _make_settings(
+        mode=mode.value, dimensions=dimensions, dimension_dir=dimension_dir, base_url=base_url, model=model,
+        local_model=local_model, backend=backend, analysis_words=analysis_words, comment_words=comment_words,
+        context_window=context_window, max_output_tokens=max_output_tokens, timeout=timeout, retries=retries,
+        concurrency=concurrency, structured_output=structured_output, merge_score_call=merge_score_call,
+        memory=dict(backend=memory, path=memory_path, host=chroma_host, port=chroma_port, embedding=embedding,
+                    retrieval=retrieval), cache=cache)
     try:
         result = asyncio.run(_judge(debate, settings, quiet))
     except DebatrixError as e:
@@ -233,7 +252,8 @@ def print_summary(result: JudgeResult, con: Console) -> None:
     u = result.usage
     con.print(f"status: {result.status.value}" + (f" ({result.incomplete_reason})" if result.incomplete_reason else "")
               + f" | {u.llm_calls} LLM calls, {u.prompt_tokens} prompt + {u.completion_tokens} completion tokens, "
-              f"{u.retries} retries, {u.wall_seconds:.1f}s", highlight=False, soft_wrap=True)
+              f"{u.retries} retries, {u.repairs} repairs, {u.cached_calls} from cache, {u.truncated_calls} cut at "
+              f"their length cap, {u.wall_seconds:.1f}s", highlight=False, soft_wrap=True)
 
 
 @app.command("modes")
@@ -345,6 +365,74 @@ def serve(
     if not stop["now"]:
         _fail(f"the model server stopped unexpectedly: {server.log_tail()}", code=1)
     console.print("server stopped")
+
+
+@app.command()
+def bench(
+    benchmark: Annotated[str, typer.Argument(help="debateart, bp, speech-quality, claims or critiques")],
+    modes: Annotated[str, typer.Option(help="comma-separated judge modes to compare")] = "debatrix",
+    repeats: Annotated[int, typer.Option(help="runs of every item per mode (mean and 95% CI over them)")] = 1,
+    limit: Annotated[int | None, typer.Option(help="only the first N items")] = None,
+    concurrency: Annotated[int, typer.Option(help="items judged at once")] = 1,
+    out: Annotated[Path | None, typer.Option(help="results folder (default results/<benchmark>); a rerun "
+                                                  "resumes it")] = None,
+    data: Annotated[Path | None, typer.Option(help="data folder or file (default: ../shared/data/...)")] = None,
+    variant: Annotated[str | None, typer.Option(help="speech-quality: plain, cot or multi; claims: llm or "
+                                                     "embedding")] = None,
+    retry_incomplete: Annotated[bool, typer.Option(help="judge items that ended incomplete again")] = False,
+    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL (default: the local model)")] = None,
+    model: Annotated[str | None, typer.Option(help="model name")] = None,
+    local_model: Annotated[str | None, typer.Option(help="local model: catalogue name or .gguf path")] = None,
+    backend: Annotated[str | None, typer.Option(help="auto, openai or local")] = None,
+    analysis_words: Annotated[int | None, typer.Option(help="length asked of each speech analysis")] = None,
+    comment_words: Annotated[int | None, typer.Option(help="length asked of each comment")] = None,
+    merge_score_call: Annotated[bool | None, typer.Option(help="comment and score in one call")] = None,
+    context_window: Annotated[int | None, typer.Option(help="the model's context window in tokens")] = None,
+    timeout: Annotated[float | None, typer.Option(help="seconds per request")] = None,
+    max_in_flight: Annotated[int | None, typer.Option(help="LLM requests in flight at once")] = None,
+    cache: Annotated[bool, typer.Option(help="cache LLM answers in <out>/llm_cache.sqlite, so a restarted run "
+                                             "pays for no call answered before the crash")] = True,
+) -> None:
+    """Score the judge against a benchmark's gold labels; resumable; writes items.jsonl, summary.csv/.md/.png."""
+    from debatrix.benchmarks import BENCHMARKS, make_benchmark
+    from debatrix.benchmarks.runner import run_benchmark
+
+    if benchmark not in BENCHMARKS:
+        _fail(f"unknown benchmark {benchmark!r}: use one of {', '.join(BENCHMARKS)}")
+    mode_list = [m.strip() for m in modes.split(",") if m.strip()]
+    unknown = [m for m in mode_list if m not in MODE_NAMES]
+    if unknown or not mode_list:
+        _fail(f"unknown mode(s) {', '.join(unknown) or '(none given)'}: use {', '.join(MODE_NAMES)}")
+    folder = out or Path("results") / (benchmark + (f"-{variant}" if variant else ""))
+    settings = _make_settings(mode=mode_list[0], base_url=base_url, model=model, local_model=local_model,
+                              backend=backend, analysis_words=analysis_words, comment_words=comment_words,
+                              merge_score_call=merge_score_call, context_window=context_window, timeout=timeout,
+                              concurrency=max_in_flight, memory={"embedding": "hash"},
+                              cache=folder / "llm_cache.sqlite" if cache else None)
+    try:
+        b = make_benchmark(benchmark, data, variant)
+    except (DebatrixError, ValueError) as e:
+        _fail(str(e))
+        raise
+    started = time.perf_counter()
+
+    def show(record: dict[str, Any], done: int, total: int) -> None:
+        elapsed = time.perf_counter() - started
+        eta = elapsed / done * (total - done)
+        status = "" if record["status"] == "complete" else f" [yellow]{record['status']}: {record.get('reason')}[/]"
+        console.print(f"[dim]{elapsed:7.1f}s {done:>4}/{total}, ~{eta:.0f}s left[/] {record['mode']} "
+                      f"#{record['repeat']} {record['item']}{status}", highlight=False)
+
+    try:
+        report = asyncio.run(run_benchmark(b, settings, folder, modes=mode_list, repeats=repeats, limit=limit,
+                                           concurrency=concurrency, retry_incomplete=retry_incomplete,
+                                           on_record=show))
+    except DebatrixError as e:
+        _fail(str(e).replace("\n", "; "))
+        raise
+    out_console.print((folder / "summary.md").read_text(encoding="utf-8"), markup=False, highlight=False)
+    console.print(f"{report.judged} judged now, {report.skipped} already done, {report.seconds:.1f}s; results in "
+                  f"{folder}/ (items.jsonl, summary.csv, summary.md, summary.png)", highlight=False)
 
 
 @app.command()

@@ -43,6 +43,7 @@ class JudgeContext:
             raise
 
     def close(self) -> None:
+        self.gateway.close()
         if self.local_server is not None:
             self.local_server.stop()
             self.local_server = None

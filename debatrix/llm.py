@@ -17,6 +17,8 @@ import httpx
 import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+
+from .cache import ResponseCache
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
@@ -126,8 +128,12 @@ def _extract_json(text: str) -> Any:
 
 
 class LLMGateway:
-    def __init__(self, settings: LLMSettings, chat_model: BaseChatModel | None = None):
+    def __init__(self, settings: LLMSettings, chat_model: BaseChatModel | None = None,
+                 cache: ResponseCache | None = None):
         self.settings = settings
+        self._own_cache = cache is None and settings.cache_path is not None
+        self.cache = cache if cache is not None else (ResponseCache(settings.cache_path) if settings.cache_path
+                                                      else None)
         self._own_model = chat_model is None
         # an HTTP client belongs to one event loop: models we build get one client per loop, so the same gateway
         # works across several asyncio.run() calls (LangChain's shared default client does not)
@@ -135,6 +141,26 @@ class LLMGateway:
         self._model = chat_model if chat_model is not None else make_chat_model(settings)
         self.method: Method = self._choose_method()
         self.completed_requests = 0  # for progress estimates
+        self._identity = self._model_identity()
+
+    def close(self) -> None:
+        if self._own_cache and self.cache is not None:
+            self.cache.close()
+            self.cache = None
+
+    def _model_identity(self) -> dict[str, Any]:
+        """What makes two answers interchangeable: the model and its sampling settings (never the API key)."""
+        if self._own_model:
+            s = self.settings
+            where = f"local:{s.local_model}" if s.served_locally else s.base_url
+            return {"base_url": where, "model": s.model, "temperature": s.temperature,
+                    "max_tokens": s.max_output_tokens}
+        try:
+            params = dict(self._model._identifying_params)
+        except Exception:
+            params = {}
+        return {"type": type(self._model).__name__,
+                **{k: v for k, v in params.items() if "key" not in k.lower() and "token" != k.lower()}}
 
     @property
     def model(self) -> BaseChatModel:
@@ -190,7 +216,22 @@ class LLMGateway:
     # ------------------------------------------------------------------ one request
 
     async def _send(self, model: Any, messages: list[BaseMessage], meta: dict[str, Any]) -> tuple[AIMessage, int]:
-        """Send with retries; returns the answer and the number of attempts."""
+        """Send with retries; returns the answer and the number of attempts (0: answered from the cache)."""
+        key = None
+        if self.cache is not None:
+            options = dict(getattr(model, "kwargs", None) or {})
+            key = self.cache.key(self._identity, options, messages)
+            hit = await asyncio.to_thread(self.cache.get, key)
+            if hit is not None:
+                self.completed_requests += 1
+                return hit, 0
+        answer, attempts = await self._send_uncached(model, messages, meta)
+        if key is not None and self.cache is not None:
+            await asyncio.to_thread(self.cache.put, key, str(meta.get("debatrix_node")), answer)
+        return answer, attempts
+
+    async def _send_uncached(self, model: Any, messages: list[BaseMessage], meta: dict[str, Any]
+                             ) -> tuple[AIMessage, int]:
         attempts = 0
 
         def wait(state: RetryCallState) -> float:
@@ -234,6 +275,9 @@ class LLMGateway:
             raise  # structured() turns it into a repair request
         except openai.OpenAIError as e:
             raise LLMError(f"{meta.get('debatrix_node')}: {type(e).__name__}: {e}") from e
+        except Exception as e:  # a chat model or proxy answering something that is not a chat completion
+            raise LLMError(f"{meta.get('debatrix_node')}: the model call failed: {type(e).__name__}: "
+                           f"{str(e)[:200]}") from e
         self.completed_requests += 1
         if not isinstance(answer, AIMessage):
             raise LLMError(f"{meta.get('debatrix_node')}: chat model returned {type(answer).__name__}, not a message")
@@ -247,7 +291,8 @@ class LLMGateway:
         if completion is None:
             completion = count_tokens(_answer_text(answer), self.settings.tokenizer)
         return CallRecord(node=node, dimension=dimension, prompt_tokens=prompt, completion_tokens=completion,
-                          seconds=round(time.perf_counter() - started, 4), attempts=attempts, repaired=repaired)
+                          seconds=round(time.perf_counter() - started, 4), attempts=max(attempts, 1),
+                          repaired=repaired, cached=attempts == 0)
 
     # ------------------------------------------------------------------ public
 
@@ -270,6 +315,28 @@ class LLMGateway:
             raise StructuredOutputError(node, "", "the model returned an empty answer")
         record = self._record(node, dimension, messages, answer, started, attempts, False)
         return text, record.model_copy(update={"truncated": truncated}) if truncated else record
+
+    async def text_with_logprobs(self, messages: list[BaseMessage], *, node: str, max_tokens: int,
+                                 top_logprobs: int = 10, dimension: str | None = None,
+                                 meta: dict[str, Any] | None = None, json_schema: type[BaseModel] | None = None
+                                 ) -> tuple[str, list[dict[str, Any]], CallRecord]:
+        """The answer text plus the per-token log probabilities (``[{token, logprob, top_logprobs: [...]}, ...]``;
+        empty when the server returns none), for probability-weighted scores. With ``json_schema`` the answer is
+        constrained to that schema (raw JSON text; the caller parses it)."""
+        self.check_fits(self.prompt_tokens(messages), f"{node} ({dimension})" if dimension else node)
+        extra: dict[str, Any] = {}
+        if json_schema is not None:
+            js = json_schema.model_json_schema()
+            js["additionalProperties"] = False
+            extra["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": json_schema.__name__, "schema": js, "strict": True}}
+        model = self.model.bind(logprobs=True, top_logprobs=top_logprobs,
+                                max_tokens=min(max_tokens, self.settings.max_output_tokens), **extra)
+        started = time.perf_counter()
+        answer, attempts = await self._send(model, messages, self._meta(node, dimension, "text", meta))
+        logprobs = ((answer.response_metadata or {}).get("logprobs") or {}).get("content") or []
+        record = self._record(node, dimension, messages, answer, started, attempts, False)
+        return _answer_text(answer).strip(), list(logprobs), record
 
     async def structured(self, messages: list[BaseMessage], schema: type[T], *, node: str,
                          dimension: str | None = None, meta: dict[str, Any] | None = None,

@@ -280,5 +280,6 @@ def local_llm_settings(llm: "LLMSettings", server: LocalServer) -> "LLMSettings"
         "structured_output": "json_schema" if llm.structured_output == "auto" else llm.structured_output,
         "max_concurrency": min(llm.max_concurrency, server.parallel),
         "schema_length_limits": True,  # llama.cpp turns maxLength into its grammar
+        "served_locally": True,  # its port changes from run to run: cached answers are keyed by the model
         "timeout": max(llm.timeout, 600.0),
     })

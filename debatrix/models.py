@@ -42,6 +42,8 @@ class Debater(Frozen):
             raise ValueError("debater name has leading or trailing whitespace")
         if v.lower() == "tie":
             raise ValueError("'tie' is reserved and cannot be a debater name")
+        if any(ord(c) < 32 or ord(c) == 127 for c in v):
+            raise ValueError("debater name contains control characters")
         return v
 
 
@@ -123,6 +125,7 @@ class CallRecord(Frozen):
     attempts: int = 1
     repaired: bool = False
     truncated: bool = False  # the answer hit its token cap and was cut back to the last full sentence
+    cached: bool = False  # answered from the response cache: no request was sent
 
 
 class NodeUsage(Frozen):
@@ -139,6 +142,7 @@ class Usage(Frozen):
     retries: int = 0
     repairs: int = 0
     truncated_calls: int = 0  # free-text answers cut back at their token cap
+    cached_calls: int = 0  # answered from the response cache (included in llm_calls, cost nothing)
     llm_seconds: float = 0.0
     wall_seconds: float = 0.0
     by_node: dict[str, NodeUsage] = Field(default_factory=dict)
@@ -159,6 +163,7 @@ class Usage(Frozen):
             retries=sum(c.attempts - 1 for c in calls),
             repairs=sum(c.repaired for c in calls),
             truncated_calls=sum(c.truncated for c in calls),
+            cached_calls=sum(c.cached for c in calls),
             llm_seconds=round(sum(c.seconds for c in calls), 3),
             wall_seconds=round(wall_seconds, 3),
             by_node={k: NodeUsage(**{**v, "seconds": round(v["seconds"], 3)}) for k, v in sorted(by.items())},

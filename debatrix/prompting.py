@@ -117,6 +117,32 @@ class RepairVars(_Vars):
     json_schema: str
 
 
+class RateSpeechVars(_Vars):
+    topic: str
+    speech: str
+    fence: str
+    cot: bool
+    words: int
+
+
+class MatchClaimVars(_Vars):
+    motion: str
+    speech: str
+    fence: str
+    claim: str
+
+
+class NoVars(_Vars):
+    """For templates without variables."""
+
+
+class CritiqueCommentVars(_Vars):
+    position: str
+    critique: str
+    fence: str
+    words: int
+
+
 TEMPLATES: dict[str, type[_Vars]] = {
     "system.j2": SystemVars,
     "debate_header.j2": DebateHeaderVars,
@@ -136,6 +162,10 @@ TEMPLATES: dict[str, type[_Vars]] = {
     "ask_winner.j2": AskWinnerVars,
     "json_instruction.j2": SchemaVars,
     "repair.j2": RepairVars,
+    "rate_speech.j2": RateSpeechVars,
+    "match_claim.j2": MatchClaimVars,
+    "critique_comment.j2": CritiqueCommentVars,
+    "critique_rate.j2": NoVars,
 }
 
 

@@ -32,6 +32,10 @@ class LLMSettings(_Frozen):
     merge_score_call: bool = Field(
         default=False, description="one structured call for comment + score instead of the paper's two calls"
     )
+    served_locally: bool = Field(
+        default=False, description="base_url is an embedded model server started for this run (set by the run)")
+    cache_path: Path | None = Field(
+        default=None, description="SQLite file caching LLM answers (opt-in): a rerun pays for no answered call")
     cap_text_answers: bool = Field(
         default=True, description="cap free-text answers at about 1.6 tokens per word asked (cut at a sentence end)")
     schema_length_limits: bool = Field(
@@ -82,6 +86,8 @@ class JudgeSettings(_Frozen):
     dimension_dirs: tuple[Path, ...] = ()
     analysis_words: int = Field(default=250, ge=20, description="length asked of each speech analysis")
     comment_words: int = Field(default=100, ge=10, description="length asked of each comment")
+    max_llm_calls: int = Field(default=2000, ge=1, description="a debate needing more calls is refused before "
+                                                                "any is sent (500 speeches would take thousands)")
     llm: LLMSettings = Field(default_factory=LLMSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
 

@@ -124,6 +124,19 @@ def instance_of(schema: dict[str, Any], n: int = 0, defs: dict[str, Any] | None 
     return f"A comment ({n})."
 
 
+@dataclass
+class Fault:
+    """What a :class:`FakeOpenAIServer` responder returns to misbehave: an HTTP ``status`` with ``headers`` and a
+    ``body`` (a dict is sent as JSON, a string as is), after ``delay`` seconds; or ``reset``: close the connection
+    without answering."""
+
+    status: int = 500
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    reset: bool = False
+
+
 class FakeOpenAIServer:
     """``with FakeOpenAIServer(latency=0.2) as server: ChatOpenAI(base_url=server.base_url, ...)``.
 
@@ -159,15 +172,30 @@ class FakeOpenAIServer:
                 if server.latency:
                     time.sleep(server.latency)
                 custom = server.responder(body, n) if server.responder else None
+                if isinstance(custom, Fault):
+                    if custom.delay:
+                        time.sleep(custom.delay)
+                    if custom.reset:
+                        self.close_connection = True
+                        self.connection.shutdown(2)
+                        return
+                    payload = custom.body if custom.body is not None else {"error": {"message": "injected fault"}}
+                    self._send(custom.status, payload, custom.headers)
+                    return
                 self._send(200, custom or server.completion(body, n))
 
-            def _send(self, status: int, body: dict[str, Any]) -> None:
-                data = json.dumps(body).encode()
+            def _send(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+                data = (body if isinstance(body, str) else json.dumps(body)).encode()
                 self.send_response(status)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(data)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
                 self.end_headers()
-                self.wfile.write(data)
+                try:
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout test)
+                    pass
 
         self._httpd = ThreadingHTTPServer((host, port), Handler)
         self._httpd.daemon_threads = True

@@ -19,6 +19,7 @@ from langgraph.graph import END, START, StateGraph
 
 from debatrix.context import JudgeContext
 from debatrix.errors import UnknownModeError
+from debatrix.models import Debate
 
 from .column import build_iterative_column, build_raw_column
 from .nodes import guarded, previous_analyses, previous_speeches
@@ -70,7 +71,11 @@ def _judge_graph(ctx: JudgeContext | None, mode: str, column: Any, preflight: Pr
     shape = SHAPES[mode]
     panel, per_speech, fixed = shape.panel, shape.per_speech, shape.fixed
     g = StateGraph(JudgeState, context_schema=JudgeContext, input_schema=JudgeInput, output_schema=JudgeOutput)
-    g.add_node("prepare", bind(make_prepare(preflight, fixed), ctx))
+    def calls_needed(debate: Debate, n_dims: int, run_ctx: JudgeContext) -> int:
+        return expected_calls(mode, len(debate.speeches), len(debate.debaters), n_dims,
+                              run_ctx.settings.llm.merge_score_call)
+
+    g.add_node("prepare", bind(make_prepare(preflight, fixed, calls_needed), ctx))
     g.add_node("column", column)
     g.add_node("finish", bind(make_finish(mode, per_speech, panel), ctx))
     g.add_edge(START, "prepare")

@@ -60,7 +60,8 @@ def preflight_transcript(debate: Debate, ctx: JudgeContext) -> list[str]:
     return _fits(ctx, P.debate_header(debate, fence) + P.transcript(debate, fence), "the full debate transcript")
 
 
-def make_prepare(preflight: Preflight, fixed: tuple[str, ...] | None) -> Callable:
+def make_prepare(preflight: Preflight, fixed: tuple[str, ...] | None,
+                 calls_needed: Callable[[Debate, int, JudgeContext], int] | None = None) -> Callable:
     async def prepare(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
         debate = state.get("debate")
         if isinstance(debate, dict):
@@ -73,12 +74,18 @@ def make_prepare(preflight: Preflight, fixed: tuple[str, ...] | None) -> Callabl
                 raise ConfigurationError(f"this mode judges one dimension; got {', '.join(wanted)}")
             wanted = wanted or fixed
         dims = list(ctx.registry.resolve(wanted, debate.format))
+        failures = preflight(debate, ctx)
+        if calls_needed is not None:
+            needed, budget = calls_needed(debate, len(dims), ctx), ctx.settings.max_llm_calls
+            if needed > budget:
+                failures.append(f"CallBudgetExceeded: judging this debate takes {needed} LLM calls, more than "
+                                f"max_llm_calls = {budget}; nothing was sent (raise the limit to judge it)")
         return {
             "debate": debate,
             "dimensions": dims,
             "run_id": state.get("run_id") or uuid.uuid4().hex[:16],
             "started_at": datetime.now(UTC).isoformat(),
-            "failures": preflight(debate, ctx),
+            "failures": failures,
         }
 
     return prepare

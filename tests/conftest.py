@@ -19,6 +19,12 @@ def need_data(path: Path) -> None:
         pytest.skip(f"real data set not found at {path} (set DEBATRIX_DATA to the shared/data folder)")
 
 
+def data_required(fn):
+    """Mark a test as reading the real data sets; skipped with a message when they are absent."""
+    skip = pytest.mark.skipif(not DATA.exists(), reason=f"real data sets not found at {DATA} (set DEBATRIX_DATA)")
+    return pytest.mark.data(skip(fn))
+
+
 @pytest.fixture
 def uniforms():
     return load_debate(EXAMPLES / "school_uniforms.yaml")

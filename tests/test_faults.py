@@ -1,0 +1,139 @@
+"""Fault injection over real HTTP: a fake OpenAI-compatible server on 127.0.0.1 that answers with 429 +
+Retry-After, 500/503, hangs past the timeout, resets connections, sends truncated or malformed JSON, names a winner
+who is not a debater, or answers nothing. Every case ends complete after retries or incomplete naming the cause:
+never a crash, never a made-up verdict."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from debatrix import JudgeSettings, LLMSettings, MemorySettings
+from debatrix.api import ajudge_debate
+from debatrix.models import Status
+from debatrix.testing import FakeOpenAIServer, Fault
+
+
+def run_settings(srv: FakeOpenAIServer, **llm) -> JudgeSettings:
+    base = dict(base_url=srv.base_url, model="fake-model", max_retries=2, retry_max_wait=0.2, timeout=2.0)
+    return JudgeSettings(mode="direct", llm=LLMSettings(**{**base, **llm}), memory=MemorySettings(embedding="hash"))
+
+
+def first_n(n: int, fault: Fault | None = None, make=None):
+    """A responder that misbehaves on the first ``n`` requests, then answers normally."""
+    seen = {"n": 0}
+
+    def respond(body, i):
+        if seen["n"] < n:
+            seen["n"] += 1
+            return make(body, i) if make else fault
+        return None
+
+    return respond
+
+
+def structured_only(n: int, content: str, finish: str = "stop"):
+    """Misbehave on the first ``n`` structured (json_schema) requests with ``content``."""
+    seen = {"n": 0}
+
+    def respond(body, i):
+        if body.get("response_format") and seen["n"] < n:
+            seen["n"] += 1
+            done = FakeOpenAIServer().completion(body, i)
+            done["choices"][0]["message"]["content"] = content
+            done["choices"][0]["finish_reason"] = finish
+            return done
+        return None
+
+    return respond
+
+
+RECOVERABLE = {
+    "429 with Retry-After": first_n(2, Fault(429, headers={"Retry-After": "0.1"})),
+    "500": first_n(2, Fault(500)),
+    "503": first_n(1, Fault(503)),
+    "connection reset": first_n(2, Fault(reset=True)),
+    "hang past the timeout": first_n(1, Fault(200, delay=3.0)),
+    "malformed JSON": structured_only(1, '{"score": seven}'),
+    "truncated JSON": structured_only(1, '{"winner": "Ma', finish="length"),
+    "winner who is not a debater": structured_only(1, '{"winner": "The Judge"}'),
+    "empty structured answer": structured_only(1, ""),
+}
+
+
+@pytest.mark.parametrize("case", list(RECOVERABLE))
+async def test_transient_faults_end_complete(uniforms, case):
+    with FakeOpenAIServer(responder=RECOVERABLE[case]) as srv:
+        result = await ajudge_debate(uniforms, run_settings(srv, timeout=1.0))
+    assert result.status is Status.COMPLETE, f"{case}: {result.incomplete_reason}"
+    assert result.winner in {"Maya", "Theo"}
+    u = result.usage
+    if case in ("malformed JSON", "truncated JSON", "winner who is not a debater", "empty structured answer"):
+        assert u.repairs == 1
+    else:
+        assert u.retries >= 1
+
+
+PERSISTENT = {
+    "429 forever": (Fault(429, headers={"Retry-After": "0.05"}), "LLMRateLimitError"),
+    "500 forever": (Fault(500), "server error 500"),
+    "503 forever": (Fault(503), "server error 503"),
+    "resets forever": (Fault(reset=True), "cannot reach the model server"),
+    "hangs forever": (Fault(200, delay=1.5), "LLMTimeoutError"),
+    "401 unauthorised": (Fault(401), "server error 401"),
+    "400 bad request": (Fault(400), "rejected the request (400)"),
+    "not JSON at all": (Fault(200, body="<html>proxy error</html>"), "LLMError"),
+}
+
+
+@pytest.mark.parametrize("case", list(PERSISTENT))
+async def test_persistent_faults_end_incomplete_with_the_cause(uniforms, case):
+    fault, cause = PERSISTENT[case]
+    with FakeOpenAIServer(responder=lambda body, i: fault) as srv:
+        started = time.perf_counter()
+        result = await ajudge_debate(uniforms, run_settings(srv, timeout=1.0, max_retries=1))
+        elapsed = time.perf_counter() - started
+    assert result.status is Status.INCOMPLETE
+    assert cause in result.incomplete_reason, result.incomplete_reason
+    assert result.general is None or result.general.verdict is None  # no made-up verdict
+    assert "sk-" not in json.dumps(result.settings)
+    assert elapsed < 30
+
+
+@pytest.mark.parametrize("content, cause", [
+    ('{"winner": "The Judge"}', "VerdictParseError"),
+    ('{"score": 11}', "StructuredOutputError"),
+    ("", "StructuredOutputError"),
+    ("I think Maya won.", "StructuredOutputError"),
+])
+async def test_persistently_bad_answers_are_never_accepted(uniforms, content, cause):
+    with FakeOpenAIServer(responder=structured_only(10**6, content)) as srv:
+        result = await ajudge_debate(uniforms, run_settings(srv))
+    assert result.status is Status.INCOMPLETE
+    assert cause in result.incomplete_reason
+    assert result.general is None or result.general.verdict is None
+
+
+async def test_empty_text_answer_is_incomplete(uniforms):
+    def empty_text(body, i):
+        if body.get("response_format"):
+            return None
+        done = FakeOpenAIServer().completion(body, i)
+        done["choices"][0]["message"]["content"] = ""
+        return done
+
+    with FakeOpenAIServer(responder=empty_text) as srv:
+        result = await ajudge_debate(uniforms, run_settings(srv))
+    assert result.status is Status.INCOMPLETE and "empty answer" in result.incomplete_reason
+
+
+async def test_api_key_never_reaches_results(uniforms):
+    with FakeOpenAIServer() as srv:
+        s = run_settings(srv, api_key="sk-secret-123")
+        result = await ajudge_debate(uniforms, s)
+        auth = {r.get("_auth") for r in srv.requests}
+    assert result.status is Status.COMPLETE
+    assert "sk-secret-123" not in result.model_dump_json()
+    assert auth == {None}  # the server does not echo it back either

@@ -1,0 +1,111 @@
+"""Every benchmark metric against hand-computed values and against an independent computation on random data."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from debatrix.benchmarks.metrics import (accuracy, critique_weighted_loss, f1_per_class, kendall_tau_c, mean_ci,
+                                         quadratic_weighted_kappa, rmse100, roc_auc,
+                                         weighted_pairwise_ranking_error)
+
+
+def test_rmse100_by_hand():
+    assert rmse100([0, 1, 0.5], [0, 1, 0.5]) == 0
+    # errors 1, 0.5, 0 -> mean square (1 + 0.25) / 3 -> sqrt * 100
+    assert rmse100([0, 0.5, 1], [1, 1, 1]) == pytest.approx(math.sqrt(1.25 / 3) * 100)
+    with pytest.raises(ValueError):
+        rmse100([], [])
+    with pytest.raises(ValueError):
+        rmse100([0], [0, 1])
+
+
+def test_mean_ci_by_hand_and_t_distribution():
+    assert mean_ci([5.0]) == (5.0, 0.0)
+    m, h = mean_ci([1.0, 2.0, 3.0])
+    # sd = 1, n = 3: half-width = t(0.975, 2) / sqrt(3) = 4.302653 / 1.732051
+    assert m == 2.0 and h == pytest.approx(4.302653 / math.sqrt(3), rel=1e-5)
+    assert math.isnan(mean_ci([])[0])
+
+
+def test_kendall_tau_c_by_hand():
+    # x = 1,2,3,4 ; y = 1,3,2,4: 5 concordant, 1 discordant; tau-c = 2m(C-D)/(n^2(m-1)), m = 4, n = 4
+    assert kendall_tau_c([1, 2, 3, 4], [1, 3, 2, 4]) == pytest.approx(2 * 4 * 4 / (16 * 3))
+
+
+def test_qwk_by_hand_and_against_an_independent_formula():
+    labels = [1, 2, 3]
+    assert quadratic_weighted_kappa([1, 2, 3], [1, 2, 3], labels) == pytest.approx(1.0)
+    # a = 1,1,2 ; b = 1,2,2 with weights (i-j)^2/4: observed disagreement = (0 + 0.25 + 0)/3
+    # marginals a: (2,1,0)/3, b: (1,2,0)/3; expected = sum p_a(i) p_b(j) w(i,j) = (2/3)(2/3)(1/4) + (1/3)(1/3)(1/4)
+    obs, exp = 0.25 / 3, (4 / 9) * 0.25 + (1 / 9) * 0.25
+    assert quadratic_weighted_kappa([1, 1, 2], [1, 2, 2], labels) == pytest.approx(1 - obs / exp)
+    rng = np.random.default_rng(1)
+    a, b = rng.integers(-1, 6, 200).tolist(), rng.integers(-1, 6, 200).tolist()
+    lab = list(range(-1, 6))
+    # independent: the kappa definition with the full weight and expected matrices via numpy broadcasting
+    pa = np.array([a.count(x) for x in lab]) / 200
+    pb = np.array([b.count(x) for x in lab]) / 200
+    w = (np.subtract.outer(np.arange(7), np.arange(7)) ** 2) / 36
+    po = np.zeros((7, 7))
+    for x, y in zip(a, b):
+        po[lab.index(x), lab.index(y)] += 1 / 200
+    assert quadratic_weighted_kappa(a, b, lab) == pytest.approx(1 - (w * po).sum() / (w * np.outer(pa, pb)).sum())
+
+
+def test_roc_auc_by_hand_and_against_mann_whitney():
+    assert roc_auc([0.1, 0.4, 0.35, 0.8], [False, False, True, True]) == pytest.approx(0.75)
+    assert roc_auc([1, 1], [True, False]) == pytest.approx(0.5)
+    rng = np.random.default_rng(2)
+    s, y = rng.normal(size=300), rng.random(300) < 0.4
+    u = stats.mannwhitneyu(s[y], s[~y]).statistic
+    assert roc_auc(s.tolist(), y.tolist()) == pytest.approx(u / (y.sum() * (~y).sum()))
+
+
+def test_f1_and_accuracy_by_hand():
+    pred = ["E", "I", "N", "N", "E"]
+    gold = ["E", "N", "N", "I", "E"]
+    f1 = f1_per_class(pred, gold, ["E", "I", "N"])
+    assert f1["E"] == 1.0 and f1["I"] == 0.0 and f1["N"] == pytest.approx(0.5)
+    assert accuracy(pred, gold) == pytest.approx(3 / 5)
+
+
+def test_weighted_pairwise_ranking_error_by_hand():
+    # human 0.9 > 0.5 > 0.1: pair weights 0.4 (a,b), 0.8 (a,c), 0.4 (b,c); total 1.6
+    swapped = ([0.9, 0.5, 0.1], [0.5, 0.6, 0.1])  # (a,b) reversed: 0.4 / 1.6
+    assert weighted_pairwise_ranking_error([swapped]) == pytest.approx(0.25)
+    tied = ([0.9, 0.5, 0.1], [0.9, 0.9, 0.5])  # (a,b) tied: half of 0.4
+    assert weighted_pairwise_ranking_error([tied]) == pytest.approx(0.125)
+    # averaged per position; positions whose humans tie everything are left out
+    perfect = ([0.2, 0.8], [0.1, 0.9])
+    flat = ([0.5, 0.5], [0.1, 0.9])
+    assert weighted_pairwise_ranking_error([swapped, perfect, flat]) == pytest.approx((0.25 + 0) / 2)
+
+
+def test_weighted_pairwise_ranking_error_against_brute_force():
+    rng = random.Random(3)
+    groups = [([rng.choice([0, 0.25, 0.5, 0.75, 1]) for _ in range(5)],
+               [rng.choice([0, 0.5, 1]) for _ in range(5)]) for _ in range(20)]
+    per = []
+    for h, m in groups:
+        pairs = [(i, j) for i in range(5) for j in range(5) if h[i] > h[j]]  # ordered pairs, humans prefer i
+        if pairs:
+            w = [h[i] - h[j] for i, j in pairs]
+            e = [(1 if m[i] < m[j] else 0.5 if m[i] == m[j] else 0) for i, j in pairs]
+            per.append(sum(a * b for a, b in zip(w, e)) / sum(w))
+    assert weighted_pairwise_ranking_error(groups) == pytest.approx(sum(per) / len(per))
+
+
+def test_critique_weighted_loss_by_hand():
+    human = dict(centrality=0.8, strength=0.5, correctness=1.0, clarity=0.9, dead_weight=0.0, single_issue=1.0,
+                 overall=0.6)
+    model = dict(centrality=0.6, strength=0.5, correctness=0.5, clarity=0.7, dead_weight=0.5, single_issue=1.0,
+                 overall=0.2)
+    expected = (0.5 * 0.4 + 0.2 * abs(0.4 - 0.3) + 0.1 * 0.2 + 0.1 * 0.5 + 0.05 * 0.5 + 0.05 * 0.0)
+    assert critique_weighted_loss(human, model) == pytest.approx(expected)
+    unclear = {**human, "clarity": 0.3}
+    assert critique_weighted_loss(unclear, model) == pytest.approx(0.5 * 0.4 + 0.5 * 0.4)
