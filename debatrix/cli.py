@@ -31,7 +31,7 @@ MODE_NAMES = ("debatrix", "chronological", "dimensional", "noniterative", "direc
 Mode = Enum("Mode", {m: m for m in MODE_NAMES}, type=str)  # type: ignore[misc]
 
 
-LOCAL_PROFILE = {"analysis_words": 60, "comment_words": 30, "merge_score_call": True}
+LOCAL_PROFILE = {"analysis_words": 40, "comment_words": 20, "merge_score_call": True}
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -78,7 +78,8 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
                    context_window: int | None = None, max_output_tokens: int | None = None,
                    timeout: float | None = None, retries: int | None = None, concurrency: int | None = None,
                    structured_output: str | None = None, merge_score_call: bool | None = None,
-                   memory: dict[str, Any] | None = None, cache: Path | None = None) -> JudgeSettings:
+                   memory: dict[str, Any] | None = None, cache: Path | None = None,
+                   requests_per_second: float | None = None) -> JudgeSettings:
     """Settings from command-line options (unset ones from the environment, then the defaults); on the local
     backend, unless told otherwise, short answers and merged score calls (README, "Local models")."""
     try:
@@ -86,7 +87,8 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
                                    local_model=local_model, backend=backend,
                                    max_output_tokens=max_output_tokens, timeout=timeout, max_retries=retries,
                                    max_concurrency=concurrency, structured_output=structured_output,
-                                   merge_score_call=merge_score_call, cache_path=cache)
+                                   merge_score_call=merge_score_call, cache_path=cache,
+                                   requests_per_second=requests_per_second)
         if llm.uses_local:  # two CPU cores: every generated token counts
             analysis_words = analysis_words or LOCAL_PROFILE["analysis_words"]
             comment_words = comment_words or LOCAL_PROFILE["comment_words"]
@@ -136,6 +138,7 @@ def judge(
     chroma_port: Annotated[int, typer.Option(help="chromadb server port for --memory http")] = 8000,
     embedding: Annotated[str, typer.Option(help="minilm (offline ONNX) or hash")] = "minilm",
     dimension_dir: Annotated[list[Path] | None, typer.Option(help="extra folder of dimension YAML files")] = None,
+    rps: Annotated[float | None, typer.Option(help="at most this many LLM requests started per second")] = None,
     cache: Annotated[Path | None, typer.Option(help="SQLite file caching LLM answers: rerunning after a crash or "
                                                     "with the same inputs pays for no answered call")] = None,
     json_output: Annotated[bool, typer.Option("--json", help="print the result JSON to stdout")] = False,
@@ -149,7 +152,7 @@ def judge(
         context_window=context_window, max_output_tokens=max_output_tokens, timeout=timeout, retries=retries,
         concurrency=concurrency, structured_output=structured_output, merge_score_call=merge_score_call,
         memory=dict(backend=memory, path=memory_path, host=chroma_host, port=chroma_port, embedding=embedding,
-                    retrieval=retrieval), cache=cache)
+                    retrieval=retrieval), cache=cache, requests_per_second=rps)
     try:
         result = asyncio.run(_judge(debate, settings, quiet))
     except DebatrixError as e:
@@ -390,6 +393,7 @@ def bench(
     context_window: Annotated[int | None, typer.Option(help="the model's context window in tokens")] = None,
     timeout: Annotated[float | None, typer.Option(help="seconds per request")] = None,
     max_in_flight: Annotated[int | None, typer.Option(help="LLM requests in flight at once")] = None,
+    rps: Annotated[float | None, typer.Option(help="at most this many LLM requests started per second")] = None,
     cache: Annotated[bool, typer.Option(help="cache LLM answers in <out>/llm_cache.sqlite, so a restarted run "
                                              "pays for no call answered before the crash")] = True,
 ) -> None:
@@ -408,7 +412,7 @@ def bench(
                               backend=backend, analysis_words=analysis_words, comment_words=comment_words,
                               merge_score_call=merge_score_call, context_window=context_window, timeout=timeout,
                               concurrency=max_in_flight, memory={"embedding": "hash"},
-                              cache=folder / "llm_cache.sqlite" if cache else None)
+                              cache=folder / "llm_cache.sqlite" if cache else None, requests_per_second=rps)
     try:
         b = make_benchmark(benchmark, data, variant)
     except (DebatrixError, ValueError) as e:

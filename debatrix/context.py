@@ -31,7 +31,7 @@ class JudgeContext:
         if chat_model is None and settings.llm.uses_local:
             from .local import LocalServer, local_llm_settings
 
-            server = LocalServer(settings.llm.local_model).start()
+            server = LocalServer(settings.llm.local_model, parallel=settings.llm.local_parallel).start()
             settings = settings.model_copy(update={"llm": local_llm_settings(settings.llm, server)})
         try:
             return cls(settings=settings, gateway=LLMGateway(settings.llm, chat_model),

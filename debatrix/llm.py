@@ -135,6 +135,12 @@ class LLMGateway:
         self.cache = cache if cache is not None else (ResponseCache(settings.cache_path) if settings.cache_path
                                                       else None)
         self._own_model = chat_model is None
+        self._limiter = None
+        if settings.requests_per_second:
+            from langchain_core.rate_limiters import InMemoryRateLimiter
+
+            self._limiter = InMemoryRateLimiter(requests_per_second=settings.requests_per_second,
+                                                check_every_n_seconds=0.01, max_bucket_size=1)
         # an HTTP client belongs to one event loop: models we build get one client per loop, so the same gateway
         # works across several asyncio.run() calls (LangChain's shared default client does not)
         self._per_loop: dict[int, tuple[asyncio.AbstractEventLoop, BaseChatModel, asyncio.Semaphore]] = {}
@@ -250,6 +256,8 @@ class LLMGateway:
             ):
                 with attempt:
                     attempts += 1
+                    if self._limiter is not None:
+                        await self._limiter.aacquire()
                     async with self._semaphore():
                         answer = await asyncio.wait_for(
                             model.ainvoke(messages, config={"metadata": meta, "tags": ["debatrix"]}),
@@ -347,7 +355,8 @@ class LLMGateway:
         json_schema = json.dumps(schema.model_json_schema(), ensure_ascii=False)
         if self.method == "parse":
             messages = _append_to_last(messages, render("json_instruction.j2", SchemaVars(json_schema=json_schema)))
-        limit = words * 8 if words and self.settings.schema_length_limits and "comment" in schema.model_fields else None
+        limit = (words * 12 if words and self.settings.schema_length_limits and "comment" in schema.model_fields
+                 else None)
         model = self._bound(schema, limit)
         records: list[CallRecord] = []
         problem = ""
@@ -370,9 +379,16 @@ class LLMGateway:
                 records.append(self._record(node, dimension, messages, answer, started, attempts, repair))
                 raw = _raw_structured(answer)
                 try:
-                    return self._parse(answer, schema), records
+                    parsed = self._parse(answer, schema)
                 except (ValueError, ValidationError) as e:
                     problem = _problem(e)
+                else:
+                    comment = getattr(parsed, "comment", None)
+                    if limit and isinstance(comment, str) and len(comment) >= limit - 1:
+                        # the grammar stopped the comment at maxLength, maybe mid-word: keep whole sentences
+                        parsed = parsed.model_copy(update={"comment": last_full_sentence(comment)})
+                        records[-1] = records[-1].model_copy(update={"truncated": True})
+                    return parsed, records
             messages = [*messages, AIMessage(content=raw),
                         HumanMessage(content=render("repair.j2", RepairVars(problem=problem, json_schema=json_schema)))]
         err = VerdictParseError if "winner" in schema.model_fields else StructuredOutputError

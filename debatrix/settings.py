@@ -19,6 +19,8 @@ class LLMSettings(_Frozen):
     backend: Literal["auto", "openai", "local"] = Field(
         default="auto", description="auto: an OpenAI-compatible endpoint if one is configured, else the local model")
     local_model: str = Field(default="qwen2.5-coder-1.5b", description="catalogue name or .gguf path (local backend)")
+    local_parallel: int = Field(default=2, ge=1, le=16, description="requests the local server runs at once "
+                                "(2 measured ~15% faster than 1 on 2 CPU cores; each gets context/parallel)")
     base_url: str | None = None
     model: str = "gpt-4o-mini"
     api_key: SecretStr | None = Field(default=None, exclude=True, repr=False)
@@ -40,6 +42,8 @@ class LLMSettings(_Frozen):
         default=True, description="cap free-text answers at about 1.6 tokens per word asked (cut at a sentence end)")
     schema_length_limits: bool = Field(
         default=False, description="put the asked length into JSON schemas as maxLength (grammar-enforcing servers)")
+    requests_per_second: float | None = Field(
+        default=None, gt=0, description="cap on requests started per second (shared by every debate of the run)")
     max_concurrency: int = Field(default=8, ge=1, description="LLM requests in flight at once")
     tokenizer: Literal["o200k_base", "cl100k_base"] = "o200k_base"
 

@@ -147,6 +147,7 @@ class FakeOpenAIServer:
                  responder: Callable[[dict[str, Any], int], dict[str, Any] | None] | None = None):
         self.latency = latency
         self.requests: list[dict[str, Any]] = []
+        self.arrivals: list[float] = []  # time.monotonic() of each request, in arrival order
         self.responder = responder
         self._counter = itertools.count()
         self._lock = threading.Lock()
@@ -169,6 +170,7 @@ class FakeOpenAIServer:
                 with server._lock:
                     n = next(server._counter)
                     server.requests.append(body)
+                    server.arrivals.append(time.monotonic())
                 if server.latency:
                     time.sleep(server.latency)
                 custom = server.responder(body, n) if server.responder else None
@@ -217,8 +219,10 @@ class FakeOpenAIServer:
                 "name": fn["name"], "arguments": json.dumps(instance_of(fn.get("parameters", {}), n))}}]
         else:
             message["content"] = f"Comment number {n}: the speaker's case was assessed on its merits."
-        prompt = sum(len(str(m.get("content", ""))) for m in body.get("messages", [])) // 4
-        completion = len(str(message.get("content") or "")) // 4 + 1
+        from .tokens import count_tokens  # o200k_base, offline: the counts an OpenAI model would report
+
+        prompt = sum(count_tokens(str(m.get("content") or "")) + 4 for m in body.get("messages", []))
+        completion = count_tokens(str(message.get("content") or json.dumps(message.get("tool_calls")))) + 1
         return {"id": f"chatcmpl-{n}", "object": "chat.completion", "created": int(time.time()),
                 "model": body.get("model", "fake-model"),
                 "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
@@ -238,3 +242,25 @@ class FakeOpenAIServer:
 
     def __exit__(self, *exc: Any) -> None:
         self.stop()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m debatrix.testing --port 8099``: serve the fake OpenAI-compatible model until Ctrl-C (for trying
+    the CLI without a model, and for measuring the framework's own overhead)."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap.add_argument("--port", type=int, default=8099)
+    ap.add_argument("--latency", type=float, default=0.0, help="seconds before every answer")
+    args = ap.parse_args(argv)
+    with FakeOpenAIServer(latency=args.latency, port=args.port) as server:
+        print(f"fake OpenAI-compatible server at {server.base_url} (Ctrl-C stops it)", flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()

@@ -67,6 +67,16 @@ def expected_calls(mode: str, n_speeches: int, n_debaters: int, n_dimensions: in
     return per_dim * n_dimensions + (2 if shape.panel else 0)
 
 
+def critical_rounds(mode: str, n_speeches: int, merged: bool) -> int:
+    """LLM rounds on the longest dependency chain of a run, when every call takes the same time: the speeches are
+    analysed one after another (each judged in parallel with the next analysis), then the debate analysis, the
+    final judges (debaters and winner in parallel) and the panel. Dimensions run side by side."""
+    shape = SHAPES[mode]
+    per_judgment = 1 if merged else 2
+    column = (n_speeches + 1 + per_judgment) if shape.per_speech else per_judgment
+    return column + (2 if shape.panel else 0)
+
+
 def _judge_graph(ctx: JudgeContext | None, mode: str, column: Any, preflight: Preflight) -> StateGraph:
     shape = SHAPES[mode]
     panel, per_speech, fixed = shape.panel, shape.per_speech, shape.fixed

@@ -54,6 +54,8 @@ class MemoryStore:
         self.settings = settings
         self._client: Any = None
         self._lock = threading.Lock()
+        self._columns: dict[tuple[str, str], ColumnMemory] = {}
+        self._columns_lock = threading.Lock()
 
     @property
     def client(self) -> Any:
@@ -77,12 +79,20 @@ class MemoryStore:
             raise ConfigurationError(f"cannot reach the chromadb server at {s.host}:{s.port}: {e}") from None
 
     def column(self, run_id: str, dimension: str) -> ColumnMemory:
-        return ColumnMemory(self, run_id, dimension)
+        """The memories of one run's dimension, opened once (a server round trip per collection)."""
+        key = (run_id, dimension)
+        with self._columns_lock:
+            col = self._columns.get(key)
+            if col is None:
+                col = self._columns[key] = ColumnMemory(self, run_id, dimension)
+            return col
 
     def drop(self, run_id: str, dimensions: list[str]) -> None:
         if self.settings.keep:
             return
         for dim in dimensions:
+            with self._columns_lock:
+                self._columns.pop((run_id, dim), None)
             for name in ColumnMemory.names(run_id, dim):
                 try:
                     self.client.delete_collection(name)

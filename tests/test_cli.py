@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from debatrix.cli import app
 from debatrix.testing import FakeOpenAIServer
 
-from .conftest import EXAMPLES
+from .conftest import EXAMPLES, data_required
 
 runner = CliRunner()
 
@@ -73,3 +73,32 @@ def test_bad_options(args, message):
         res = runner.invoke(app, ["judge", str(EXAMPLES / "school_uniforms.yaml"), "--base-url", server.base_url,
                                   *args])
     assert res.exit_code == 2 and message in res.output
+
+
+@data_required
+def test_bench_command_runs_and_resumes(tmp_path):
+    """`debatrix bench` on a 2-debate DebateArt subset against the fake server: tables, plot, then a rerun that
+    judges nothing again."""
+    out = tmp_path / "bench"
+    with FakeOpenAIServer() as srv:
+        args = ["bench", "debateart", "--modes", "direct,dimensional", "--limit", "2", "--out", str(out),
+                "--base-url", srv.base_url, "--model", "fake-model", "--concurrency", "2"]
+        first = runner.invoke(app, args)
+        assert first.exit_code == 0, first.output
+        n_requests = len(srv.requests)
+        again = runner.invoke(app, args)
+        assert again.exit_code == 0, again.output
+        assert len(srv.requests) == n_requests  # everything was finished: no new request
+    assert "rmse100_general_dp" in first.output and "4 judged now, 0 already done" in first.output
+    assert "0 judged now, 4 already done" in again.output
+    for name in ("items.jsonl", "summary.csv", "summary.md", "summary.png", "run.json", "llm_cache.sqlite"):
+        assert (out / name).exists(), name
+
+
+def test_bench_bad_arguments():
+    res = runner.invoke(app, ["bench", "mmlu"])
+    assert res.exit_code == 2 and "unknown benchmark 'mmlu'" in res.output
+    res = runner.invoke(app, ["bench", "debateart", "--modes", "fancy"])
+    assert res.exit_code == 2 and "unknown mode(s) fancy" in res.output
+    res = runner.invoke(app, ["bench", "critiques", "--base-url", "http://127.0.0.1:9/v1"])
+    assert res.exit_code == 2 and "--data" in res.output

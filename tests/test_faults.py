@@ -137,3 +137,13 @@ async def test_api_key_never_reaches_results(uniforms):
     assert result.status is Status.COMPLETE
     assert "sk-secret-123" not in result.model_dump_json()
     assert auth == {None}  # the server does not echo it back either
+
+
+async def test_requests_per_second_limit_spaces_requests(uniforms):
+    """A rate limit is never exceeded (a lower bound on spacing: a slow machine only spaces requests more)."""
+    with FakeOpenAIServer() as srv:
+        result = await ajudge_debate(uniforms, run_settings(srv, requests_per_second=20, max_concurrency=8))
+        arrivals = list(srv.arrivals)
+    assert result.status is Status.COMPLETE
+    # 6 requests at 20 per second span at least 5 intervals of 50 ms (less a little transit jitter)
+    assert len(arrivals) == 6 and arrivals[-1] - arrivals[0] >= 0.2

@@ -10,7 +10,7 @@ from debatrix import JudgeSettings, LLMSettings, MemorySettings
 from debatrix.api import ajudge_debate
 from debatrix.graphs import MODES
 from debatrix.models import JudgeResult, Status
-from debatrix.testing import FakeOpenAIServer
+from debatrix.testing import FakeOpenAIServer, instance_of
 
 
 @pytest.fixture(scope="module")
@@ -140,4 +140,30 @@ async def test_structured_answer_cut_at_the_token_limit_is_repaired(uniforms):
     assert result.status is Status.COMPLETE, result.incomplete_reason
     assert result.usage.repairs == 1 and result.usage.truncated_calls == 1
     assert result.usage.llm_calls == 3 + 1  # two debaters and the winner, merged, plus the repair
-    assert {sch["properties"]["comment"]["maxLength"] for sch in schemas} == {160, 240}
+    assert {sch["properties"]["comment"]["maxLength"] for sch in schemas} == {240, 360}  # 12 characters a word
+
+
+async def test_comment_stopped_at_max_length_keeps_whole_sentences(uniforms):
+    """A grammar-enforcing server stops a rambling comment at maxLength, perhaps mid-word: the judge keeps the
+    whole sentences and counts the answer as truncated."""
+    def full_length(body, n):
+        fmt = body.get("response_format")
+        if not fmt or "comment" not in fmt["json_schema"]["schema"]["properties"]:
+            return None
+        limit = fmt["json_schema"]["schema"]["properties"]["comment"]["maxLength"]
+        text = ("Clear case. " + "It goes on and on " * 100)[:limit]
+        answer = instance_of(fmt["json_schema"]["schema"], n)
+        answer["comment"] = text
+        done = FakeOpenAIServer().completion(body, n)
+        done["choices"][0]["message"]["content"] = json.dumps(answer)
+        return done
+
+    with FakeOpenAIServer(responder=full_length) as srv:
+        s = JudgeSettings(mode="direct", comment_words=20,
+                          llm=LLMSettings(base_url=srv.base_url, model="fake-model", merge_score_call=True,
+                                          schema_length_limits=True),
+                          memory=MemorySettings(embedding="hash"))
+        result = await ajudge_debate(uniforms, s)
+    assert result.status is Status.COMPLETE, result.incomplete_reason
+    assert {j.comment for j in result.dimensions[0].debater_judgments} == {"Clear case."}
+    assert result.usage.truncated_calls == 3

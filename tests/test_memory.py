@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import sys
 import uuid
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -69,3 +71,55 @@ async def test_retrieval_feeds_relevant_chunks_to_the_analyzer(uniforms):
     prompts = {c.index: c.messages[-1].content for c in model.calls if c.node == "analyze_speech"}
     assert "may be relevant" not in prompts[0]
     assert "Passages from earlier speeches that may be relevant" in prompts[3]
+
+
+@pytest.fixture
+def chroma_server(tmp_path):
+    """A real chromadb server (``chroma run``) on 127.0.0.1, stopped after the test."""
+    import shutil
+    import subprocess
+    import time
+    import urllib.request
+
+    from debatrix.local import free_port
+
+    exe = shutil.which("chroma") or str(Path(sys.executable).parent / "chroma")
+    port = free_port()
+    proc = subprocess.Popen([exe, "run", "--path", str(tmp_path / "chroma"), "--host", "127.0.0.1",
+                             "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v2/heartbeat", timeout=1):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail("chroma run did not start")
+                time.sleep(0.2)
+        yield port
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+async def test_memories_on_a_chromadb_server(uniforms, chroma_server):
+    from debatrix import JudgeSettings, LLMSettings, MemorySettings
+    from debatrix.api import ajudge_debate
+    from debatrix.testing import ScriptedChatModel
+
+    from .conftest import winner_script
+
+    s = JudgeSettings(mode="chronological", llm=LLMSettings(),
+                      memory=MemorySettings(backend="http", host="127.0.0.1", port=chroma_server, embedding="hash",
+                                            retrieval=True, keep=True))
+    model = ScriptedChatModel(script=winner_script({"general": "Maya"}))
+    result = await ajudge_debate(uniforms, s, model)
+    assert result.status.value == "complete", result.incomplete_reason
+    import chromadb
+
+    client = chromadb.HttpClient(host="127.0.0.1", port=chroma_server)
+    names = [c.name if hasattr(c, "name") else c for c in client.list_collections()]
+    assert any(n.endswith("-general-ctx") for n in names) and any(n.endswith("-general-ana") for n in names)
+    ana = client.get_collection(next(n for n in names if n.endswith("-general-ana")))
+    assert ana.count() == len(uniforms.speeches)  # one analysis per speech, stored on the server

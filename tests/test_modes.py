@@ -179,3 +179,14 @@ async def test_progress_events(uniforms):
     analysed = [e.index for e in events if e.node == "analyze_speech"]
     assert analysed == [0, 1, 2, 3]
     assert any(e.node == "decide_winner" and e.detail == "winner: Theo" for e in events)
+
+
+def test_critical_rounds_by_hand():
+    from debatrix.graphs.modes import critical_rounds
+
+    # 8 speeches analysed in turn, the debate analysis, comment + score of the final judges, the panel's two calls
+    assert critical_rounds("debatrix", 8, merged=False) == 8 + 1 + 2 + 2
+    assert critical_rounds("debatrix", 8, merged=True) == 8 + 1 + 1 + 2
+    assert critical_rounds("chronological", 8, merged=False) == 8 + 1 + 2
+    assert critical_rounds("dimensional", 8, merged=False) == 2 + 2
+    assert critical_rounds("direct", 8, merged=False) == 2

@@ -1,0 +1,128 @@
+"""Performance benchmark (a script, not a test): how much time the framework adds to the model's own.
+
+Starts an OpenAI-compatible server on 127.0.0.1 that answers every request with schema-valid output after a fixed
+latency L, then prints for each mode on a DebateArt and a BP debate: wall time, the critical-path bound
+(sequential LLM rounds × L), their ratio, LLM calls and tokens; the throughput of 1, 4 and 16 concurrent debates
+against the same debates judged one after another; and the peak memory of one BP debate run (a child process).
+
+    python -m debatrix.benchmarks.perf [--latency 0.2] [--modes debatrix,direct] [--concurrency 1,4,16]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from debatrix import JudgeSettings, LLMSettings, MemorySettings, load_debate
+from debatrix.api import ajudge_debate
+from debatrix.context import JudgeContext
+from debatrix.graphs.modes import MODES, critical_rounds
+from debatrix.models import Debate, Status
+from debatrix.testing import FakeOpenAIServer
+
+from .base import data_root
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def debates() -> dict[str, Debate]:
+    pb = data_root() / "panelbench"
+    out = {}
+    da = pb / "DebateArt" / "motion" / "debateart_0466.yml"
+    bp = pb / "BP-Competition" / "motion" / "bp_020.yml"
+    out["debateart_0466" if da.exists() else "school_uniforms"] = load_debate(
+        da if da.exists() else EXAMPLES / "school_uniforms.yaml")
+    out["bp_020" if bp.exists() else "bp_short"] = load_debate(bp if bp.exists() else EXAMPLES / "bp_short.yaml")
+    return out
+
+
+def settings_for(url: str, mode: str, in_flight: int) -> JudgeSettings:
+    return JudgeSettings(mode=mode, llm=LLMSettings(base_url=url, model="fake-model", max_concurrency=in_flight,
+                                                    timeout=60),
+                         memory=MemorySettings(embedding="hash"))
+
+
+async def one(debate: Debate, s: JudgeSettings, ctx: JudgeContext | None = None) -> tuple[float, object]:
+    started = time.perf_counter()
+    result = await ajudge_debate(debate, s, context=ctx)
+    if result.status is not Status.COMPLETE:
+        raise SystemExit(f"{debate.id}/{s.mode}: {result.incomplete_reason}")
+    return time.perf_counter() - started, result
+
+
+async def modes_table(url: str, latency: float, modes: list[str]) -> None:
+    print(f"\n## Modes (L = {latency * 1000:.0f} ms per LLM call)\n")
+    print("| debate | mode | wall s | bound s (rounds × L) | ratio | LLM calls | prompt tok | completion tok |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, debate in debates().items():
+        for mode in modes:
+            s = settings_for(url, mode, 64)
+            await one(debate, s)  # warm-up: imports, first connections
+            wall, result = await one(debate, s)
+            bound = critical_rounds(mode, len(debate.speeches), False) * latency
+            u = result.usage
+            print(f"| {name} | {mode} | {wall:.2f} | {bound:.2f} | {wall / bound:.2f} | {u.llm_calls} | "
+                  f"{u.prompt_tokens} | {u.completion_tokens} |", flush=True)
+
+
+async def throughput(url: str, latency: float, counts: list[int]) -> None:
+    debate = next(iter(debates().values()))
+    s = settings_for(url, "debatrix", 256)
+    print(f"\n## Throughput: {debate.id}, mode debatrix, L = {latency * 1000:.0f} ms\n")
+    print("| debates | sequential s | concurrent s | speed-up | debates/min concurrent |")
+    print("|---|---|---|---|---|")
+    ctx = await asyncio.to_thread(JudgeContext.create, s)
+    try:
+        await one(debate, s, ctx)
+        for n in counts:
+            started = time.perf_counter()
+            for _ in range(n):
+                await one(debate, s, ctx)
+            sequential = time.perf_counter() - started
+            started = time.perf_counter()
+            await asyncio.gather(*(one(debate, s, ctx) for _ in range(n)))
+            concurrent = time.perf_counter() - started
+            print(f"| {n} | {sequential:.2f} | {concurrent:.2f} | {sequential / concurrent:.1f}× | "
+                  f"{60 * n / concurrent:.0f} |", flush=True)
+    finally:
+        ctx.close()
+
+
+def peak_memory(url: str) -> None:
+    name, debate = list(debates().items())[1]
+    code = ("import asyncio, json, resource, sys\n"
+            "from debatrix.benchmarks.perf import one, settings_for, debates\n"
+            "d = list(debates().values())[1]\n"
+            "asyncio.run(one(d, settings_for(sys.argv[1], 'debatrix', 64)))\n"
+            "print(json.dumps({'maxrss_kb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))\n")
+    out = subprocess.run([sys.executable, "-c", code, url], capture_output=True, text=True, check=True)
+    kb = json.loads(out.stdout.strip().splitlines()[-1])["maxrss_kb"]
+    print(f"\n## Peak memory\n\none `debatrix`-mode run of {name} in a fresh process: {kb / 1024:.0f} MiB max RSS "
+          "(the process that judges; the model server is not counted)")
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    with FakeOpenAIServer(latency=args.latency) as server:
+        print(f"# debatrix performance ({os.cpu_count()} CPUs, Python {sys.version.split()[0]})")
+        await modes_table(server.base_url, args.latency, args.modes)
+        await throughput(server.base_url, args.latency, args.concurrency)
+        peak_memory(server.base_url)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--latency", type=float, default=0.2, help="seconds per LLM call (default 0.2)")
+    ap.add_argument("--modes", type=lambda v: v.split(","), default=list(MODES))
+    ap.add_argument("--concurrency", type=lambda v: [int(x) for x in v.split(",")], default=[1, 4, 16])
+    args = ap.parse_args(argv)
+    asyncio.run(main_async(args))
+
+
+if __name__ == "__main__":
+    main()
