@@ -15,11 +15,14 @@ from debatrix.settings import JudgeSettings
 
 
 def data_root() -> Path:
-    """The shared data folder: ``$DEBATRIX_DATA``, else ``../shared/data`` beside the project checkout."""
+    """The shared data folder: ``$DEBATRIX_DATA``, else ``../shared/data`` beside the project checkout (or beside
+    the current directory), else the team's ``/work/shared/data``."""
     env = os.environ.get("DEBATRIX_DATA")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[1].parent / "shared" / "data"
+    candidates = [Path(__file__).resolve().parents[1].parent / "shared" / "data",
+                  Path.cwd().resolve().parent / "shared" / "data", Path("/work/shared/data")]
+    return next((c for c in candidates if c.is_dir()), candidates[0])
 
 
 class BenchmarkDataError(DebatrixError):

@@ -5,12 +5,13 @@ from pathlib import Path
 import pytest
 
 from debatrix import JudgeSettings, LLMSettings, MemorySettings, load_debate
+from debatrix.benchmarks.base import data_root
 from debatrix.testing import ScriptedChatModel
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-DATA = Path(__import__("os").environ.get("DEBATRIX_DATA", ROOT.parent / "shared" / "data"))
+DATA = data_root()  # $DEBATRIX_DATA, ../shared/data, or /work/shared/data
 PANELBENCH = DATA / "panelbench"
 
 
