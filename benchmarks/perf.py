@@ -24,7 +24,6 @@ from debatrix.api import ajudge_debate
 from debatrix.context import JudgeContext
 from debatrix.graphs.modes import MODES, critical_rounds
 from debatrix.models import Debate, Status
-from debatrix.testing import FakeOpenAIServer
 
 from .base import data_root
 
@@ -107,12 +106,30 @@ def peak_memory(url: str) -> None:
           "(the process that judges; the model server is not counted)")
 
 
+def start_server(latency: float) -> tuple[subprocess.Popen, str]:
+    """The fake model in its own process, so that its work never competes with the judge's for the GIL."""
+    from debatrix.local import free_port
+
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "debatrix.testing", "--port", str(port), "--latency",
+                             str(latency), "--rough-usage"], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    proc.stdout.readline()  # "fake OpenAI-compatible server at ..."
+    return proc, f"http://127.0.0.1:{port}/v1"
+
+
 async def main_async(args: argparse.Namespace) -> None:
-    with FakeOpenAIServer(latency=args.latency) as server:
+    proc, url = start_server(args.latency)
+    try:
         print(f"# debatrix performance ({os.cpu_count()} CPUs, Python {sys.version.split()[0]})")
-        await modes_table(server.base_url, args.latency, args.modes)
-        await throughput(server.base_url, args.latency, args.concurrency)
-        peak_memory(server.base_url)
+        print(f"\nfake model server in its own process, answering after L = {args.latency * 1000:.0f} ms "
+              "(token counts there are characters / 4)")
+        await modes_table(url, args.latency, args.modes)
+        await throughput(url, args.latency, args.concurrency)
+        peak_memory(url)
+    finally:
+        proc.terminate()
+        proc.wait(10)
 
 
 def main(argv: list[str] | None = None) -> None:

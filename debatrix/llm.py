@@ -147,6 +147,7 @@ class LLMGateway:
         self._model = chat_model if chat_model is not None else make_chat_model(settings)
         self.method: Method = self._choose_method()
         self.completed_requests = 0  # for progress estimates
+        self._turn = 0  # round robin over the per-loop connection pools
         self._identity = self._model_identity()
 
     def close(self) -> None:
@@ -170,19 +171,31 @@ class LLMGateway:
 
     @property
     def model(self) -> BaseChatModel:
-        return self._loop_state()[1] if _running_loop() else self._model
+        if not _running_loop():
+            return self._model
+        models = self._loop_state()[1]
+        self._turn += 1
+        return models[self._turn % len(models)]
 
-    def _loop_state(self) -> tuple[asyncio.AbstractEventLoop, BaseChatModel, asyncio.Semaphore]:
+    def _loop_state(self) -> tuple[asyncio.AbstractEventLoop, list[BaseChatModel], asyncio.Semaphore]:
         loop = asyncio.get_running_loop()
         state = self._per_loop.get(id(loop))
         if state is None or state[0] is not loop:
             for key, (old, _, _) in list(self._per_loop.items()):
                 if old.is_closed():
                     del self._per_loop[key]
-            model = self._model
+            models = [self._model]
             if self._own_model:
-                model = make_chat_model(self.settings, httpx.AsyncClient(timeout=self.settings.timeout))
-            state = (loop, model, asyncio.Semaphore(self.settings.max_concurrency))
+                plain_http = (self.settings.base_url or "").startswith("http://")
+                # httpcore scans every pooled connection on each request event, so one big pool costs
+                # O(connections) per request: several small pools (one per 16 requests in flight) keep it flat.
+                # No TLS to set up for a plain-HTTP server (loading the CA bundle costs ~30 ms per client).
+                shards = max(1, -(-self.settings.max_concurrency // 16))
+                models = [make_chat_model(self.settings, httpx.AsyncClient(
+                    timeout=self.settings.timeout, verify=not plain_http,
+                    limits=httpx.Limits(max_connections=16, max_keepalive_connections=16)))
+                    for _ in range(shards)]
+            state = (loop, models, asyncio.Semaphore(self.settings.max_concurrency))
             self._per_loop[id(loop)] = state
         return state
 
@@ -213,6 +226,14 @@ class LLMGateway:
 
     def prompt_tokens(self, messages: list[BaseMessage]) -> int:
         return count_message_tokens([(m.type, str(m.content)) for m in messages], self.settings.tokenizer)
+
+    def check_messages_fit(self, messages: list[BaseMessage], what: str) -> None:
+        """Raise :class:`ContextWindowExceeded` when the prompt and the answer budget exceed the context window.
+        A token is at least one UTF-8 byte, so prompts whose bytes fit are not tokenised at all."""
+        budget = self.settings.context_window - self.settings.max_output_tokens
+        if sum(len(str(m.content).encode()) + 8 for m in messages) + 3 <= budget:
+            return
+        self.check_fits(self.prompt_tokens(messages), what)
 
     def check_fits(self, tokens: int, what: str) -> None:
         budget = self.settings.context_window - self.settings.max_output_tokens
@@ -309,7 +330,7 @@ class LLMGateway:
         """Free text. ``words``: the length the prompt asked for; the answer is capped at
         :func:`token_cap` tokens (small models ignore word limits) and a capped answer is cut back to its last
         full sentence and recorded as ``truncated``."""
-        self.check_fits(self.prompt_tokens(messages), f"{node} ({dimension})" if dimension else node)
+        self.check_messages_fit(messages, f"{node} ({dimension})" if dimension else node)
         model = self.model
         if words is not None and self.settings.cap_text_answers:
             model = model.bind(max_tokens=min(token_cap(words), self.settings.max_output_tokens))
@@ -331,7 +352,7 @@ class LLMGateway:
         """The answer text plus the per-token log probabilities (``[{token, logprob, top_logprobs: [...]}, ...]``;
         empty when the server returns none), for probability-weighted scores. With ``json_schema`` the answer is
         constrained to that schema (raw JSON text; the caller parses it)."""
-        self.check_fits(self.prompt_tokens(messages), f"{node} ({dimension})" if dimension else node)
+        self.check_messages_fit(messages, f"{node} ({dimension})" if dimension else node)
         extra: dict[str, Any] = {}
         if json_schema is not None:
             js = json_schema.model_json_schema()
@@ -362,7 +383,7 @@ class LLMGateway:
         problem = ""
         raw = ""
         for repair in (False, True):
-            self.check_fits(self.prompt_tokens(messages), f"{node} ({dimension})" if dimension else node)
+            self.check_messages_fit(messages, f"{node} ({dimension})" if dimension else node)
             started = time.perf_counter()
             try:
                 answer, attempts = await self._send(model, messages,

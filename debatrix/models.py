@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from functools import cached_property
 from datetime import datetime
 from enum import StrEnum
 from typing import Any, Literal
@@ -105,9 +106,9 @@ class Debate(Frozen):
                 return d
         raise KeyError(name)
 
-    @property
+    @cached_property
     def fingerprint(self) -> str:
-        """Stable short hash of the debate content (used for fences and cache keys)."""
+        """Stable short hash of the debate content (used for fences and cache keys); computed once."""
         return hashlib.sha256(self.model_dump_json().encode()).hexdigest()[:12]
 
 

@@ -173,6 +173,7 @@ TEMPLATES: dict[str, type[_Vars]] = {
 def environment() -> jinja2.Environment:
     return jinja2.Environment(
         loader=jinja2.PackageLoader("debatrix.prompts", ""),
+        auto_reload=False,  # templates are package data: no stat() of the file on every render
         undefined=jinja2.StrictUndefined,
         autoescape=False,
         keep_trailing_newline=False,

@@ -144,8 +144,10 @@ class FakeOpenAIServer:
     request body in ``requests``."""
 
     def __init__(self, latency: float = 0.0, host: str = "127.0.0.1", port: int = 0,
-                 responder: Callable[[dict[str, Any], int], dict[str, Any] | None] | None = None):
+                 responder: Callable[[dict[str, Any], int], dict[str, Any] | None] | None = None,
+                 exact_usage: bool = True):
         self.latency = latency
+        self.exact_usage = exact_usage  # count tokens with tiktoken (else characters / 4: no work per request)
         self.requests: list[dict[str, Any]] = []
         self.arrivals: list[float] = []  # time.monotonic() of each request, in arrival order
         self.responder = responder
@@ -221,8 +223,9 @@ class FakeOpenAIServer:
             message["content"] = f"Comment number {n}: the speaker's case was assessed on its merits."
         from .tokens import count_tokens  # o200k_base, offline: the counts an OpenAI model would report
 
-        prompt = sum(count_tokens(str(m.get("content") or "")) + 4 for m in body.get("messages", []))
-        completion = count_tokens(str(message.get("content") or json.dumps(message.get("tool_calls")))) + 1
+        count = count_tokens if self.exact_usage else (lambda text: len(text) // 4)
+        prompt = sum(count(str(m.get("content") or "")) + 4 for m in body.get("messages", []))
+        completion = count(str(message.get("content") or json.dumps(message.get("tool_calls")))) + 1
         return {"id": f"chatcmpl-{n}", "object": "chat.completion", "created": int(time.time()),
                 "model": body.get("model", "fake-model"),
                 "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
@@ -252,8 +255,9 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=main.__doc__)
     ap.add_argument("--port", type=int, default=8099)
     ap.add_argument("--latency", type=float, default=0.0, help="seconds before every answer")
+    ap.add_argument("--rough-usage", action="store_true", help="report characters / 4 as tokens (no tokenizer work)")
     args = ap.parse_args(argv)
-    with FakeOpenAIServer(latency=args.latency, port=args.port) as server:
+    with FakeOpenAIServer(latency=args.latency, port=args.port, exact_usage=not args.rough_usage) as server:
         print(f"fake OpenAI-compatible server at {server.base_url} (Ctrl-C stops it)", flush=True)
         try:
             while True:
