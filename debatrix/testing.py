@@ -164,9 +164,12 @@ class FakeOpenAIServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
-            def do_GET(self) -> None:  # /health and /v1/models
-                body = {"status": "ok"} if self.path == "/health" else {
-                    "object": "list", "data": [{"id": "fake-model", "object": "model"}]}
+            def do_GET(self) -> None:  # /health, /stats (requests answered so far) and /v1/models
+                if self.path == "/stats":
+                    body: dict[str, Any] = {"requests": len(server.requests)}
+                else:
+                    body = {"status": "ok"} if self.path == "/health" else {
+                        "object": "list", "data": [{"id": "fake-model", "object": "model"}]}
                 self._send(200, body)
 
             def do_POST(self) -> None:
