@@ -90,6 +90,13 @@ class Benchmark:
         }
 
 
+def calls_usage(calls: list[Any], started: float) -> dict[str, Any]:
+    """The usage of an item judged by direct gateway calls (their CallRecords), since ``started``."""
+    return {"llm_calls": len(calls), "prompt_tokens": sum(c.prompt_tokens for c in calls),
+            "completion_tokens": sum(c.completion_tokens for c in calls),
+            "seconds": round(time.perf_counter() - started, 3)}
+
+
 def usage_record(result: JudgeResult, seconds: float) -> dict[str, Any]:
     u = result.usage
     return {"llm_calls": u.llm_calls, "prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens,

@@ -26,7 +26,7 @@ from debatrix import prompting as P
 from debatrix.context import JudgeContext
 from debatrix.settings import JudgeSettings
 
-from .base import Benchmark, BenchmarkDataError, Item, MetricRow, check_count, data_root
+from .base import Benchmark, BenchmarkDataError, Item, MetricRow, calls_usage, check_count, data_root
 from .metrics import accuracy, f1_per_class, roc_auc
 
 PAIRS, SPEECHES = 3246, 200
@@ -115,8 +115,7 @@ class ClaimMatching(Benchmark):
         score = mentioned_probability(logprobs)
         if score is None and letter is not None:
             score = 0.0 if letter == "C" else 1.0  # no log probabilities: the answer itself
-        usage = {"llm_calls": 1, "prompt_tokens": record.prompt_tokens,
-                 "completion_tokens": record.completion_tokens, "seconds": round(time.perf_counter() - started, 3)}
+        usage = calls_usage([record], started)
         if letter is None:
             return {"status": "complete", "reason": None, "pred": {"label": None, "score": score,
                                                                    "answer": answer[:50]}, "usage": usage}

@@ -31,11 +31,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from debatrix import prompting as P
 from debatrix.context import JudgeContext
 from debatrix.errors import StructuredOutputError
-from debatrix.llm import token_cap
 from debatrix.models import CallRecord
 from debatrix.settings import JudgeSettings
 
-from .base import Benchmark, BenchmarkDataError, Item, MetricRow
+from .base import Benchmark, BenchmarkDataError, Item, MetricRow, calls_usage
 from .metrics import RUBRIC, critique_weighted_loss, mean_ci, weighted_pairwise_ranking_error
 from .scoring import distribution_at
 
@@ -164,11 +163,8 @@ class CritiqueRatings(Benchmark):
         started = time.perf_counter()
         graph = build_critique_graph(context, settings.comment_words)
         out = await graph.ainvoke({"item": item, "calls": []})
-        calls = out.get("calls", [])
         return {"status": "complete", "reason": None, "pred": out["ratings"],
-                "usage": {"llm_calls": len(calls), "prompt_tokens": sum(c.prompt_tokens for c in calls),
-                          "completion_tokens": sum(c.completion_tokens for c in calls),
-                          "seconds": round(time.perf_counter() - started, 3)}}
+                "usage": calls_usage(out.get("calls", []), started)}
 
     def metrics(self, records: list[dict[str, Any]]) -> list[MetricRow]:
         done = [r for r in records if r["status"] == "complete"]

@@ -17,7 +17,7 @@ import json
 import math
 import time
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ from debatrix.context import JudgeContext
 from debatrix.llm import token_cap
 from debatrix.settings import JudgeSettings
 
-from .base import Benchmark, BenchmarkDataError, Item, MetricRow, check_count, data_root
+from .base import Benchmark, BenchmarkDataError, Item, MetricRow, calls_usage, check_count, data_root
 from .metrics import kendall_tau_c, quadratic_weighted_kappa
 from .scoring import rating_from
 
@@ -114,9 +114,7 @@ class SpeechQuality(Benchmark):
         return {"status": "complete", "reason": None,
                 "pred": {"argmax": r.argmax, "weighted": r.weighted, "distribution": r.distribution,
                          "answer": answer[-300:]},
-                "usage": {"llm_calls": 1, "prompt_tokens": record.prompt_tokens,
-                          "completion_tokens": record.completion_tokens,
-                          "seconds": round(time.perf_counter() - started, 3)}}
+                "usage": calls_usage([record], started)}
 
     async def _multi(self, item: SpeechItem, settings: JudgeSettings, context: JudgeContext,
                      started: float) -> dict[str, Any]:

@@ -116,6 +116,14 @@ async def test_text_answers_are_capped_and_cut_at_a_sentence(uniforms):
         1 for r in srv.requests if r.get("response_format"))
 
 
+def merged_grammar_settings(srv: FakeOpenAIServer) -> JudgeSettings:
+    """Direct mode, comment and decision in one call, comment lengths in the schema (as on the local server)."""
+    return JudgeSettings(mode="direct", comment_words=20,
+                         llm=LLMSettings(base_url=srv.base_url, model="fake-model", merge_score_call=True,
+                                         schema_length_limits=True),
+                         memory=MemorySettings(embedding="hash"))
+
+
 async def test_structured_answer_cut_at_the_token_limit_is_repaired(uniforms):
     """A small model rambling inside a JSON string hits max_tokens: that is one failed attempt and a repair
     request, never a crash; the server-side schema carries maxLength when the backend enforces grammars."""
@@ -131,11 +139,7 @@ async def test_structured_answer_cut_at_the_token_limit_is_repaired(uniforms):
         return done
 
     with FakeOpenAIServer(responder=ramble_once) as srv:
-        s = JudgeSettings(mode="direct", comment_words=20,
-                          llm=LLMSettings(base_url=srv.base_url, model="fake-model", merge_score_call=True,
-                                          schema_length_limits=True),
-                          memory=MemorySettings(embedding="hash"))
-        result = await ajudge_debate(uniforms, s)
+        result = await ajudge_debate(uniforms, merged_grammar_settings(srv))
         schemas = [r["response_format"]["json_schema"]["schema"] for r in srv.requests if r.get("response_format")]
     assert result.status is Status.COMPLETE, result.incomplete_reason
     assert result.usage.repairs == 1 and result.usage.truncated_calls == 1
@@ -159,11 +163,7 @@ async def test_comment_stopped_at_max_length_keeps_whole_sentences(uniforms):
         return done
 
     with FakeOpenAIServer(responder=full_length) as srv:
-        s = JudgeSettings(mode="direct", comment_words=20,
-                          llm=LLMSettings(base_url=srv.base_url, model="fake-model", merge_score_call=True,
-                                          schema_length_limits=True),
-                          memory=MemorySettings(embedding="hash"))
-        result = await ajudge_debate(uniforms, s)
+        result = await ajudge_debate(uniforms, merged_grammar_settings(srv))
     assert result.status is Status.COMPLETE, result.incomplete_reason
     assert {j.comment for j in result.dimensions[0].debater_judgments} == {"Clear case."}
     assert result.usage.truncated_calls == 3
