@@ -75,6 +75,11 @@ class Benchmark:
     def baselines(self, items: list[Item]) -> list[MetricRow]:
         return []
 
+    def subset(self, items: list[Item], limit: int | None) -> list[Item]:
+        """The items a ``--limit`` run judges: the first ``limit`` (benchmarks whose files are sorted by a
+        property override this with a seeded sample, so a subset stays representative)."""
+        return items[:limit] if limit else items
+
     async def run_item(self, item: Item, settings: JudgeSettings, context: JudgeContext) -> dict[str, Any]:
         """Judge one item; returns the record fields ``status``, ``reason``, ``pred`` and ``usage``."""
         from debatrix.api import ajudge_debate

@@ -122,8 +122,7 @@ async def run_benchmark(bench: Benchmark, settings: JudgeSettings, out_dir: Path
     if repeats < 1 or concurrency < 1:
         raise ConfigurationError("--repeats and --concurrency must be at least 1")
     out_dir.mkdir(parents=True, exist_ok=True)
-    items = bench.load()
-    items = items[:limit] if limit else items
+    items = bench.subset(bench.load(), limit)
     if not bench.modes_matter:
         modes = modes[:1]
     _check_manifest(out_dir, _run_manifest(bench, settings))
@@ -213,7 +212,8 @@ def markdown(bench: Benchmark, rows: list[SummaryRow], baselines: list[MetricRow
     cell = {(r.mode, r.metric, r.subset): r for r in rows}
     lines = [f"# {bench.name}", "", bench.description, "",
              "Mean ± 95% confidence half-width over repeats; n = items per repeat.", "",
-             "| metric | subset | " + " | ".join(modes) + " |", "|---|---|" + "---|" * len(modes)]
+             "| metric | subset | " + (" | ".join(modes) if bench.modes_matter else "value (the mode does not apply)")
+             + " |", "|---|---|" + "---|" * len(modes)]
     for metric, subset in keys:
         cells = []
         for m in modes:

@@ -54,6 +54,10 @@ def test_speech_quality_items_and_human_kappa():
     assert len(items) == 631 and all(len(it.ratings) == 15 for it in items)
     kappa, pairs = human_kappa(items)
     assert pairs == 496 and kappa == pytest.approx(0.271, abs=0.0005)
+    # the file is grouped by source: a --limit run samples across sources, the same sample every time
+    sample = b.subset(items, 40)
+    assert len(sample) == 40 and len({it.source for it in sample}) >= 5
+    assert [it.id for it in sample] == [it.id for it in b.subset(items, 40)]
 
 
 @data_required
