@@ -176,8 +176,9 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
     from .context import JudgeContext
 
     if settings.llm.uses_local:
-        console.print(f"no OpenAI-compatible endpoint configured (--base-url / $OPENAI_BASE_URL / $OPENAI_API_KEY): "
-                      f"starting the local model [bold]{settings.llm.local_model}[/] on 127.0.0.1 ...\n"
+        why = ("--backend local" if settings.llm.backend == "local" else
+               "no OpenAI-compatible endpoint configured (--base-url / $OPENAI_BASE_URL / $OPENAI_API_KEY)")
+        console.print(f"{why}: starting the local model [bold]{settings.llm.local_model}[/] on 127.0.0.1 ...\n"
                       f"answers kept short for a CPU: analyses ~{settings.analysis_words} words, comments "
                       f"~{settings.comment_words} words, "
                       + ("comment and score in one call" if settings.llm.merge_score_call else
