@@ -27,6 +27,7 @@ from typing import Any
 
 from debatrix.context import JudgeContext
 from debatrix.errors import ConfigurationError, DebatrixError
+from debatrix.files import write_atomic
 from debatrix.settings import JudgeSettings
 
 from .base import Benchmark, Item, MetricRow
@@ -52,15 +53,6 @@ class RunReport:
     seconds: float
     summary: list[SummaryRow]
     baselines: list[MetricRow]
-
-
-def write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
 
 
 def read_records(path: Path) -> list[dict[str, Any]]:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
-import tempfile
 import time
 from enum import Enum
 from pathlib import Path
@@ -17,6 +15,7 @@ from rich.table import Table
 
 from . import __version__
 from .errors import ConfigurationError, DebatrixError, InvalidDebateError
+from .files import write_atomic
 from .loader import load_debate
 from .models import Debate, DebateFormat, JudgeResult, Status
 from .settings import JudgeSettings, LLMSettings, MemorySettings
@@ -39,11 +38,7 @@ def _fail(message: str, code: int = 2) -> None:
 
 
 def write_json_atomic(path: Path, data: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(data)
-    os.replace(tmp, path)
+    write_atomic(path, data)
 
 
 def _load(path: Path) -> Debate:
