@@ -37,10 +37,6 @@ def _fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
-def write_json_atomic(path: Path, data: str) -> None:
-    write_atomic(path, data)
-
-
 def _load(path: Path) -> Debate:
     try:
         return load_debate(path)
@@ -153,7 +149,7 @@ def judge(
         _fail(str(e).replace("\n", "; "))
         raise
     if out:
-        write_json_atomic(out, result.model_dump_json(indent=2))
+        write_atomic(out, result.model_dump_json(indent=2))
     if json_output:
         out_console.print_json(result.model_dump_json())
     else:

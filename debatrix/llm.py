@@ -330,7 +330,7 @@ class LLMGateway:
         """Free text. ``words``: the length the prompt asked for; the answer is capped at
         :func:`token_cap` tokens (small models ignore word limits) and a capped answer is cut back to its last
         full sentence and recorded as ``truncated``."""
-        self.check_messages_fit(messages, f"{node} ({dimension})" if dimension else node)
+        self.check_messages_fit(messages, _where(node, dimension))
         model = self.model
         if words is not None and self.settings.cap_text_answers:
             model = model.bind(max_tokens=min(token_cap(words), self.settings.max_output_tokens))
@@ -352,7 +352,7 @@ class LLMGateway:
         """The answer text plus the per-token log probabilities (``[{token, logprob, top_logprobs: [...]}, ...]``;
         empty when the server returns none), for probability-weighted scores. With ``json_schema`` the answer is
         constrained to that schema (raw JSON text; the caller parses it)."""
-        self.check_messages_fit(messages, f"{node} ({dimension})" if dimension else node)
+        self.check_messages_fit(messages, _where(node, dimension))
         extra: dict[str, Any] = {}
         if json_schema is not None:
             js = json_schema.model_json_schema()
@@ -383,7 +383,7 @@ class LLMGateway:
         problem = ""
         raw = ""
         for repair in (False, True):
-            self.check_messages_fit(messages, f"{node} ({dimension})" if dimension else node)
+            self.check_messages_fit(messages, _where(node, dimension))
             started = time.perf_counter()
             try:
                 answer, attempts = await self._send(model, messages,
@@ -413,7 +413,7 @@ class LLMGateway:
             messages = [*messages, AIMessage(content=raw),
                         HumanMessage(content=render("repair.j2", RepairVars(problem=problem, json_schema=json_schema)))]
         err = VerdictParseError if "winner" in schema.model_fields else StructuredOutputError
-        raise err(f"{node} ({dimension})" if dimension else node, raw, problem)
+        raise err(_where(node, dimension), raw, problem)
 
     def _meta(self, node: str, dimension: str | None, kind: str, extra: dict[str, Any] | None) -> dict[str, Any]:
         return {"debatrix_node": node, "debatrix_dimension": dimension, "debatrix_kind": kind, **(extra or {})}
@@ -444,6 +444,10 @@ class LLMGateway:
         except json.JSONDecodeError as e:
             raise ValueError(f"not valid JSON ({e.msg})") from None
         return schema.model_validate(data)
+
+
+def _where(node: str, dimension: str | None) -> str:
+    return f"{node} ({dimension})" if dimension else node
 
 
 def token_cap(words: int) -> int:
