@@ -9,7 +9,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from debatrix.graphs import MODES, build_graph, build_speech_graph
+from debatrix.graphs import MODES, build_graph
 
 from .context import JudgeContext
 from .errors import ConfigurationError
@@ -95,7 +95,7 @@ async def ajudge_debate(debate: Debate, settings: JudgeSettings | None = None,
     settings = settings or (context.settings if context else JudgeSettings())
     ctx = context or await asyncio.to_thread(JudgeContext.create, settings, chat_model)
     try:
-        graph = build_graph(settings.mode, ctx, merged=settings.llm.merge_score_call)
+        graph = ctx.graph(settings.mode, settings.llm.merge_score_call)
         return await _run(graph, debate, ctx, on_event, run_id)
     finally:
         if context is None:
@@ -125,7 +125,7 @@ async def ajudge_speech(text: str, motion: str, settings: JudgeSettings | None =
     settings = settings or (context.settings if context else JudgeSettings())
     ctx = context or await asyncio.to_thread(JudgeContext.create, settings, chat_model)
     try:
-        graph = build_speech_graph(ctx, merged=settings.llm.merge_score_call)
+        graph = ctx.graph("speech", settings.llm.merge_score_call)
         return await _run(graph, single_speech(text, motion, speaker, side), ctx, None, None)
     finally:
         if context is None:

@@ -19,6 +19,21 @@ class JudgeContext:
     memory: Any  # debatrix.memory.MemoryStore (imported lazily: chromadb is heavy)
     registry: DimensionRegistry = field(default_factory=DimensionRegistry)
     local_server: Any = None  # a debatrix.local.LocalServer this context started and must stop
+    _graphs: dict[tuple[str, bool], Any] = field(default_factory=dict, repr=False)
+
+    def graph(self, mode: str, merged: bool) -> Any:
+        """The compiled judge graph of ``mode`` bound to this context, compiled once (a compiled graph holds no
+        run state, so concurrent runs share it; compiling one costs ~15 ms). ``mode="speech"``: the single-speech
+        graph."""
+        key = (mode, merged)
+        graph = self._graphs.get(key)
+        if graph is None:
+            from debatrix.graphs import build_graph, build_speech_graph
+
+            graph = build_speech_graph(self, merged=merged) if mode == "speech" else build_graph(mode, self,
+                                                                                                   merged=merged)
+            self._graphs[key] = graph
+        return graph
 
     @classmethod
     def create(cls, settings: JudgeSettings | None = None, chat_model: BaseChatModel | None = None) -> JudgeContext:

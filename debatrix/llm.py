@@ -11,25 +11,29 @@ import asyncio
 import json
 import re
 import time
+from functools import lru_cache
 from typing import Any, Literal, TypeVar
 
+import aiohttp
 import httpx
 import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from .cache import ResponseCache
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
+from .cache import ResponseCache
 from .errors import (
     ContextWindowExceeded,
+    IncompleteJudgment,
     LLMError,
     LLMRateLimitError,
     LLMTimeoutError,
     StructuredOutputError,
     VerdictParseError,
 )
+from .http_chat import ChatHTTPError, ChatResponseError, Endpoint, HTTPChatModel
 from .models import CallRecord
 from .prompting import RepairVars, SchemaVars, render
 from .settings import LLMSettings
@@ -52,9 +56,15 @@ class CommentScoreAnswer(_Answer):
     score: int = Field(ge=1, le=10, description="integer score from 1 to 10")
 
 
-def winner_answer(choices: list[str], with_comment: bool = False) -> type[_Answer]:
-    """A schema whose only valid winners are ``choices`` (debater names, plus ``tie`` where allowed)."""
-    lit = Literal[tuple(choices)]  # type: ignore[valid-type]
+def winner_answer(choices: list[str] | tuple[str, ...], with_comment: bool = False) -> type[_Answer]:
+    """A schema whose only valid winners are ``choices`` (debater names, plus ``tie`` where allowed); one class per
+    distinct list of choices (building a pydantic model costs about a millisecond)."""
+    return _winner_answer(tuple(choices), with_comment)
+
+
+@lru_cache(maxsize=256)
+def _winner_answer(choices: tuple[str, ...], with_comment: bool) -> type[_Answer]:
+    lit = Literal[choices]  # type: ignore[valid-type]
     fields: dict[str, Any] = {}
     if with_comment:
         fields["comment"] = (str, Field(min_length=1))
@@ -62,15 +72,30 @@ def winner_answer(choices: list[str], with_comment: bool = False) -> type[_Answe
     return create_model("CommentWinnerAnswer" if with_comment else "WinnerAnswer", __base__=_Answer, **fields)
 
 
-def make_chat_model(settings: LLMSettings, http_async_client: httpx.AsyncClient | None = None) -> BaseChatModel:
-    from langchain_openai import ChatOpenAI
-
+def _api_key(settings: LLMSettings) -> str | None:
     key = settings.api_key.get_secret_value() if settings.api_key else None
     if key is None and settings.base_url is None:
         raise LLMError(
             "no LLM configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for other OpenAI-compatible servers), "
             "or pass --base-url / a chat model"
         )
+    return key
+
+
+def make_http_model(settings: LLMSettings) -> HTTPChatModel:
+    """The lean aiohttp client (``transport="http"``) for the configured endpoint."""
+    key = _api_key(settings)
+    payload = {"model": settings.model, "temperature": settings.temperature,
+               "max_completion_tokens": settings.max_output_tokens}
+    return HTTPChatModel(Endpoint(settings.base_url or "https://api.openai.com/v1", key, payload,
+                                  max_connections=settings.max_concurrency))
+
+
+def make_chat_model(settings: LLMSettings, http_async_client: httpx.AsyncClient | None = None) -> BaseChatModel:
+    """LangChain's ChatOpenAI for the configured endpoint (``transport="langchain"``)."""
+    from langchain_openai import ChatOpenAI
+
+    key = _api_key(settings)
     return ChatOpenAI(
         model=settings.model,
         base_url=settings.base_url,
@@ -89,19 +114,27 @@ _TRANSIENT = (
     openai.RateLimitError,
     openai.InternalServerError,
     httpx.TransportError,
+    aiohttp.ClientError,
     asyncio.TimeoutError,
     TimeoutError,
     ConnectionError,
 )
 
 
+_TRANSIENT_STATUS = (408, 409, 425, 429, 500, 502, 503, 504)
+
+
 def _is_transient(exc: BaseException) -> bool:
-    if isinstance(exc, openai.APIStatusError) and exc.status_code in (408, 409, 425, 429, 500, 502, 503, 504):
+    if isinstance(exc, openai.APIStatusError) and exc.status_code in _TRANSIENT_STATUS:
         return True
+    if isinstance(exc, ChatHTTPError):
+        return exc.status in _TRANSIENT_STATUS
     return isinstance(exc, _TRANSIENT)
 
 
 def _retry_after(exc: BaseException) -> float | None:
+    if isinstance(exc, ChatHTTPError):
+        return exc.retry_after
     response = getattr(exc, "response", None)
     headers = getattr(response, "headers", None)
     if not headers:
@@ -144,13 +177,19 @@ class LLMGateway:
         # an HTTP client belongs to one event loop: models we build get one client per loop, so the same gateway
         # works across several asyncio.run() calls (LangChain's shared default client does not)
         self._per_loop: dict[int, tuple[asyncio.AbstractEventLoop, BaseChatModel, asyncio.Semaphore]] = {}
-        self._model = chat_model if chat_model is not None else make_chat_model(settings)
+        self._http = chat_model is None and settings.transport == "http"
+        if chat_model is not None:
+            self._model: Any = chat_model
+        else:
+            self._model = make_http_model(settings) if self._http else make_chat_model(settings)
         self.method: Method = self._choose_method()
         self.completed_requests = 0  # for progress estimates
         self._turn = 0  # round robin over the per-loop connection pools
         self._identity = self._model_identity()
 
     def close(self) -> None:
+        if self._http:
+            self._model.endpoint.close()
         if self._own_cache and self.cache is not None:
             self.cache.close()
             self.cache = None
@@ -185,7 +224,7 @@ class LLMGateway:
                 if old.is_closed():
                     del self._per_loop[key]
             models = [self._model]
-            if self._own_model:
+            if self._own_model and not self._http:  # the HTTP transport keeps one aiohttp pool per loop itself
                 plain_http = (self.settings.base_url or "").startswith("http://")
                 # httpcore scans every pooled connection on each request event, so one big pool costs
                 # O(connections) per request: several small pools (one per 16 requests in flight) keep it flat.
@@ -211,7 +250,7 @@ class LLMGateway:
             return wanted
         from langchain_openai import ChatOpenAI
 
-        if isinstance(self._model, ChatOpenAI):
+        if isinstance(self._model, (ChatOpenAI, HTTPChatModel)):
             return "json_schema"
         try:
             self._model.bind_tools([ScoreAnswer])
@@ -288,21 +327,16 @@ class LLMGateway:
             raise LLMTimeoutError(
                 f"{meta.get('debatrix_node')}: no answer within {self.settings.timeout:g} s after {attempts} attempts"
             ) from e
-        except openai.RateLimitError as e:
-            raise LLMRateLimitError(f"{meta.get('debatrix_node')}: rate limited after {attempts} attempts") from e
-        except openai.BadRequestError as e:
-            text = str(e).lower()
-            if "context" in text and ("length" in text or "window" in text or "exceed" in text):
-                raise ContextWindowExceeded(-1, self.settings.context_window, str(meta.get("debatrix_node"))) from e
-            raise LLMError(f"{meta.get('debatrix_node')}: the server rejected the request ({e.status_code})") from e
+        except ChatHTTPError as e:
+            raise self._status_error(e.status, e.message, attempts, meta) from e
         except openai.APIStatusError as e:
-            raise LLMError(f"{meta.get('debatrix_node')}: server error {e.status_code} after {attempts} attempts") from e
-        except (openai.APIConnectionError, httpx.TransportError, ConnectionError) as e:
+            raise self._status_error(e.status_code, str(e), attempts, meta) from e
+        except (openai.APIConnectionError, httpx.TransportError, aiohttp.ClientError, ConnectionError) as e:
             raise LLMError(f"{meta.get('debatrix_node')}: cannot reach the model server after {attempts} attempts "
                            f"({type(e).__name__})") from e
         except openai.LengthFinishReasonError:
             raise  # structured() turns it into a repair request
-        except openai.OpenAIError as e:
+        except (openai.OpenAIError, ChatResponseError) as e:
             raise LLMError(f"{meta.get('debatrix_node')}: {type(e).__name__}: {e}") from e
         except Exception as e:  # a chat model or proxy answering something that is not a chat completion
             raise LLMError(f"{meta.get('debatrix_node')}: the model call failed: {type(e).__name__}: "
@@ -311,6 +345,17 @@ class LLMGateway:
         if not isinstance(answer, AIMessage):
             raise LLMError(f"{meta.get('debatrix_node')}: chat model returned {type(answer).__name__}, not a message")
         return answer, attempts
+
+    def _status_error(self, status: int, message: str, attempts: int, meta: dict[str, Any]) -> IncompleteJudgment:
+        node = meta.get("debatrix_node")
+        if status == 429:
+            return LLMRateLimitError(f"{node}: rate limited after {attempts} attempts")
+        if status == 400:
+            text = message.lower()
+            if "context" in text and ("length" in text or "window" in text or "exceed" in text):
+                return ContextWindowExceeded(-1, self.settings.context_window, str(node))
+            return LLMError(f"{node}: the server rejected the request (400)")
+        return LLMError(f"{node}: server error {status} after {attempts} attempts")
 
     def _record(self, node: str, dimension: str | None, messages: list[BaseMessage], answer: AIMessage,
                 started: float, attempts: int, repaired: bool) -> CallRecord:
@@ -373,7 +418,7 @@ class LLMGateway:
         """A schema-valid answer, with at most one repair request. Returns the records of every request made.
         ``words``: the length asked of a ``comment`` field; on servers that enforce the schema as a grammar
         (``schema_length_limits``) it becomes the field's ``maxLength``, so a small model cannot ramble forever."""
-        json_schema = json.dumps(schema.model_json_schema(), ensure_ascii=False)
+        json_schema = _schema_text(schema)
         if self.method == "parse":
             messages = _append_to_last(messages, render("json_instruction.j2", SchemaVars(json_schema=json_schema)))
         limit = (words * 12 if words and self.settings.schema_length_limits and "comment" in schema.model_fields
@@ -395,7 +440,7 @@ class LLMGateway:
                                           completion_tokens=usage.completion_tokens if usage else 0,
                                           seconds=round(time.perf_counter() - started, 4)))
                 raw = (e.completion.choices[0].message.content or "")[-200:] if e.completion.choices else ""
-                problem = "the answer was cut off at the token limit before the JSON object was complete"
+                problem = _CUT_OFF
             else:
                 records.append(self._record(node, dimension, messages, answer, started, attempts, repair))
                 raw = _raw_structured(answer)
@@ -403,6 +448,9 @@ class LLMGateway:
                     parsed = self._parse(answer, schema)
                 except (ValueError, ValidationError) as e:
                     problem = _problem(e)
+                    if (answer.response_metadata or {}).get("finish_reason") == "length":
+                        problem = _CUT_OFF
+                        records[-1] = records[-1].model_copy(update={"truncated": True})
                 else:
                     comment = getattr(parsed, "comment", None)
                     if limit and isinstance(comment, str) and len(comment) >= limit - 1:
@@ -420,12 +468,7 @@ class LLMGateway:
 
     def _bound(self, schema: type[BaseModel], comment_max_chars: int | None = None) -> Any:
         if self.method == "json_schema":
-            js = schema.model_json_schema()
-            js["additionalProperties"] = False
-            if comment_max_chars:
-                js["properties"]["comment"]["maxLength"] = comment_max_chars
-            return self.model.bind(response_format={
-                "type": "json_schema", "json_schema": {"name": schema.__name__, "schema": js, "strict": True}})
+            return self.model.bind(response_format=json.loads(_response_format(schema, comment_max_chars)))
         if self.method == "tool":
             return self.model.bind_tools([schema], tool_choice=schema.__name__)
         return self.model
@@ -434,7 +477,9 @@ class LLMGateway:
         if self.method == "tool":
             calls = answer.tool_calls or []
             if not calls:
-                raise ValueError("the model did not call the answer tool")
+                bad = answer.invalid_tool_calls
+                raise ValueError(f"the answer tool's arguments are not valid JSON ({bad[0].get('error')})" if bad
+                                 else "the model did not call the answer tool")
             return schema.model_validate(calls[0]["args"])
         text = _answer_text(answer)
         if not text.strip():
@@ -444,6 +489,24 @@ class LLMGateway:
         except json.JSONDecodeError as e:
             raise ValueError(f"not valid JSON ({e.msg})") from None
         return schema.model_validate(data)
+
+
+_CUT_OFF = "the answer was cut off at the token limit before the JSON object was complete"
+
+
+@lru_cache(maxsize=256)
+def _schema_text(schema: type[BaseModel]) -> str:
+    return json.dumps(schema.model_json_schema(), ensure_ascii=False)
+
+
+@lru_cache(maxsize=256)
+def _response_format(schema: type[BaseModel], comment_max_chars: int | None) -> str:
+    """The json_schema response format, as JSON text (cached: generating a pydantic JSON schema costs ~0.5 ms)."""
+    js = schema.model_json_schema()
+    js["additionalProperties"] = False
+    if comment_max_chars:
+        js["properties"]["comment"]["maxLength"] = comment_max_chars
+    return json.dumps({"type": "json_schema", "json_schema": {"name": schema.__name__, "schema": js, "strict": True}})
 
 
 def _where(node: str, dimension: str | None) -> str:

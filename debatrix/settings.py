@@ -31,6 +31,10 @@ class LLMSettings(_Frozen):
     context_window: int = Field(default=128_000, gt=256)
     max_output_tokens: int = Field(default=1024, gt=16)
     structured_output: Literal["auto", "json_schema", "tool", "parse"] = "auto"
+    transport: Literal["http", "langchain"] = Field(
+        default="http", description="how to reach an OpenAI-compatible endpoint: debatrix's lean aiohttp client "
+        "(http, ~0.4 ms of CPU per request) or LangChain's ChatOpenAI (langchain: its callbacks and tracing, "
+        "several ms per request)")
     merge_score_call: bool = Field(
         default=False, description="one structured call for comment + score instead of the paper's two calls"
     )

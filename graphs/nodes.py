@@ -43,11 +43,27 @@ def guarded(name: str, fn: Node) -> Node:
 
 def system_message(debate: Debate) -> SystemMessage:
     """The same for every call on a debate, so the server can reuse the cached prefix."""
-    return SystemMessage(content=P.render("system.j2", P.SystemVars(fence=P.fence_for(debate))))
+    return SystemMessage(content=_system_text(P.fence_for(debate)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _system_text(fence: str) -> str:
+    return P.render("system.j2", P.SystemVars(fence=fence))
+
+
+_HEADERS: dict[str, str] = {}
 
 
 def header(debate: Debate) -> str:
-    return P.debate_header(debate, P.fence_for(debate))
+    """The debate header, rendered once per debate (the fence is derived from the debate's content, so equal
+    fences mean equal debates)."""
+    fence = P.fence_for(debate)
+    text = _HEADERS.get(fence)
+    if text is None:
+        if len(_HEADERS) >= 1024:
+            _HEADERS.clear()
+        text = _HEADERS[fence] = P.debate_header(debate, fence)
+    return text
 
 
 def choices_for(debate: Debate, dimension: Dimension) -> list[str]:
@@ -64,7 +80,7 @@ PreviousContext = Callable[[JudgeContext, Any, Debate, int], Awaitable[str]]
 
 async def previous_analyses(ctx: JudgeContext, memory: Any, debate: Debate, index: int) -> str:
     """The analysis memory's earlier analyses (the Debatrix mode)."""
-    return P.previous_analyses(await asyncio.to_thread(memory.analyses_before, index))
+    return P.previous_analyses(memory.analyses_before(index) if index else [])
 
 
 async def previous_speeches(ctx: JudgeContext, memory: Any, debate: Debate, index: int) -> str:
@@ -73,7 +89,7 @@ async def previous_speeches(ctx: JudgeContext, memory: Any, debate: Debate, inde
 
 
 async def _relevant(ctx: JudgeContext, memory: Any, debate: Debate, index: int) -> str:
-    if not ctx.settings.memory.retrieval:
+    if not ctx.settings.memory.retrieval or index == 0:
         return ""
     chunks = await asyncio.to_thread(memory.relevant, index, debate.speeches[index].content, ctx.settings.memory.top_k)
     fence = P.fence_for(debate)
@@ -87,8 +103,11 @@ def make_analyze_speech(previous: PreviousContext) -> Node:
     async def analyze_speech(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
         debate, dim, i = state["debate"], state["dimension"], state.get("index", 0)
         speech = debate.speeches[i]
-        memory = await asyncio.to_thread(ctx.memory.column, state["run_id"], dim.name)
-        # rel = query(context_mem, speech_i) comes before context_mem += speech_i (paper, Appendix A)
+        # opening the memory stores the speeches; the first speech has nothing earlier to read, so its analysis
+        # does not wait for that write
+        opening = asyncio.ensure_future(ctx.memory.acolumn(state["run_id"], dim.name, debate))
+        memory = await opening if i else None
+        # rel = query(context_mem, speech_i) sees only speeches before i (paper, Appendix A: query, then add)
         text = P.render("analyze_speech.j2", P.AnalyzeSpeechVars(
             header=header(debate),
             previous=await previous(ctx, memory, debate, i),
@@ -97,15 +116,14 @@ def make_analyze_speech(previous: PreviousContext) -> Node:
             index=i + 1, speaker=speech.speaker, dimension=dim.name,
             focus=dim.prompts.analyze, use_context=dim.prompts.context, words=ctx.settings.analysis_words,
         ))
-        # the context-memory write (chunking + embedding) overlaps the LLM request instead of delaying it
-        _, (analysis, record) = await asyncio.gather(
-            asyncio.to_thread(memory.add_speech, i, speech.speaker, speech.content),
-            ctx.gateway.text([system_message(debate), HumanMessage(content=text)],
-                             node="analyze_speech", dimension=dim.name, meta={"debatrix_index": i},
-                             words=ctx.settings.analysis_words),
-        )
+        try:
+            analysis, record = await ctx.gateway.text([system_message(debate), HumanMessage(content=text)],
+                                                      node="analyze_speech", dimension=dim.name,
+                                                      meta={"debatrix_index": i}, words=ctx.settings.analysis_words)
+        finally:
+            memory = await opening  # opened even when the call failed, so the run's end finds and removes it
         result = SpeechAnalysis(dimension=dim.name, index=i, speaker=speech.speaker, analysis=analysis)
-        await asyncio.to_thread(memory.add_analysis, result)
+        memory.add_analysis(result)  # chromadb receives the run's analyses in one write when it finishes
         return {"analyses": [result], "index": i + 1, "calls": [record]}
 
     analyze_speech.__doc__ = f"Analyse the next speech with {previous.__name__.replace('_', ' ')} as context."

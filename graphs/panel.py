@@ -4,7 +4,6 @@ dimensions by weight, and the assembly of the :class:`JudgeResult`."""
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -83,7 +82,7 @@ def make_prepare(preflight: Preflight, fixed: tuple[str, ...] | None,
         return {
             "debate": debate,
             "dimensions": dims,
-            "run_id": state.get("run_id") or uuid.uuid4().hex[:16],
+            "run_id": state.get("run_id") or ctx.memory.new_run_id(),
             "started_at": datetime.now(UTC).isoformat(),
             "failures": failures,
         }
@@ -247,7 +246,7 @@ def make_finish(mode: str, per_speech: bool, panel: bool) -> Callable:
             started_at=started, finished_at=finished,
         )
         if per_speech:  # only the per-speech modes open memories
-            await asyncio.to_thread(ctx.memory.drop, state["run_id"], [d.name for d in state.get("dimensions", [])])
+            await asyncio.to_thread(ctx.memory.finish, state["run_id"])
         return {"result": result}
 
     return finish

@@ -1,20 +1,33 @@
-"""Per-debate, per-dimension memories on chromadb.
+"""Per-run memories on chromadb: a context memory and an analysis memory, partitioned by dimension.
 
-*Context memory* holds the speeches, chunked, with speaker/index metadata; *analysis memory* holds the judge's own
-analysis of each speech. Collections are named by run id and dimension, so runs never see each other's memories and
-a resumed run finds its own (writes are upserts, so repeating a step is harmless)."""
+*Context memory* holds the debate's speeches, chunked, with speaker/index metadata (every dimension reads the same
+transcript, so one copy per run serves them all); *analysis memory* holds each dimension's own analysis of each
+speech (ids and metadata carry the dimension, and a dimension reads only its own). Collections are named by run id,
+so runs never see each other's memories, and a resumed run finds its own (writes are upserts, so repeating a step
+is harmless).
+
+chromadb is the store of record, but every operation costs milliseconds of CPU and dozens of thread hand-offs
+(measured here: ~5 ms per upsert whatever its size, ~2.5 ms per filtered get, more under load), which over
+thousands of LLM calls cost more than the model's own latency. So a run touches chromadb a fixed seven times,
+whatever the number of speeches and dimensions: two collections opened, one read of what a resumed run wrote
+earlier (skipped for a run id this store made), all speeches in one upsert when the run's memory opens (retrieval filters on ``index < i``, so no
+speech ever sees a later one), all analyses in one upsert when the run finishes (:meth:`RunMemory.flush`), two
+deletes (unless ``keep``). In between, a dimension reads its earlier analyses from an in-process mirror of what it
+wrote; retrieval queries, when on, go to chromadb."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import threading
+import uuid
 from typing import Any
 
 import chromadb
 from chromadb.config import Settings as ChromaSettings
 
 from debatrix.errors import ConfigurationError
-from debatrix.models import SpeechAnalysis
+from debatrix.models import Debate, SpeechAnalysis
 from debatrix.settings import MemorySettings
 from debatrix.tokens import encoding
 
@@ -54,8 +67,14 @@ class MemoryStore:
         self.settings = settings
         self._client: Any = None
         self._lock = threading.Lock()
-        self._columns: dict[tuple[str, str], ColumnMemory] = {}
-        self._columns_lock = threading.Lock()
+        self._runs: dict[str, RunMemory] = {}
+        self._runs_lock = threading.Lock()
+        self._fresh: set[str] = set()  # run ids made here: nothing to read back when their memory opens
+
+    def new_run_id(self) -> str:
+        run_id = uuid.uuid4().hex[:16]
+        self._fresh.add(run_id)
+        return run_id
 
     @property
     def client(self) -> Any:
@@ -78,53 +97,81 @@ class MemoryStore:
         except Exception as e:  # chromadb raises plain ValueError/ConnectionError here
             raise ConfigurationError(f"cannot reach the chromadb server at {s.host}:{s.port}: {e}") from None
 
-    def column(self, run_id: str, dimension: str) -> ColumnMemory:
-        """The memories of one run's dimension, opened once (a server round trip per collection)."""
-        key = (run_id, dimension)
-        with self._columns_lock:
-            col = self._columns.get(key)
-            if col is None:
-                col = self._columns[key] = ColumnMemory(self, run_id, dimension)
-            return col
+    def run(self, run_id: str, debate: Debate | None = None) -> RunMemory:
+        """The memories of one run, opened once; on opening, the debate's speeches go into the context memory."""
+        with self._runs_lock:
+            mem = self._runs.get(run_id)
+            if mem is None:
+                mem = RunMemory(self, run_id, resumed=run_id not in self._fresh)
+                if debate is not None:
+                    mem.add_speeches(debate)
+                self._runs[run_id] = mem
+            return mem
 
-    def drop(self, run_id: str, dimensions: list[str]) -> None:
+    def column(self, run_id: str, dimension: str, debate: Debate | None = None) -> ColumnMemory:
+        """One dimension's view of the run's memories."""
+        return ColumnMemory(self.run(run_id, debate), dimension)
+
+    async def acolumn(self, run_id: str, dimension: str, debate: Debate | None = None) -> ColumnMemory:
+        """:meth:`column` without a thread hand-off once the run's memory is open."""
+        mem = self._runs.get(run_id)
+        if mem is None:
+            mem = await asyncio.to_thread(self.run, run_id, debate)
+        return ColumnMemory(mem, dimension)
+
+    def finish(self, run_id: str) -> None:
+        """End of a run: write its analyses (one upsert), then delete its collections unless ``keep``."""
+        with self._runs_lock:
+            mem = self._runs.pop(run_id, None)
+            self._fresh.discard(run_id)
+        if mem is not None:
+            mem.flush()
         if self.settings.keep:
             return
-        for dim in dimensions:
-            with self._columns_lock:
-                self._columns.pop((run_id, dim), None)
-            for name in ColumnMemory.names(run_id, dim):
-                try:
-                    self.client.delete_collection(name)
-                except Exception:  # already gone (never created, or dropped by another branch)
-                    pass
+        for name in RunMemory.names(run_id):
+            try:
+                self.client.delete_collection(name)
+            except Exception:  # never created (the run failed before opening its memory)
+                pass
 
 
-class ColumnMemory:
-    def __init__(self, store: MemoryStore, run_id: str, dimension: str):
+class RunMemory:
+    def __init__(self, store: MemoryStore, run_id: str, resumed: bool = True):
         self.store = store
-        ctx, ana = self.names(run_id, dimension)
+        ctx, ana = self.names(run_id)
         # Vectors matter only where memory is searched by similarity: the context memory when retrieval is on.
         # The analysis memory is read back in speech order, so it never pays for the neural embedder.
         retrieval = store.settings.retrieval
         self.context = store.client.get_or_create_collection(
             ctx, embedding_function=make_embedding(store.settings.embedding if retrieval else "hash"))
         self.analysis = store.client.get_or_create_collection(ana, embedding_function=make_embedding("hash"))
-        self.dimension = dimension
+        # a resumed run's earlier analyses (a run id made by this store is new: nothing to read)
+        got = self.analysis.get() if resumed else {"documents": [], "metadatas": []}
+        self._analyses: dict[tuple[str, int], SpeechAnalysis] = {}
+        for d, m in zip(got["documents"] or [], got["metadatas"] or []):
+            a = SpeechAnalysis(dimension=m["dimension"], index=m["index"], speaker=m["speaker"], analysis=d)
+            self._analyses[(a.dimension, a.index)] = a
+        self._pending: dict[tuple[str, int], SpeechAnalysis] = {}
+        self._lock = threading.Lock()
 
     @staticmethod
-    def names(run_id: str, dimension: str) -> tuple[str, str]:
-        base = _SAFE.sub("-", f"dbx-{run_id}-{dimension}")[:500]
+    def names(run_id: str) -> tuple[str, str]:
+        base = _SAFE.sub("-", f"dbx-{run_id}")[:500]
         return f"{base}-ctx", f"{base}-ana"
 
-    def add_speech(self, index: int, speaker: str, text: str) -> int:
-        chunks = chunk_text(text, self.store.settings.chunk_tokens)
-        self.context.upsert(
-            ids=[f"s{index:04d}-c{k:04d}" for k in range(len(chunks))],
-            documents=chunks,
-            metadatas=[{"index": index, "speaker": speaker, "chunk": k} for k in range(len(chunks))],
-        )
-        return len(chunks)
+    def add_speeches(self, debate: Debate) -> int:
+        """Every speech, chunked, in one upsert; returns the number of chunks."""
+        ids: list[str] = []
+        docs: list[str] = []
+        metas: list[dict[str, Any]] = []
+        for index, speech in enumerate(debate.speeches):
+            chunks = chunk_text(speech.content, self.store.settings.chunk_tokens)
+            ids += [f"s{index:04d}-c{k:04d}" for k in range(len(chunks))]
+            docs += chunks
+            metas += [{"index": index, "speaker": speech.speaker, "chunk": k} for k in range(len(chunks))]
+        if ids:
+            self.context.upsert(ids=ids, documents=docs, metadatas=metas)
+        return len(ids)
 
     def relevant(self, index: int, text: str, top_k: int) -> list[dict[str, Any]]:
         """Chunks of earlier speeches nearest to ``text``, in debate order."""
@@ -136,13 +183,41 @@ class ColumnMemory:
         return sorted(items, key=lambda x: (x["index"], x["chunk"]))
 
     def add_analysis(self, a: SpeechAnalysis) -> None:
-        self.analysis.upsert(ids=[f"a{a.index:04d}"], documents=[a.analysis],
-                             metadatas=[{"index": a.index, "speaker": a.speaker}])
+        """Into the mirror now, into chromadb at the next :meth:`flush` (a repeated speech keeps the latest)."""
+        with self._lock:
+            self._analyses[(a.dimension, a.index)] = self._pending[(a.dimension, a.index)] = a
+
+    def flush(self) -> int:
+        """Write the analyses added since the last flush in one upsert; returns how many."""
+        with self._lock:
+            pending = list(self._pending.values())
+            self._pending = {}
+        if pending:
+            self.analysis.upsert(
+                ids=[f"{a.dimension}-a{a.index:04d}" for a in pending], documents=[a.analysis for a in pending],
+                metadatas=[{"dimension": a.dimension, "index": a.index, "speaker": a.speaker} for a in pending])
+        return len(pending)
+
+    def analyses_before(self, dimension: str, index: int) -> list[SpeechAnalysis]:
+        with self._lock:
+            return sorted((a for (d, i), a in self._analyses.items() if d == dimension and i < index),
+                          key=lambda a: a.index)
+
+
+class ColumnMemory:
+    """One dimension's context and analysis memory (a view of the run's collections)."""
+
+    def __init__(self, run: RunMemory, dimension: str):
+        self.run = run
+        self.dimension = dimension
+
+    def relevant(self, index: int, text: str, top_k: int) -> list[dict[str, Any]]:
+        return self.run.relevant(index, text, top_k)
+
+    def add_analysis(self, a: SpeechAnalysis) -> None:
+        if a.dimension != self.dimension:
+            raise ValueError(f"an analysis of {a.dimension} does not belong to the {self.dimension} memory")
+        self.run.add_analysis(a)
 
     def analyses_before(self, index: int) -> list[SpeechAnalysis]:
-        if index == 0:
-            return []
-        got = self.analysis.get(where={"index": {"$lt": index}})
-        items = [SpeechAnalysis(dimension=self.dimension, index=m["index"], speaker=m["speaker"], analysis=d)
-                 for d, m in zip(got["documents"], got["metadatas"])]
-        return sorted(items, key=lambda a: a.index)
+        return self.run.analyses_before(self.dimension, index)

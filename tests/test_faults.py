@@ -50,23 +50,24 @@ def structured_only(n: int, content: str, finish: str = "stop"):
     return respond
 
 
-RECOVERABLE = {
-    "429 with Retry-After": first_n(2, Fault(429, headers={"Retry-After": "0.1"})),
-    "500": first_n(2, Fault(500)),
-    "503": first_n(1, Fault(503)),
-    "connection reset": first_n(2, Fault(reset=True)),
-    "hang past the timeout": first_n(1, Fault(200, delay=3.0)),
-    "malformed JSON": structured_only(1, '{"score": seven}'),
-    "truncated JSON": structured_only(1, '{"winner": "Ma', finish="length"),
-    "winner who is not a debater": structured_only(1, '{"winner": "The Judge"}'),
-    "empty structured answer": structured_only(1, ""),
+RECOVERABLE = {  # factories: each test gets responders with fresh counters
+    "429 with Retry-After": lambda: first_n(2, Fault(429, headers={"Retry-After": "0.1"})),
+    "500": lambda: first_n(2, Fault(500)),
+    "503": lambda: first_n(1, Fault(503)),
+    "connection reset": lambda: first_n(2, Fault(reset=True)),
+    "hang past the timeout": lambda: first_n(1, Fault(200, delay=3.0)),
+    "malformed JSON": lambda: structured_only(1, '{"score": seven}'),
+    "truncated JSON": lambda: structured_only(1, '{"winner": "Ma', finish="length"),
+    "winner who is not a debater": lambda: structured_only(1, '{"winner": "The Judge"}'),
+    "empty structured answer": lambda: structured_only(1, ""),
 }
 
 
+@pytest.mark.parametrize("transport", ["http", "langchain"])
 @pytest.mark.parametrize("case", list(RECOVERABLE))
-async def test_transient_faults_end_complete(uniforms, case):
-    with FakeOpenAIServer(responder=RECOVERABLE[case]) as srv:
-        result = await ajudge_debate(uniforms, run_settings(srv, timeout=1.0))
+async def test_transient_faults_end_complete(uniforms, case, transport):
+    with FakeOpenAIServer(responder=RECOVERABLE[case]()) as srv:
+        result = await ajudge_debate(uniforms, run_settings(srv, timeout=1.0, transport=transport))
     assert result.status is Status.COMPLETE, f"{case}: {result.incomplete_reason}"
     assert result.winner in {"Maya", "Theo"}
     u = result.usage
@@ -88,12 +89,13 @@ PERSISTENT = {
 }
 
 
+@pytest.mark.parametrize("transport", ["http", "langchain"])
 @pytest.mark.parametrize("case", list(PERSISTENT))
-async def test_persistent_faults_end_incomplete_with_the_cause(uniforms, case):
+async def test_persistent_faults_end_incomplete_with_the_cause(uniforms, case, transport):
     fault, cause = PERSISTENT[case]
     with FakeOpenAIServer(responder=lambda body, i: fault) as srv:
         started = time.perf_counter()
-        result = await ajudge_debate(uniforms, run_settings(srv, timeout=1.0, max_retries=1))
+        result = await ajudge_debate(uniforms, run_settings(srv, timeout=1.0, max_retries=1, transport=transport))
         elapsed = time.perf_counter() - started
     assert result.status is Status.INCOMPLETE
     assert cause in result.incomplete_reason, result.incomplete_reason

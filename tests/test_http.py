@@ -1,8 +1,10 @@
-"""Integration over real HTTP: ChatOpenAI against an OpenAI-compatible server started on 127.0.0.1 by the test."""
+"""Integration over real HTTP against an OpenAI-compatible server started on 127.0.0.1 by the test: debatrix's own
+aiohttp transport (the default) and LangChain's ChatOpenAI (``transport="langchain"``)."""
 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -49,6 +51,30 @@ async def test_every_mode_over_http(server, uniforms, mode):
     winner_schema = next(r for r in structured if r["response_format"]["json_schema"]["name"] == "WinnerAnswer")
     enum = winner_schema["response_format"]["json_schema"]["schema"]["properties"]["winner"]["enum"]
     assert set(enum) <= {"Maya", "Theo", "tie"}
+
+
+@pytest.mark.parametrize("method", ["json_schema", "tool"])
+async def test_both_transports_send_the_same_requests(server, uniforms, method):
+    """The lean transport is a drop-in for ChatOpenAI: same messages, schema, sampling and length cap."""
+    sent = {}
+    for transport in ("http", "langchain"):
+        before = len(server.requests)
+        result = await ajudge_debate(uniforms, http_settings(server, "chronological", transport=transport,
+                                                             structured_output=method))
+        assert_complete(result, 1, True)
+        sent[transport] = server.requests[before:]
+        assert result.usage.llm_calls == len(sent[transport])
+
+    def norm(r):
+        keys = ("model", "temperature", "messages", "response_format", "tools", "tool_choice")
+        out = {k: r.get(k) for k in keys}
+        # earlier answers come back in later prompts; the fake numbers its answers, so blank them
+        out["messages"] = [{**m, "content": "<answer>"} if m["role"] == "assistant" else m for m in r["messages"]]
+        out["cap"] = r.get("max_completion_tokens", r.get("max_tokens"))
+        return re.sub(r"number \d+", "number N", json.dumps(out, sort_keys=True))  # the fake's own counters
+
+    # the calls of one column run concurrently, so compare as multisets
+    assert sorted(map(norm, sent["http"])) == sorted(map(norm, sent["langchain"]))
 
 
 async def test_tool_calling_method_over_http(server, uniforms):

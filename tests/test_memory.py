@@ -24,19 +24,30 @@ def test_chunking_respects_the_token_budget():
 def test_memories_store_speeches_and_analyses_per_run_and_dimension(uniforms):
     store = MemoryStore(MemorySettings(embedding="hash", retrieval=True, chunk_tokens=48))
     run = uuid.uuid4().hex
-    arg, src = store.column(run, "argument"), store.column(run, "source")
-    for i, s in enumerate(uniforms.speeches):
-        arg.add_speech(i, s.speaker, s.content)
+    arg, src = store.column(run, "argument", uniforms), store.column(run, "source")
+    mem = arg.run
+    assert src.run is mem  # one pair of collections per run
+    assert mem.context.count() > len(uniforms.speeches)  # every speech, chunked, written on opening
+    assert {m["index"] for m in mem.context.get()["metadatas"]} == set(range(len(uniforms.speeches)))
     arg.add_analysis(SpeechAnalysis(dimension="argument", index=1, speaker="Theo", analysis="second"))
     arg.add_analysis(SpeechAnalysis(dimension="argument", index=0, speaker="Maya", analysis="first"))
     arg.add_analysis(SpeechAnalysis(dimension="argument", index=0, speaker="Maya", analysis="first"))  # idempotent
+    src.add_analysis(SpeechAnalysis(dimension="source", index=0, speaker="Maya", analysis="sources"))
+    with pytest.raises(ValueError):
+        src.add_analysis(SpeechAnalysis(dimension="argument", index=2, speaker="Maya", analysis="wrong column"))
     assert [a.analysis for a in arg.analyses_before(2)] == ["first", "second"]
     assert arg.analyses_before(1)[0].analysis == "first" and arg.analyses_before(0) == []
-    assert src.analyses_before(5) == []  # dimensions do not share memories
+    assert [a.analysis for a in src.analyses_before(5)] == ["sources"]  # dimensions do not share analyses
+    assert mem.analysis.count() == 0  # written in one batch at the end, not one request per analysis
     rel = arg.relevant(3, "exclusive suppliers cost families more", 2)
     assert rel and all(r["index"] < 3 for r in rel)
     assert any("supplier" in r["text"] for r in rel)
-    store.drop(run, ["argument", "source"])
+    # a resumed run (same run id, another context on the same chromadb) sees what the first one wrote
+    assert mem.flush() == 3 and mem.analysis.count() == 3 and mem.flush() == 0
+    again = MemoryStore(MemorySettings(embedding="hash"))
+    again._client = store.client
+    assert [a.analysis for a in again.column(run, "argument").analyses_before(2)] == ["first", "second"]
+    store.finish(run)
     names = {c.name for c in store.client.list_collections()}
     assert not any(run in n for n in names)
 
@@ -120,6 +131,9 @@ async def test_memories_on_a_chromadb_server(uniforms, chroma_server):
 
     client = chromadb.HttpClient(host="127.0.0.1", port=chroma_server)
     names = [c.name if hasattr(c, "name") else c for c in client.list_collections()]
-    assert any(n.endswith("-general-ctx") for n in names) and any(n.endswith("-general-ana") for n in names)
-    ana = client.get_collection(next(n for n in names if n.endswith("-general-ana")))
+    run = result.settings["run_id"]
+    assert {f"dbx-{run}-ctx", f"dbx-{run}-ana"} <= set(names)
+    ana = client.get_collection(f"dbx-{run}-ana")
+    got = ana.get()
     assert ana.count() == len(uniforms.speeches)  # one analysis per speech, stored on the server
+    assert {m["dimension"] for m in got["metadatas"]} == {"general"}
