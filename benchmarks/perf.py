@@ -24,6 +24,7 @@ from debatrix.api import ajudge_debate
 from debatrix.context import JudgeContext
 from debatrix.graphs.modes import MODES, critical_rounds
 from debatrix.models import Debate, Status
+from debatrix.runtime import settle_heap
 
 from .base import data_root
 
@@ -63,6 +64,7 @@ async def modes_table(url: str, latency: float, modes: list[str]) -> None:
         for mode in modes:
             s = settings_for(url, mode, 64)
             await one(debate, s)  # warm-up: imports, first connections
+            settle_heap()  # as the CLI does (see debatrix.runtime)
             wall, result = await one(debate, s)
             bound = critical_rounds(mode, len(debate.speeches), False) * latency
             u = result.usage
@@ -74,21 +76,25 @@ async def throughput(url: str, latency: float, counts: list[int]) -> None:
     debate = next(iter(debates().values()))
     s = settings_for(url, "debatrix", 256)
     print(f"\n## Throughput: {debate.id}, mode debatrix, L = {latency * 1000:.0f} ms\n")
-    print("| debates | sequential s | concurrent s | speed-up | debates/min concurrent |")
-    print("|---|---|---|---|---|")
+    print("| debates | sequential s | concurrent s | speed-up | debates/min concurrent | judge CPU s (concurrent) "
+          "| CPU ms per LLM call |")
+    print("|---|---|---|---|---|---|---|")
     ctx = await asyncio.to_thread(JudgeContext.create, s)
     try:
         await one(debate, s, ctx)
+        settle_heap()
         for n in counts:
             started = time.perf_counter()
             for _ in range(n):
                 await one(debate, s, ctx)
             sequential = time.perf_counter() - started
-            started = time.perf_counter()
-            await asyncio.gather(*(one(debate, s, ctx) for _ in range(n)))
+            started, cpu = time.perf_counter(), time.process_time()
+            results = await asyncio.gather(*(one(debate, s, ctx) for _ in range(n)))
             concurrent = time.perf_counter() - started
+            cpu = time.process_time() - cpu
+            calls = sum(r.usage.llm_calls for _, r in results)
             print(f"| {n} | {sequential:.2f} | {concurrent:.2f} | {sequential / concurrent:.1f}× | "
-                  f"{60 * n / concurrent:.0f} |", flush=True)
+                  f"{60 * n / concurrent:.0f} | {cpu:.2f} | {1000 * cpu / calls:.2f} |", flush=True)
     finally:
         ctx.close()
 
@@ -130,6 +136,8 @@ async def main_async(args: argparse.Namespace) -> None:
     finally:
         proc.terminate()
         proc.wait(10)
+        if proc.stdout is not None:
+            proc.stdout.close()
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from debatrix.context import JudgeContext
+from debatrix.runtime import settle_heap
 from debatrix.errors import ConfigurationError, DebatrixError
 from debatrix.files import write_atomic
 from debatrix.settings import JudgeSettings
@@ -110,7 +111,11 @@ def _check_manifest(out_dir: Path, manifest: dict[str, Any]) -> None:
 async def run_benchmark(bench: Benchmark, settings: JudgeSettings, out_dir: Path, *,
                         modes: list[str], repeats: int = 1, limit: int | None = None, concurrency: int = 1,
                         retry_incomplete: bool = False, chat_model: Any = None,
-                        on_record: Callable[[dict[str, Any], int, int], None] | None = None) -> RunReport:
+                        on_record: Callable[[dict[str, Any], int, int], None] | None = None,
+                        settle: bool = False) -> RunReport:
+    """Judge every item in every mode ``repeats`` times, ``concurrency`` items at once, resuming from what
+    ``out_dir`` already holds. ``settle``: call :func:`debatrix.runtime.settle_heap` once the context is built (for
+    a process that does nothing else, like ``debatrix bench``)."""
     if repeats < 1 or concurrency < 1:
         raise ConfigurationError("--repeats and --concurrency must be at least 1")
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -126,6 +131,8 @@ async def run_benchmark(bench: Benchmark, settings: JudgeSettings, out_dir: Path
     started = time.perf_counter()
     if todo:
         context = await asyncio.to_thread(JudgeContext.create, settings, chat_model)
+        if settle:
+            settle_heap()
         try:
             gate = asyncio.Semaphore(concurrency)
             done = 0

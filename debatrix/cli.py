@@ -18,6 +18,7 @@ from .errors import ConfigurationError, DebatrixError, InvalidDebateError
 from .files import write_atomic
 from .loader import load_debate
 from .models import Debate, DebateFormat, JudgeResult, Status
+from .runtime import settle_heap
 from .settings import JudgeSettings, LLMSettings, MemorySettings
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
@@ -176,6 +177,7 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
                          "comment then score in two calls"),
                       highlight=False)
     ctx = await asyncio.to_thread(JudgeContext.create, settings)
+    settle_heap()
     try:
         if ctx.local_server is not None:
             console.print(f"local model ready in {ctx.local_server.load_seconds:.1f}s at {ctx.local_server.base_url} "
@@ -421,7 +423,7 @@ def bench(
     try:
         report = asyncio.run(run_benchmark(b, settings, folder, modes=mode_list, repeats=repeats, limit=limit,
                                            concurrency=concurrency, retry_incomplete=retry_incomplete,
-                                           on_record=show))
+                                           on_record=show, settle=True))
     except DebatrixError as e:
         _fail(str(e).replace("\n", "; "))
         raise

@@ -7,13 +7,15 @@ so runs never see each other's memories, and a resumed run finds its own (writes
 is harmless).
 
 chromadb is the store of record, but every operation costs milliseconds of CPU and dozens of thread hand-offs
-(measured here: ~5 ms per upsert whatever its size, ~2.5 ms per filtered get, more under load), which over
-thousands of LLM calls cost more than the model's own latency. So a run touches chromadb a fixed seven times,
-whatever the number of speeches and dimensions: two collections opened, one read of what a resumed run wrote
-earlier (skipped for a run id this store made), all speeches in one upsert when the run's memory opens (retrieval filters on ``index < i``, so no
-speech ever sees a later one), all analyses in one upsert when the run finishes (:meth:`RunMemory.flush`), two
-deletes (unless ``keep``). In between, a dimension reads its earlier analyses from an in-process mirror of what it
-wrote; retrieval queries, when on, go to chromadb."""
+(measured here: ~5 ms per small upsert, ~25 ms for the 42 speech chunks of debateart_0466, ~2.5 ms per filtered get), which
+over many concurrent runs cost more than the model's own latency. So a run touches chromadb a fixed few times,
+whatever the number of speeches and dimensions: two collections opened; one read of what a resumed run wrote
+earlier (skipped for a run id this store made); the speeches in one upsert when the run's memory opens, if anything
+will read them (retrieval, which filters on ``index < i`` so no speech ever sees a later one, or ``keep``; with
+neither, as in the paper's default, nothing ever reads the context memory and the write would cost a quarter of a
+16-debate batch's time); all analyses in one upsert when the run finishes (:meth:`RunMemory.flush`); two deletes
+(unless ``keep``). In between, a dimension reads its earlier analyses from an in-process mirror of what it wrote;
+retrieval queries go to chromadb."""
 
 from __future__ import annotations
 
@@ -98,12 +100,13 @@ class MemoryStore:
             raise ConfigurationError(f"cannot reach the chromadb server at {s.host}:{s.port}: {e}") from None
 
     def run(self, run_id: str, debate: Debate | None = None) -> RunMemory:
-        """The memories of one run, opened once; on opening, the debate's speeches go into the context memory."""
+        """The memories of one run, opened once; on opening, the debate's speeches go into the context memory when
+        something will read them (retrieval, or ``keep`` for inspection afterwards)."""
         with self._runs_lock:
             mem = self._runs.get(run_id)
             if mem is None:
                 mem = RunMemory(self, run_id, resumed=run_id not in self._fresh)
-                if debate is not None:
+                if debate is not None and (self.settings.retrieval or self.settings.keep):
                     mem.add_speeches(debate)
                 self._runs[run_id] = mem
             return mem
