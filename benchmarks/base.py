@@ -10,7 +10,7 @@ from typing import Any
 
 from debatrix.context import JudgeContext
 from debatrix.errors import DebatrixError
-from debatrix.models import Debate, JudgeResult
+from debatrix.models import Debate, JudgeResult, Usage
 from debatrix.settings import JudgeSettings
 
 
@@ -91,18 +91,18 @@ class Benchmark:
             "status": result.status.value,
             "reason": result.incomplete_reason,
             "pred": self.predictions(item, debate, result) if result.status.value == "complete" else {},
-            "usage": usage_record(result, time.perf_counter() - started),
+            "usage": usage_record(result.usage, time.perf_counter() - started),
         }
 
 
 def calls_usage(calls: list[Any], started: float) -> dict[str, Any]:
     """The usage of an item judged by direct gateway calls (their CallRecords), since ``started``."""
-    return {"llm_calls": len(calls), "prompt_tokens": sum(c.prompt_tokens for c in calls),
-            "completion_tokens": sum(c.completion_tokens for c in calls),
-            "seconds": round(time.perf_counter() - started, 3)}
+    return usage_record(Usage.from_calls(calls, 0.0), time.perf_counter() - started)
 
 
-def usage_record(result: JudgeResult, seconds: float) -> dict[str, Any]:
-    u = result.usage
+def usage_record(usage: Usage, seconds: float) -> dict[str, Any]:
+    """One item's usage as stored in items.jsonl (cached calls included in llm_calls, as in results)."""
+    u = usage
     return {"llm_calls": u.llm_calls, "prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens,
-            "retries": u.retries, "repairs": u.repairs, "seconds": round(seconds, 3)}
+            "retries": u.retries, "repairs": u.repairs, "cached_calls": u.cached_calls,
+            "truncated_calls": u.truncated_calls, "seconds": round(seconds, 3)}

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -246,6 +247,14 @@ def print_summary(result: JudgeResult, con: Console) -> None:
             st.add_row(*row)
         con.print(st)
     u = result.usage
+    if u.by_node:
+        ut = Table(title="LLM usage per node", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+        for col in ("node", "calls", "prompt", "compl", "cached", "retry", "repair", "cut", "s/call"):
+            ut.add_column(col, justify="left" if col == "node" else "right", no_wrap=True, min_width=len(col))
+        for node, n in u.by_node.items():
+            ut.add_row(node, str(n.calls), str(n.prompt_tokens), str(n.completion_tokens), str(n.cached_calls),
+                       str(n.retries), str(n.repairs), str(n.truncated_calls), f"{n.seconds / max(n.calls, 1):.2f}")
+        con.print(ut)
     con.print(f"status: {result.status.value}" + (f" ({result.incomplete_reason})" if result.incomplete_reason else "")
               + f" | {u.llm_calls} LLM calls, {u.prompt_tokens} prompt + {u.completion_tokens} completion tokens, "
               f"{u.retries} retries, {u.repairs} repairs, {u.cached_calls} from cache, {u.truncated_calls} cut at "

@@ -133,7 +133,11 @@ class NodeUsage(Frozen):
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    seconds: float = 0.0
+    retries: int = 0
+    repairs: int = 0
+    truncated_calls: int = 0
+    cached_calls: int = 0
+    seconds: float = 0.0  # summed over the node's calls (they overlap in time)
 
 
 class Usage(Frozen):
@@ -150,25 +154,22 @@ class Usage(Frozen):
 
     @classmethod
     def from_calls(cls, calls: list[CallRecord], wall_seconds: float) -> Usage:
-        by: dict[str, dict[str, float]] = {}
+        by: dict[str, list[CallRecord]] = {}
         for c in calls:
-            b = by.setdefault(c.node, {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0})
-            b["calls"] += 1
-            b["prompt_tokens"] += c.prompt_tokens
-            b["completion_tokens"] += c.completion_tokens
-            b["seconds"] += c.seconds
+            by.setdefault(c.node, []).append(c)
         return cls(
-            llm_calls=len(calls),
-            prompt_tokens=sum(c.prompt_tokens for c in calls),
-            completion_tokens=sum(c.completion_tokens for c in calls),
-            retries=sum(c.attempts - 1 for c in calls),
-            repairs=sum(c.repaired for c in calls),
-            truncated_calls=sum(c.truncated for c in calls),
-            cached_calls=sum(c.cached for c in calls),
-            llm_seconds=round(sum(c.seconds for c in calls), 3),
+            **cls._totals(calls), llm_calls=len(calls), llm_seconds=round(sum(c.seconds for c in calls), 3),
+            by_node={node: NodeUsage(**cls._totals(cs), calls=len(cs), seconds=round(sum(c.seconds for c in cs), 3))
+                     for node, cs in sorted(by.items())},
             wall_seconds=round(wall_seconds, 3),
-            by_node={k: NodeUsage(**{**v, "seconds": round(v["seconds"], 3)}) for k, v in sorted(by.items())},
         )
+
+    @staticmethod
+    def _totals(calls: list[CallRecord]) -> dict[str, int]:
+        return {"prompt_tokens": sum(c.prompt_tokens for c in calls),
+                "completion_tokens": sum(c.completion_tokens for c in calls),
+                "retries": sum(c.attempts - 1 for c in calls), "repairs": sum(c.repaired for c in calls),
+                "truncated_calls": sum(c.truncated for c in calls), "cached_calls": sum(c.cached for c in calls)}
 
 
 class SpeechAnalysis(Frozen):

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import math
+import time
+from pathlib import Path
 
 import pytest
 
@@ -14,7 +16,7 @@ from debatrix.benchmarks import BenchmarkDataError, make_benchmark
 from debatrix.benchmarks.critiques import load_critiques
 from debatrix.benchmarks.runner import read_records, run_benchmark
 from debatrix.benchmarks.scoring import find_score, rating_from
-from debatrix.testing import FakeOpenAIServer, ScriptedChatModel
+from debatrix.testing import FakeOpenAIServer, Fault, ScriptedChatModel
 
 from .conftest import data_required, settings
 
@@ -164,6 +166,68 @@ async def test_debateart_ablation_run_resumes_without_repeating_calls(tmp_path):
     with pytest.raises(Exception, match="other settings"):
         await run_benchmark(b, settings("debatrix", temperature=0.7), out, modes=["direct"], limit=3,
                             chat_model=Counting(script=script()))
+
+
+@data_required
+def test_kill_9_mid_run_then_restart_pays_for_no_answered_call(tmp_path):
+    """`debatrix bench` killed with SIGKILL in the middle of an item, then started again with the same command: no
+    request whose answer had reached the judge is sent again, and the restarted run completes every item."""
+    import sqlite3
+    import subprocess
+    import sys
+
+    from debatrix.local import free_port
+
+    answered_before_kill = 40
+
+    def fixed(body, i):  # answers that do not depend on arrival order, so every run sends the same prompts
+        return FakeOpenAIServer().completion(body, 0)
+
+    def bench(url: str, out: Path) -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, "-m", "debatrix.cli", "bench", "debateart", "--modes",
+                                 "direct,dimensional", "--limit", "2", "--base-url", url, "--model", "fake-model",
+                                 "--out", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+    def key(body: dict) -> str:
+        return json.dumps(body, sort_keys=True)
+
+    with FakeOpenAIServer(responder=fixed) as srv:  # a run never killed: every request the benchmark needs
+        assert bench(srv.base_url, tmp_path / "reference").wait(180) == 0
+        needed = {key(b) for b in srv.requests}
+    out = tmp_path / "run"
+    port = free_port()  # the restart is the same command: same endpoint, so the same run settings
+
+    def answer_then_hang(body, i):
+        return fixed(body, i) if i < answered_before_kill else Fault(200, delay=600)
+
+    with FakeOpenAIServer(responder=answer_then_hang, port=port) as srv:
+        proc = bench(srv.base_url, out)
+        deadline = time.monotonic() + 120
+        while True:  # every answer sent has been stored: the run is stuck on requests that will never return
+            try:
+                with sqlite3.connect(out / "llm_cache.sqlite") as db:
+                    stored = db.execute("SELECT count(*) FROM answers").fetchone()[0]
+            except sqlite3.Error:
+                stored = 0
+            if stored >= answered_before_kill or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        proc.kill()
+        proc.wait(30)
+        answered = {key(b) for b in srv.requests[:answered_before_kill]}
+    assert stored == answered_before_kill and len(srv.requests) > answered_before_kill  # killed mid-run
+    finished = read_records(out / "items.jsonl") if (out / "items.jsonl").exists() else []
+    assert len(finished) < 4
+    with FakeOpenAIServer(responder=fixed, port=port) as srv:
+        restart = bench(srv.base_url, out)
+        assert restart.wait(180) == 0, restart.stderr.read()
+        sent_again = [key(b) for b in srv.requests]
+    assert not answered & set(sent_again)  # nothing answered before the kill is paid for twice
+    assert answered | set(sent_again) == needed
+    records = read_records(out / "items.jsonl")
+    assert len(records) == 4 and all(r["status"] == "complete" for r in records)
+    assert sum(r["usage"]["cached_calls"] for r in records) >= answered_before_kill - sum(
+        r["usage"]["llm_calls"] for r in finished)
 
 
 def _first_debater(call) -> str:

@@ -47,6 +47,7 @@ def test_judge_over_http_writes_json_and_summary(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "argument analysed speech 1 (Maya)" in proc.stderr  # live progress
     assert "Winner:" in proc.stdout and "status: complete | 59 LLM calls" in proc.stdout
+    assert "LLM usage per node" in proc.stdout and "analyze_speech" in proc.stdout  # per-node accounting
     data = json.loads(out.read_text())
     assert data["schema_version"] == "1.0" and data["status"] == "complete"
     assert {d["name"] for d in data["dimensions"]} == {"argument", "source", "language"}
