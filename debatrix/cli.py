@@ -71,7 +71,7 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
                    timeout: float | None = None, retries: int | None = None, concurrency: int | None = None,
                    structured_output: str | None = None, merge_score_call: bool | None = None,
                    memory: dict[str, Any] | None = None, cache: Path | None = None,
-                   requests_per_second: float | None = None) -> JudgeSettings:
+                   requests_per_second: float | None = None, transport: str | None = None) -> JudgeSettings:
     """Settings from command-line options (unset ones from the environment, then the defaults); on the local
     backend, unless told otherwise, short answers and merged score calls (README, "Local models")."""
     try:
@@ -80,7 +80,7 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
                                    max_output_tokens=max_output_tokens, timeout=timeout, max_retries=retries,
                                    max_concurrency=concurrency, structured_output=structured_output,
                                    merge_score_call=merge_score_call, cache_path=cache,
-                                   requests_per_second=requests_per_second)
+                                   requests_per_second=requests_per_second, transport=transport)
         if llm.uses_local:  # two CPU cores: every generated token counts
             analysis_words = analysis_words or LOCAL_PROFILE["analysis_words"]
             comment_words = comment_words or LOCAL_PROFILE["comment_words"]
@@ -121,6 +121,8 @@ def judge(
     retries: Annotated[int | None, typer.Option(help="retries of transient errors")] = None,
     concurrency: Annotated[int | None, typer.Option(help="LLM requests in flight at once")] = None,
     structured_output: Annotated[str | None, typer.Option(help="auto, json_schema, tool or parse")] = None,
+    transport: Annotated[str | None, typer.Option(help="http (debatrix's lean client, default) or langchain "
+                                                       "(ChatOpenAI: its callbacks and tracing)")] = None,
     merge_score_call: Annotated[bool | None, typer.Option(
         help="ask comment and score in one call (default: yes on the local backend, no otherwise)")] = None,
     retrieval: Annotated[bool, typer.Option(help="give the analyzer relevant earlier speech chunks")] = False,
@@ -144,7 +146,7 @@ def judge(
         context_window=context_window, max_output_tokens=max_output_tokens, timeout=timeout, retries=retries,
         concurrency=concurrency, structured_output=structured_output, merge_score_call=merge_score_call,
         memory=dict(backend=memory, path=memory_path, host=chroma_host, port=chroma_port, embedding=embedding,
-                    retrieval=retrieval), cache=cache, requests_per_second=rps)
+                    retrieval=retrieval), cache=cache, requests_per_second=rps, transport=transport)
     try:
         result = asyncio.run(_judge(debate, settings, quiet))
     except DebatrixError as e:
