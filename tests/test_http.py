@@ -193,3 +193,16 @@ async def test_comment_stopped_at_max_length_keeps_whole_sentences(uniforms):
     assert result.status is Status.COMPLETE, result.incomplete_reason
     assert {j.comment for j in result.dimensions[0].debater_judgments} == {"Clear case."}
     assert result.usage.truncated_calls == 3
+
+
+def test_http_transport_honours_proxy_variables(monkeypatch):
+    """Like the OpenAI SDK: HTTPS_PROXY for an API, NO_PROXY for a local server (looked up once per endpoint)."""
+    from debatrix.http_chat import _env_proxy
+
+    for var in ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"):
+        monkeypatch.delenv(var, raising=False)
+    assert _env_proxy("https://api.openai.com/v1/chat/completions") is None
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
+    monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1")
+    assert _env_proxy("https://api.openai.com/v1/chat/completions") == "http://proxy.example:3128"
+    assert _env_proxy("http://127.0.0.1:8080/v1/chat/completions") is None
