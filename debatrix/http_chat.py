@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import ssl
 import urllib.parse
 import urllib.request
 from typing import Any
@@ -51,6 +52,7 @@ class Endpoint:
         self.payload = payload
         self.max_connections = max_connections
         self.proxy = _env_proxy(self.url)
+        self._ssl: ssl.SSLContext | None = None
         self._sessions: dict[int, tuple[asyncio.AbstractEventLoop, aiohttp.ClientSession, Any]] = {}
 
     def session(self) -> aiohttp.ClientSession:
@@ -61,12 +63,23 @@ class Endpoint:
                 if old.is_closed():
                     del self._sessions[key]
             session = aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(limit=self.max_connections, limit_per_host=0, keepalive_timeout=15),
+                connector=aiohttp.TCPConnector(limit=self.max_connections, limit_per_host=0, keepalive_timeout=15,
+                                               ssl=self._ssl_context()),
                 timeout=aiohttp.ClientTimeout(total=None, sock_connect=30), headers=self.headers,
                 skip_auto_headers=("User-Agent",), json_serialize=json.dumps, proxy=self.proxy)
             state = (loop, session, _close_at_loop_shutdown(session))
             self._sessions[id(loop)] = state
         return state[1]
+
+    def _ssl_context(self) -> ssl.SSLContext | bool:
+        """certifi's CA bundle for https (what the OpenAI SDK trusts), made once; nothing to set up for http."""
+        if not self.url.startswith("https://"):
+            return False
+        if self._ssl is None:
+            import certifi
+
+            self._ssl = ssl.create_default_context(cafile=certifi.where())
+        return self._ssl
 
     def close(self) -> None:
         """Close every pool whose loop is still usable (pools of loops that ``asyncio.run`` ended were closed at
