@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import DebatrixError, LLMError
+from .settings import LLMSettings
 
 
 class LocalModelError(DebatrixError):
@@ -271,7 +272,7 @@ class LocalServer:
             pass
 
 
-def local_llm_settings(llm: "LLMSettings", server: LocalServer) -> "LLMSettings":  # noqa: F821
+def local_llm_settings(llm: LLMSettings, server: LocalServer) -> LLMSettings:
     """Point the LLM settings at a running local server: its URL, model alias, per-request context window and
     the server's json_schema (grammar) support for structured output."""
     return llm.model_copy(update={
