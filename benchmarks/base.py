@@ -100,9 +100,8 @@ def calls_usage(calls: list[Any], started: float) -> dict[str, Any]:
     return usage_record(Usage.from_calls(calls, 0.0), time.perf_counter() - started)
 
 
-def usage_record(usage: Usage, seconds: float) -> dict[str, Any]:
+def usage_record(u: Usage, seconds: float) -> dict[str, Any]:
     """One item's usage as stored in items.jsonl (cached calls included in llm_calls, as in results)."""
-    u = usage
     return {"llm_calls": u.llm_calls, "prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens,
             "retries": u.retries, "repairs": u.repairs, "cached_calls": u.cached_calls,
             "truncated_calls": u.truncated_calls, "seconds": round(seconds, 3)}

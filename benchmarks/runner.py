@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from debatrix.context import JudgeContext
-from debatrix.runtime import settle_heap
 from debatrix.errors import ConfigurationError, DebatrixError
 from debatrix.files import write_atomic
+from debatrix.runtime import settle_heap
 from debatrix.settings import JudgeSettings
 
 from .base import Benchmark, Item, MetricRow

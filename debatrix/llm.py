@@ -400,10 +400,7 @@ class LLMGateway:
         self.check_messages_fit(messages, _where(node, dimension))
         extra: dict[str, Any] = {}
         if json_schema is not None:
-            js = json_schema.model_json_schema()
-            js["additionalProperties"] = False
-            extra["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": json_schema.__name__, "schema": js, "strict": True}}
+            extra["response_format"] = json.loads(_response_format(json_schema, None))
         model = self.model.bind(logprobs=True, top_logprobs=top_logprobs,
                                 max_tokens=min(max_tokens, self.settings.max_output_tokens), **extra)
         started = time.perf_counter()

@@ -47,7 +47,7 @@ def encoding(name: str = "o200k_base") -> tiktoken.Encoding:
     return tiktoken.get_encoding(name)
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=1024)  # keys are whole texts (transcripts run to ~100 kB): a run's distinct texts, not more
 def count_tokens(text: str, name: str = "o200k_base") -> int:
     """Cached: a run sends the same system prompt, transcript and analyses many times."""
     return len(encoding(name).encode(text, disallowed_special=()))

@@ -103,10 +103,13 @@ def make_analyze_speech(previous: PreviousContext) -> Node:
     async def analyze_speech(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
         debate, dim, i = state["debate"], state["dimension"], state.get("index", 0)
         speech = debate.speeches[i]
-        # opening the memory stores the speeches; the first speech has nothing earlier to read, so its analysis
-        # does not wait for that write
-        opening = asyncio.ensure_future(ctx.memory.acolumn(state["run_id"], dim.name, debate))
-        memory = await opening if i else None
+        # opening the memory (first speech) stores the speeches; the first speech has nothing earlier to read, so
+        # its analysis does not wait for that write
+        opening = ctx.memory.acolumn(state["run_id"], dim.name, debate, state.get("resumed", True))
+        if i:
+            memory, opening = await opening, None
+        else:
+            memory, opening = None, asyncio.ensure_future(opening)
         # rel = query(context_mem, speech_i) sees only speeches before i (paper, Appendix A: query, then add)
         text = P.render("analyze_speech.j2", P.AnalyzeSpeechVars(
             header=header(debate),
@@ -121,7 +124,8 @@ def make_analyze_speech(previous: PreviousContext) -> Node:
                                                       node="analyze_speech", dimension=dim.name,
                                                       meta={"debatrix_index": i}, words=ctx.settings.analysis_words)
         finally:
-            memory = await opening  # opened even when the call failed, so the run's end finds and removes it
+            if opening is not None:  # opened even when the call failed, so the run's end finds and removes it
+                memory = await opening
         result = SpeechAnalysis(dimension=dim.name, index=i, speaker=speech.speaker, analysis=analysis)
         memory.add_analysis(result)  # chromadb receives the run's analyses in one write when it finishes
         return {"analyses": [result], "index": i + 1, "calls": [record]}

@@ -4,6 +4,7 @@ dimensions by weight, and the assembly of the :class:`JudgeResult`."""
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -82,7 +83,8 @@ def make_prepare(preflight: Preflight, fixed: tuple[str, ...] | None,
         return {
             "debate": debate,
             "dimensions": dims,
-            "run_id": state.get("run_id") or ctx.memory.new_run_id(),
+            "run_id": state.get("run_id") or uuid.uuid4().hex[:16],
+            "resumed": bool(state.get("run_id")),
             "started_at": datetime.now(UTC).isoformat(),
             "failures": failures,
         }
@@ -93,7 +95,8 @@ def make_prepare(preflight: Preflight, fixed: tuple[str, ...] | None,
 def to_columns(state: JudgeState) -> list[Any]:
     if state.get("failures"):
         return ["finish"]
-    return [Send("column", {"debate": state["debate"], "run_id": state["run_id"], "dimension": d})
+    return [Send("column", {"debate": state["debate"], "run_id": state["run_id"], "resumed": state["resumed"],
+                            "dimension": d})
             for d in state["dimensions"]]
 
 

@@ -55,6 +55,7 @@ class JudgeOutput(TypedDict):
 class JudgeState(Accumulated, total=False):
     debate: Debate
     run_id: str
+    resumed: bool  # the caller gave the run id: its memory may hold earlier work to read back
     started_at: str
     dimensions: list[Dimension]
     panel_comment: str
@@ -66,6 +67,7 @@ class JudgeState(Accumulated, total=False):
 class ColumnState(Accumulated, total=False):
     debate: Debate
     run_id: str
+    resumed: bool
     dimension: Dimension
     index: int
 

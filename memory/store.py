@@ -10,7 +10,7 @@ chromadb is the store of record, but every operation costs milliseconds of CPU a
 (measured here: ~5 ms per small upsert, ~25 ms for the 42 speech chunks of debateart_0466, ~2.5 ms per filtered get), which
 over many concurrent runs cost more than the model's own latency. So a run touches chromadb a fixed few times,
 whatever the number of speeches and dimensions: two collections opened; one read of what a resumed run wrote
-earlier (skipped for a run id this store made); the speeches in one upsert when the run's memory opens, if anything
+earlier (skipped for a new run id); the speeches in one upsert when the run's memory opens, if anything
 will read them (retrieval, which filters on ``index < i`` so no speech ever sees a later one, or ``keep``; with
 neither, as in the paper's default, nothing ever reads the context memory and the write would cost a quarter of a
 16-debate batch's time); all analyses in one upsert when the run finishes (:meth:`RunMemory.flush`); two deletes
@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import re
 import threading
-import uuid
 from typing import Any
 
 import chromadb
@@ -71,12 +70,6 @@ class MemoryStore:
         self._lock = threading.Lock()
         self._runs: dict[str, RunMemory] = {}
         self._runs_lock = threading.Lock()
-        self._fresh: set[str] = set()  # run ids made here: nothing to read back when their memory opens
-
-    def new_run_id(self) -> str:
-        run_id = uuid.uuid4().hex[:16]
-        self._fresh.add(run_id)
-        return run_id
 
     @property
     def client(self) -> Any:
@@ -99,34 +92,36 @@ class MemoryStore:
         except Exception as e:  # chromadb raises plain ValueError/ConnectionError here
             raise ConfigurationError(f"cannot reach the chromadb server at {s.host}:{s.port}: {e}") from None
 
-    def run(self, run_id: str, debate: Debate | None = None) -> RunMemory:
+    def run(self, run_id: str, debate: Debate | None = None, resumed: bool = True) -> RunMemory:
         """The memories of one run, opened once; on opening, the debate's speeches go into the context memory when
-        something will read them (retrieval, or ``keep`` for inspection afterwards)."""
+        something will read them (retrieval, or ``keep`` for inspection afterwards). ``resumed=False``: a new run
+        id, so there is nothing of it to read back from chromadb."""
         with self._runs_lock:
             mem = self._runs.get(run_id)
             if mem is None:
-                mem = RunMemory(self, run_id, resumed=run_id not in self._fresh)
+                mem = RunMemory(self, run_id, resumed=resumed)
                 if debate is not None and (self.settings.retrieval or self.settings.keep):
                     mem.add_speeches(debate)
                 self._runs[run_id] = mem
             return mem
 
-    def column(self, run_id: str, dimension: str, debate: Debate | None = None) -> ColumnMemory:
+    def column(self, run_id: str, dimension: str, debate: Debate | None = None,
+               resumed: bool = True) -> ColumnMemory:
         """One dimension's view of the run's memories."""
-        return ColumnMemory(self.run(run_id, debate), dimension)
+        return ColumnMemory(self.run(run_id, debate, resumed), dimension)
 
-    async def acolumn(self, run_id: str, dimension: str, debate: Debate | None = None) -> ColumnMemory:
+    async def acolumn(self, run_id: str, dimension: str, debate: Debate | None = None,
+                      resumed: bool = True) -> ColumnMemory:
         """:meth:`column` without a thread hand-off once the run's memory is open."""
         mem = self._runs.get(run_id)
         if mem is None:
-            mem = await asyncio.to_thread(self.run, run_id, debate)
+            mem = await asyncio.to_thread(self.run, run_id, debate, resumed)
         return ColumnMemory(mem, dimension)
 
     def finish(self, run_id: str) -> None:
         """End of a run: write its analyses (one upsert), then delete its collections unless ``keep``."""
         with self._runs_lock:
             mem = self._runs.pop(run_id, None)
-            self._fresh.discard(run_id)
         if mem is not None:
             mem.flush()
         if self.settings.keep:

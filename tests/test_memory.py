@@ -55,13 +55,13 @@ def test_memories_store_speeches_and_analyses_per_run_and_dimension(uniforms):
 def test_context_memory_is_written_only_when_something_reads_it(uniforms):
     """Without retrieval or keep nothing ever reads the speech chunks: no write. Analyses always go to chromadb."""
     store = MemoryStore(MemorySettings(embedding="hash"))
-    run = store.new_run_id()
-    col = store.column(run, "argument", uniforms)
+    run = uuid.uuid4().hex
+    col = store.column(run, "argument", uniforms, resumed=False)
     assert col.run.context.count() == 0
     col.add_analysis(SpeechAnalysis(dimension="argument", index=0, speaker="Maya", analysis="first"))
     assert col.run.flush() == 1 and col.run.analysis.count() == 1
     kept = MemoryStore(MemorySettings(embedding="hash", keep=True))
-    assert kept.column(kept.new_run_id(), "argument", uniforms).run.context.count() >= len(uniforms.speeches)
+    assert kept.column(uuid.uuid4().hex, "argument", uniforms, resumed=False).run.context.count() >= len(uniforms.speeches)
 
 
 def test_hash_embedding_is_normalised_and_deterministic():
