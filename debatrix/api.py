@@ -12,7 +12,7 @@ from langchain_core.language_models import BaseChatModel
 from debatrix.graphs import MODES, build_graph
 
 from .context import JudgeContext
-from .errors import ConfigurationError
+from .errors import ConfigurationError, ContextWindowExceeded
 from .models import Debate, Debater, DebateFormat, JudgeResult, Side, Speech
 from .settings import JudgeSettings
 
@@ -42,14 +42,14 @@ def recursion_limit(debate: Debate) -> int:
     return 4 * len(debate.speeches) + 60
 
 
-_REPORTED = {"analyze_speech", "judge_speech", "score_speech", "analyze_debate", "judge_debater", "score_debater",
-             "judge_winner", "decide_winner", "panel_decide", "prepare"}
+_REPORTED = {"analyze_speech", "score_speech", "judge_debate", "decide_debate", "panel_comment", "panel_decide",
+             "prepare"}
 
 
 def _event(namespace: tuple[str, ...], node: str, update: Any) -> ProgressEvent | None:
     if not isinstance(update, dict) or node not in _REPORTED:  # e.g. a column's whole output
         return None
-    for key in ("analyses", "speech_judgments", "debater_judgments", "winner_decisions", "debate_analyses"):
+    for key in ("winner_decisions", "speech_judgments", "analyses", "debater_judgments", "debate_analyses"):
         items = update.get(key)
         if items:
             item = items[-1]
@@ -59,7 +59,7 @@ def _event(namespace: tuple[str, ...], node: str, update: Any) -> ProgressEvent 
                 "speech_judgments": lambda x: f"speech {x.index + 1} ({x.speaker}) scored {x.score}",
                 "debater_judgments": lambda x: f"{x.debater} scored {x.score:g}",
                 "winner_decisions": lambda x: f"winner: {x.winner or 'tie'}",
-                "debate_analyses": lambda x: "debate analysed",
+                "debate_analyses": lambda x: "debate judged",
             }[key](item)
             return ProgressEvent(node=node, dimension=item.dimension, index=index, detail=detail)
     if update.get("failures"):
@@ -93,13 +93,33 @@ async def ajudge_debate(debate: Debate, settings: JudgeSettings | None = None,
     """Judge a debate. Failures that leave the judgment unfinished (context window, LLM errors after retries,
     unparseable answers) give a result with ``status == "incomplete"`` and the reason; bad input raises."""
     settings = settings or (context.settings if context else JudgeSettings())
-    ctx = context or await asyncio.to_thread(JudgeContext.create, settings, chat_model)
+    if context is None:
+        try:  # the local backend is sized for this debate, or refused before its model server starts
+            ctx = await asyncio.to_thread(JudgeContext.create, settings, chat_model, [debate])
+        except ContextWindowExceeded as e:
+            return refused(debate, settings, e)
+    else:
+        ctx = context
     try:
         graph = ctx.graph(settings.mode, settings.llm.merge_score_call)
         return await _run(graph, debate, ctx, on_event, run_id)
     finally:
         if context is None:
             ctx.close()
+
+
+def refused(debate: Debate, settings: JudgeSettings, error: ContextWindowExceeded) -> JudgeResult:
+    """The incomplete result of a debate refused before any call (and before a local model server started)."""
+    from datetime import UTC, datetime
+
+    from . import __version__
+    from .models import Status, Usage
+
+    now = datetime.now(UTC)
+    return JudgeResult(debatrix_version=__version__, debate_id=debate.id, motion=debate.motion, format=debate.format,
+                       mode=settings.mode, status=Status.INCOMPLETE,
+                       incomplete_reason=f"preflight: ContextWindowExceeded: {error}", dimensions=(), general=None,
+                       usage=Usage(), settings=settings.public_dict(), started_at=now, finished_at=now)
 
 
 def judge_debate(debate: Debate, settings: JudgeSettings | None = None, chat_model: BaseChatModel | None = None,

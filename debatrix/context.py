@@ -2,14 +2,51 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
 from .dimension import DimensionRegistry
+from .errors import ContextWindowExceeded
 from .llm import LLMGateway
+from .models import Debate
 from .settings import JudgeSettings
+
+
+def local_window(settings: JudgeSettings) -> tuple[int, str]:
+    """The largest context a local run may use: the model's trained context, or less if ``context_window`` was set
+    explicitly; with a description for messages."""
+    from .local import model_path, model_shape
+
+    trained = model_shape(model_path(settings.llm.local_model)).trained_context
+    if "context_window" in settings.llm.model_fields_set and settings.llm.context_window < trained:
+        return settings.llm.context_window, f"--context-window {settings.llm.context_window}"
+    return trained, f"the largest context {settings.llm.local_model} allows ({trained} tokens, its trained context)"
+
+
+def local_context(settings: JudgeSettings, debates: Sequence[Debate]) -> int:
+    """The server context for judging ``debates`` locally: what their largest request needs, up to
+    :func:`local_window`. Raises :class:`ContextWindowExceeded` (before any server starts) when one cannot fit."""
+    from debatrix.graphs.budget import largest_request
+    from debatrix.graphs.modes import SHAPES
+
+    from .local import context_for
+
+    window, what = local_window(settings)
+    if not debates:
+        return window
+    registry = DimensionRegistry(settings.dimension_dirs)
+    needed = 0
+    for debate in debates:
+        wanted = settings.dimensions or SHAPES[settings.mode].fixed
+        dims = list(registry.resolve(wanted, debate.format))
+        request = largest_request(debate, settings.mode, settings, dims)
+        if request.tokens > window:
+            raise ContextWindowExceeded(request.tokens, window, f"{debate.id}: {request.what}", limit=what)
+        needed = max(needed, request.tokens)
+    return context_for(needed, window)
 
 
 @dataclass
@@ -36,9 +73,12 @@ class JudgeContext:
         return graph
 
     @classmethod
-    def create(cls, settings: JudgeSettings | None = None, chat_model: BaseChatModel | None = None) -> JudgeContext:
+    def create(cls, settings: JudgeSettings | None = None, chat_model: BaseChatModel | None = None,
+               debates: Sequence[Debate] = ()) -> JudgeContext:
         """Build the context. With the local backend (no endpoint configured) this starts the embedded model
-        server; call :meth:`close` (or use the context as a context manager) to stop it."""
+        server, with the context the largest request of ``debates`` needs (none given: all the model allows);
+        a debate that cannot fit raises :class:`ContextWindowExceeded` before the server starts. Call
+        :meth:`close` (or use the context as a context manager) to stop it."""
         from debatrix.memory import MemoryStore
 
         settings = settings or JudgeSettings()
@@ -46,7 +86,9 @@ class JudgeContext:
         if chat_model is None and settings.llm.uses_local:
             from .local import LocalServer, local_llm_settings
 
-            server = LocalServer(settings.llm.local_model, parallel=settings.llm.local_parallel).start()
+            context = local_context(settings, debates)
+            server = LocalServer(settings.llm.local_model, parallel=settings.llm.local_parallel,
+                                 context=context).start()
             settings = settings.model_copy(update={"llm": local_llm_settings(settings.llm, server)})
         try:
             return cls(settings=settings, gateway=LLMGateway(settings.llm, chat_model),

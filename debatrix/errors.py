@@ -38,11 +38,12 @@ class IncompleteJudgment(DebatrixError):
 
 
 class ContextWindowExceeded(IncompleteJudgment):
-    def __init__(self, needed: int, window: int, what: str):
+    def __init__(self, needed: int, window: int, what: str, limit: str | None = None):
         self.needed, self.window, self.what = needed, window, what
+        where = limit or f"the model's context window is {window} tokens"
         super().__init__(
-            f"{what} needs {needed} tokens but the model's context window is {window} tokens "
-            "(including room for the answer); the debate is not judged rather than truncated"
+            f"{what} needs {needed} tokens (with room for the answer) but {where}; "
+            "the debate is not judged rather than truncated"
         )
 
 

@@ -196,9 +196,14 @@ def _ai_message(data: dict[str, Any], choice: dict[str, Any], message: dict[str,
         prompt, completion = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
         usage_metadata = {"input_tokens": prompt, "output_tokens": completion,
                           "total_tokens": int(usage.get("total_tokens") or prompt + completion)}
+        cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens")
+        if cached is not None:  # OpenAI's prompt caching
+            usage_metadata["input_token_details"] = {"cache_read": int(cached)}
     meta: dict[str, Any] = {"finish_reason": choice.get("finish_reason"), "model_name": data.get("model")}
     if choice.get("logprobs") is not None:
         meta["logprobs"] = choice["logprobs"]
+    if isinstance(data.get("timings"), dict):  # llama.cpp: prompt_n processed, cache_n reused from its cache
+        meta["timings"] = data["timings"]
     return AIMessage(content=message.get("content") or "", tool_calls=tool_calls, invalid_tool_calls=invalid,
                      usage_metadata=usage_metadata, response_metadata=meta)
 

@@ -12,7 +12,7 @@ import json
 import re
 import time
 from functools import lru_cache
-from typing import Any, Literal, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar
 
 import aiohttp
 import httpx
@@ -70,6 +70,36 @@ def _winner_answer(choices: tuple[str, ...], with_comment: bool) -> type[_Answer
         fields["comment"] = (str, Field(min_length=1))
     fields["winner"] = (lit, Field(description="one of: " + ", ".join(choices)))
     return create_model("CommentWinnerAnswer" if with_comment else "WinnerAnswer", __base__=_Answer, **fields)
+
+
+class _Decision(_Answer):
+    """Every debater's score (one field per debater, named by the debater) and the winner."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    debater_names: ClassVar[tuple[str, ...]] = ()
+
+    def scores(self) -> dict[str, int]:
+        return {name: getattr(self, f"s{i}") for i, name in enumerate(self.debater_names)}
+
+
+def decision_answer(names: list[str] | tuple[str, ...], choices: list[str] | tuple[str, ...],
+                    with_comment: bool = False) -> type[_Decision]:
+    """A schema with an integer score 1-10 under every debater's name and a winner among ``choices``; cached per
+    distinct debate shape (building a pydantic model costs about a millisecond)."""
+    return _decision_answer(tuple(names), tuple(choices), with_comment)
+
+
+@lru_cache(maxsize=256)
+def _decision_answer(names: tuple[str, ...], choices: tuple[str, ...], with_comment: bool) -> type[_Decision]:
+    fields: dict[str, Any] = {}
+    if with_comment:
+        fields["comment"] = (str, Field(min_length=1))
+    for i, name in enumerate(names):
+        fields[f"s{i}"] = (int, Field(ge=1, le=10, alias=name, description=f"score of {name}, 1 to 10"))
+    fields["winner"] = (Literal[choices], Field(description="one of: " + ", ".join(choices)))  # type: ignore[valid-type]
+    model = create_model("CommentDecisionAnswer" if with_comment else "DecisionAnswer", __base__=_Decision, **fields)
+    model.debater_names = names
+    return model
 
 
 def _api_key(settings: LLMSettings) -> str | None:
@@ -266,18 +296,17 @@ class LLMGateway:
     def prompt_tokens(self, messages: list[BaseMessage]) -> int:
         return count_message_tokens([(m.type, str(m.content)) for m in messages], self.settings.tokenizer)
 
-    def check_messages_fit(self, messages: list[BaseMessage], what: str) -> None:
-        """Raise :class:`ContextWindowExceeded` when the prompt and the answer budget exceed the context window.
-        A token is at least one UTF-8 byte, so prompts whose bytes fit are not tokenised at all."""
-        budget = self.settings.context_window - self.settings.max_output_tokens
+    def check_messages_fit(self, messages: list[BaseMessage], what: str, answer: int | None = None) -> None:
+        """Raise :class:`ContextWindowExceeded` when the prompt and the room for the answer (``answer`` tokens, at
+        most ``max_output_tokens``) exceed the context window. A token is at least one UTF-8 byte, so prompts whose
+        bytes fit are not tokenised at all."""
+        room = min(answer or self.settings.max_output_tokens, self.settings.max_output_tokens)
+        budget = self.settings.context_window - room
         if sum(len(str(m.content).encode()) + 8 for m in messages) + 3 <= budget:
             return
-        self.check_fits(self.prompt_tokens(messages), what)
-
-    def check_fits(self, tokens: int, what: str) -> None:
-        budget = self.settings.context_window - self.settings.max_output_tokens
+        tokens = self.prompt_tokens(messages)
         if tokens > budget:
-            raise ContextWindowExceeded(tokens + self.settings.max_output_tokens, self.settings.context_window, what)
+            raise ContextWindowExceeded(tokens + room, self.settings.context_window, what)
 
     # ------------------------------------------------------------------ one request
 
@@ -364,9 +393,13 @@ class LLMGateway:
         completion = usage.get("output_tokens")
         if completion is None:
             completion = count_tokens(_answer_text(answer), self.settings.tokenizer)
+        processed, reused = _processed(answer, prompt)
+        if attempts == 0:  # answered from the response cache: the model read nothing
+            processed, reused = 0, None
         return CallRecord(node=node, dimension=dimension, prompt_tokens=prompt, completion_tokens=completion,
                           seconds=round(time.perf_counter() - started, 4), attempts=max(attempts, 1),
-                          repaired=repaired, cached=attempts == 0)
+                          repaired=repaired, cached=attempts == 0, prompt_tokens_processed=processed,
+                          cached_prompt_tokens=reused)
 
     # ------------------------------------------------------------------ public
 
@@ -375,7 +408,7 @@ class LLMGateway:
         """Free text. ``words``: the length the prompt asked for; the answer is capped at
         :func:`token_cap` tokens (small models ignore word limits) and a capped answer is cut back to its last
         full sentence and recorded as ``truncated``."""
-        self.check_messages_fit(messages, _where(node, dimension))
+        self.check_messages_fit(messages, _where(node, dimension), token_cap(words) if words else None)
         model = self.model
         if words is not None and self.settings.cap_text_answers:
             model = model.bind(max_tokens=min(token_cap(words), self.settings.max_output_tokens))
@@ -425,7 +458,7 @@ class LLMGateway:
         problem = ""
         raw = ""
         for repair in (False, True):
-            self.check_messages_fit(messages, _where(node, dimension))
+            self.check_messages_fit(messages, _where(node, dimension), structured_answer_tokens(words))
             started = time.perf_counter()
             try:
                 answer, attempts = await self._send(model, messages,
@@ -506,8 +539,26 @@ def _response_format(schema: type[BaseModel], comment_max_chars: int | None) -> 
     return json.dumps({"type": "json_schema", "json_schema": {"name": schema.__name__, "schema": js, "strict": True}})
 
 
+def _processed(answer: AIMessage, prompt: int) -> tuple[int | None, int | None]:
+    """(prompt tokens the server computed, prompt tokens it reused from its cache), as far as it says:
+    llama.cpp's ``timings`` (``prompt_n``, ``cache_n``), or OpenAI's ``cached_tokens`` usage detail."""
+    timings = (answer.response_metadata or {}).get("timings")
+    if isinstance(timings, dict) and timings.get("prompt_n") is not None:
+        return int(timings["prompt_n"]), int(timings.get("cache_n") or 0)
+    details = (answer.usage_metadata or {}).get("input_token_details") or {}
+    if details.get("cache_read") is not None:
+        reused = int(details["cache_read"])
+        return max(prompt - reused, 0), reused
+    return None, None
+
+
 def _where(node: str, dimension: str | None) -> str:
     return f"{node} ({dimension})" if dimension else node
+
+
+def structured_answer_tokens(words: int | None) -> int:
+    """Room for a structured answer: a short JSON object, plus its comment when ``words`` asks for one."""
+    return 96 + (token_cap(words) if words else 0)
 
 
 def token_cap(words: int) -> int:

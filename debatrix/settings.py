@@ -19,8 +19,8 @@ class LLMSettings(_Frozen):
     backend: Literal["auto", "openai", "local"] = Field(
         default="auto", description="auto: an OpenAI-compatible endpoint if one is configured, else the local model")
     local_model: str = Field(default="qwen2.5-coder-1.5b", description="catalogue name or .gguf path (local backend)")
-    local_parallel: int = Field(default=2, ge=1, le=16, description="requests the local server runs at once "
-                                "(2 measured ~15% faster than 1 on 2 CPU cores; each gets context/parallel)")
+    local_parallel: int = Field(default=1, ge=1, le=16, description="requests the local server runs at once; one "
+                                "slot reuses its prompt cache best (a second slot re-reads shared prefixes)")
     base_url: str | None = None
     model: str = "gpt-4o-mini"
     api_key: SecretStr | None = Field(default=None, exclude=True, repr=False)

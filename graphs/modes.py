@@ -13,88 +13,80 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
 
 from debatrix.context import JudgeContext
 from debatrix.errors import UnknownModeError
-from debatrix.models import Debate
-
 from .column import build_iterative_column, build_raw_column
 from .nodes import guarded, previous_analyses, previous_speeches
-from .panel import (
-    Preflight,
-    after_columns,
-    make_finish,
-    make_prepare,
-    panel_comment,
-    panel_decide,
-    preflight_speeches,
-    preflight_transcript,
-    to_columns,
-)
+from .panel import after_columns, make_finish, make_prepare, panel_comment, panel_decide, to_columns
 from .state import JudgeInput, JudgeOutput, JudgeState
 from .wiring import bind
 
 
 @dataclass(frozen=True)
 class ModeShape:
-    """What a mode's graph does, for its builder and for estimates (calls, progress)."""
+    """What a mode's graph does, for its builder and for estimates (calls, progress, context needed)."""
 
-    per_speech: bool  # analyses and judges every speech
+    per_speech: bool  # analyses and scores every speech
     panel: bool  # splits dimensions and merges them with a panel
     fixed: tuple[str, ...] | None  # the dimension(s) it always uses
+    context: Literal["analyses", "speeches"] | None = None  # what a speech's analysis sees of the earlier ones
+    debate_stage: bool = True  # judges the debate (the single-speech graph does not)
 
 
 SHAPES = {
-    "debatrix": ModeShape(per_speech=True, panel=True, fixed=None),
-    "chronological": ModeShape(per_speech=True, panel=False, fixed=("general",)),
+    "debatrix": ModeShape(per_speech=True, panel=True, fixed=None, context="analyses"),
+    "chronological": ModeShape(per_speech=True, panel=False, fixed=("general",), context="analyses"),
     "dimensional": ModeShape(per_speech=False, panel=True, fixed=None),
-    "noniterative": ModeShape(per_speech=True, panel=True, fixed=None),
+    "noniterative": ModeShape(per_speech=True, panel=True, fixed=None, context="speeches"),
     "direct": ModeShape(per_speech=False, panel=False, fixed=("general",)),
-    "speech": ModeShape(per_speech=True, panel=False, fixed=None),  # single speeches (not a debate mode)
+    # single speeches (not a debate mode)
+    "speech": ModeShape(per_speech=True, panel=False, fixed=None, context="analyses", debate_stage=False),
 }
 
 
 def expected_calls(mode: str, n_speeches: int, n_debaters: int, n_dimensions: int, merged: bool) -> int:
-    """LLM requests a complete run makes (without retries or repairs)."""
+    """LLM requests a complete run makes (without retries or repairs): per dimension, an analysis and a score per
+    speech and one judgment and one decision (a structured answer each when ``merged``); the panel's comment and
+    decision."""
     shape = SHAPES[mode]
-    per_judgment = 1 if merged else 2
-    per_dim = (n_debaters + 1) * per_judgment
-    if shape.per_speech:
-        per_dim += n_speeches * (1 + per_judgment) + 1
-    return per_dim * n_dimensions + (2 if shape.panel else 0)
+    steps = 1 if merged else 2
+    per_dim = (steps if shape.debate_stage else 0) + (n_speeches * steps if shape.per_speech else 0)
+    return per_dim * n_dimensions + (steps if shape.panel else 0)
 
 
 def critical_rounds(mode: str, n_speeches: int, merged: bool) -> int:
     """LLM rounds on the longest dependency chain of a run, when every call takes the same time: the speeches are
-    analysed one after another (each judged in parallel with the next analysis), then the debate analysis, the
-    final judges (debaters and winner in parallel) and the panel. Dimensions run side by side."""
+    analysed one after another (each scored in parallel with the next analysis), then the judgment and its
+    decision, then the panel's. Dimensions run side by side."""
     shape = SHAPES[mode]
-    per_judgment = 1 if merged else 2
-    column = (n_speeches + 1 + per_judgment) if shape.per_speech else per_judgment
-    return column + (2 if shape.panel else 0)
+    steps = 1 if merged else 2
+    column = (n_speeches if shape.per_speech else 0) + (steps if shape.debate_stage else 1)
+    return column + (steps if shape.panel else 0)
 
 
-def _judge_graph(ctx: JudgeContext | None, mode: str, column: Any, preflight: Preflight) -> StateGraph:
+def max_in_flight(mode: str, n_dimensions: int, merged: bool) -> int:
+    """The most requests a run ever has ready at once: per column an analysis and the previous speech's score
+    (or the judgment and the last score); the panel runs alone."""
+    return n_dimensions * (1 if merged or not SHAPES[mode].per_speech else 2)
+
+
+def _judge_graph(ctx: JudgeContext | None, mode: str, column: Any) -> StateGraph:
     shape = SHAPES[mode]
-    panel, per_speech, fixed = shape.panel, shape.per_speech, shape.fixed
     g = StateGraph(JudgeState, context_schema=JudgeContext, input_schema=JudgeInput, output_schema=JudgeOutput)
-    def calls_needed(debate: Debate, n_dims: int, run_ctx: JudgeContext) -> int:
-        return expected_calls(mode, len(debate.speeches), len(debate.debaters), n_dims,
-                              run_ctx.settings.llm.merge_score_call)
-
-    g.add_node("prepare", bind(make_prepare(preflight, fixed, calls_needed), ctx))
+    g.add_node("prepare", bind(make_prepare(mode), ctx))
     g.add_node("column", column)
-    g.add_node("finish", bind(make_finish(mode, per_speech, panel), ctx))
+    g.add_node("finish", bind(make_finish(mode, shape.per_speech, shape.panel), ctx))
     g.add_edge(START, "prepare")
     g.add_conditional_edges("prepare", to_columns, ["column", "finish"])
-    if panel:
+    if shape.panel:
         g.add_node("panel_comment", bind(guarded("panel_comment", panel_comment), ctx))
         g.add_node("panel_decide", bind(guarded("panel_decide", panel_decide), ctx))
         g.add_conditional_edges("column", after_columns, ["panel_comment", "finish"])
-        g.add_edge("panel_comment", "panel_decide")
+        g.add_conditional_edges("panel_comment", after_panel_comment, ["panel_decide", "finish"])
         g.add_edge("panel_decide", "finish")
     else:
         g.add_edge("column", "finish")
@@ -102,27 +94,30 @@ def _judge_graph(ctx: JudgeContext | None, mode: str, column: Any, preflight: Pr
     return g
 
 
+def after_panel_comment(state: JudgeState) -> str:
+    """The merged panel decided in its comment call; otherwise the decision is read from the comment."""
+    done = state.get("failures") or any(w.dimension == "general" for w in state.get("winner_decisions", []))
+    return "finish" if done else "panel_decide"
+
+
 def build_debatrix(ctx: JudgeContext | None, merged: bool) -> StateGraph:
-    column = build_iterative_column(ctx, previous_analyses, merged)
-    return _judge_graph(ctx, "debatrix", column, preflight_speeches)
+    return _judge_graph(ctx, "debatrix", build_iterative_column(ctx, previous_analyses, merged))
 
 
 def build_chronological(ctx: JudgeContext | None, merged: bool) -> StateGraph:
-    column = build_iterative_column(ctx, previous_analyses, merged)
-    return _judge_graph(ctx, "chronological", column, preflight_speeches)
+    return _judge_graph(ctx, "chronological", build_iterative_column(ctx, previous_analyses, merged))
 
 
 def build_dimensional(ctx: JudgeContext | None, merged: bool) -> StateGraph:
-    return _judge_graph(ctx, "dimensional", build_raw_column(ctx, merged), preflight_transcript)
+    return _judge_graph(ctx, "dimensional", build_raw_column(ctx, merged))
 
 
 def build_noniterative(ctx: JudgeContext | None, merged: bool) -> StateGraph:
-    column = build_iterative_column(ctx, previous_speeches, merged)
-    return _judge_graph(ctx, "noniterative", column, preflight_transcript)
+    return _judge_graph(ctx, "noniterative", build_iterative_column(ctx, previous_speeches, merged))
 
 
 def build_direct(ctx: JudgeContext | None, merged: bool) -> StateGraph:
-    return _judge_graph(ctx, "direct", build_raw_column(ctx, merged), preflight_transcript)
+    return _judge_graph(ctx, "direct", build_raw_column(ctx, merged))
 
 
 MODES: dict[str, Callable[[JudgeContext | None, bool], StateGraph]] = {
@@ -145,5 +140,5 @@ def build_graph(mode: str, ctx: JudgeContext | None = None, *, merged: bool = Fa
 def build_speech_graph(ctx: JudgeContext | None = None, *, merged: bool = False, checkpointer: Any = None) -> Any:
     """Judge speeches on their own: per dimension, analyse and judge each speech (no debate-level stage)."""
     column = build_iterative_column(ctx, previous_analyses, merged, debate_stage=False)
-    g = _judge_graph(ctx, "speech", column, preflight_speeches)
+    g = _judge_graph(ctx, "speech", column)
     return g.compile(checkpointer=checkpointer, name="debatrix-speech")

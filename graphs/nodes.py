@@ -8,17 +8,18 @@ import functools
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
-from langgraph.types import Command, Send
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langgraph.types import Send
 
 from debatrix import prompting as P
 from debatrix.context import JudgeContext
 from debatrix.dimension import Dimension
 from debatrix.errors import IncompleteJudgment
-from debatrix.llm import CommentScoreAnswer, ScoreAnswer, winner_answer
+from debatrix.llm import CommentScoreAnswer, ScoreAnswer, decision_answer
+from debatrix.settings import JudgeSettings
 from debatrix.models import Debate, DebateFormat, DebaterJudgment, SpeechAnalysis, SpeechJudgment
 
-from .state import ColumnState, DebateAnalysis, JudgmentTask, WinnerDecision
+from .state import ColumnState, DebateAnalysis, ScoreTask, WinnerDecision
 
 Node = Callable[[Any, JudgeContext], Awaitable[Any]]
 
@@ -75,17 +76,22 @@ def choices_for(debate: Debate, dimension: Dimension) -> list[str]:
 
 # ------------------------------------------------------------------------------------------- speech analysis
 
-PreviousContext = Callable[[JudgeContext, Any, Debate, int], Awaitable[str]]
+# The previous context of an analysis, as (material before the speech, material after it). Prompts put what calls
+# share first: the three dimensions' analyses of speech i all start with the system prompt, the header and speech i
+# (and, in the non-iterative mode, the earlier speeches), so a server with a prompt cache (llama.cpp, vLLM, OpenAI)
+# reads that once; what differs by dimension (its own earlier analyses, its task) comes last.
+PreviousContext = Callable[[JudgeContext, Any, Debate, int], Awaitable[tuple[str, str]]]
 
 
-async def previous_analyses(ctx: JudgeContext, memory: Any, debate: Debate, index: int) -> str:
-    """The analysis memory's earlier analyses (the Debatrix mode)."""
-    return P.previous_analyses(memory.analyses_before(index) if index else [])
+async def previous_analyses(ctx: JudgeContext, memory: Any, debate: Debate, index: int) -> tuple[str, str]:
+    """The analysis memory's earlier analyses (the Debatrix mode), after the speech."""
+    return "", P.previous_analyses(memory.analyses_before(index) if index else [])
 
 
-async def previous_speeches(ctx: JudgeContext, memory: Any, debate: Debate, index: int) -> str:
-    """The raw earlier speeches (the non-iterative ablation)."""
-    return P.previous_speeches(debate, index, P.fence_for(debate))
+async def previous_speeches(ctx: JudgeContext, memory: Any, debate: Debate, index: int) -> tuple[str, str]:
+    """The raw earlier speeches (the non-iterative ablation), before the speech: in order, so the prompt of speech
+    i+1 starts with the whole prompt material of speech i."""
+    return P.previous_speeches(debate, index, P.fence_for(debate)), ""
 
 
 async def _relevant(ctx: JudgeContext, memory: Any, debate: Debate, index: int) -> str:
@@ -111,157 +117,155 @@ def make_analyze_speech(previous: PreviousContext) -> Node:
         else:
             memory, opening = None, asyncio.ensure_future(opening)
         # rel = query(context_mem, speech_i) sees only speeches before i (paper, Appendix A: query, then add)
+        before, after = await previous(ctx, memory, debate, i)
+        relevant = await _relevant(ctx, memory, debate, i)
+        merged = ctx.settings.llm.merge_score_call
         text = P.render("analyze_speech.j2", P.AnalyzeSpeechVars(
-            header=header(debate),
-            previous=await previous(ctx, memory, debate, i),
-            relevant=await _relevant(ctx, memory, debate, i),
-            speech=P.speech_block(debate, i, P.fence_for(debate)),
-            index=i + 1, speaker=speech.speaker, dimension=dim.name,
+            header=header(debate), before=before, speech=P.speech_block(debate, i, P.fence_for(debate)),
+            after=after + relevant, index=i + 1, speaker=speech.speaker, dimension=dim.name,
             focus=dim.prompts.analyze, use_context=dim.prompts.context, words=ctx.settings.analysis_words,
         ))
+        messages = [system_message(debate), HumanMessage(content=text)]
+        meta = {"debatrix_index": i, "debatrix_target": speech.speaker}
+        update: dict[str, Any] = {"index": i + 1}
         try:
-            analysis, record = await ctx.gateway.text([system_message(debate), HumanMessage(content=text)],
-                                                      node="analyze_speech", dimension=dim.name,
-                                                      meta={"debatrix_index": i}, words=ctx.settings.analysis_words)
+            if merged:  # the analysis and the speech's score in one structured answer
+                messages = ask_merged(messages, f'"score": speech {i + 1}\'s score on "{dim.name}" from 1 (very '
+                                                 'poor) to 10 (excellent)')
+                answer, records = await ctx.gateway.structured(messages, CommentScoreAnswer, node="analyze_speech",
+                                                               dimension=dim.name, meta=meta,
+                                                               words=ctx.settings.analysis_words)
+                analysis = answer.comment
+                update["speech_judgments"] = [SpeechJudgment(dimension=dim.name, index=i, speaker=speech.speaker,
+                                                             comment=analysis, score=answer.score)]
+            else:
+                analysis, record = await ctx.gateway.text(messages, node="analyze_speech", dimension=dim.name,
+                                                          meta=meta, words=ctx.settings.analysis_words)
+                records = [record]
         finally:
             if opening is not None:  # opened even when the call failed, so the run's end finds and removes it
                 memory = await opening
         result = SpeechAnalysis(dimension=dim.name, index=i, speaker=speech.speaker, analysis=analysis)
         memory.add_analysis(result)  # chromadb receives the run's analyses in one write when it finishes
-        return {"analyses": [result], "index": i + 1, "calls": [record]}
+        return {**update, "analyses": [result], "calls": records}
 
     analyze_speech.__doc__ = f"Analyse the next speech with {previous.__name__.replace('_', ' ')} as context."
     return analyze_speech
 
 
-async def analyze_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
+def ask_merged(messages: list[BaseMessage], rest: str) -> list[BaseMessage]:
+    *head, last = messages
+    ask = P.render("merged_answer.j2", P.MergedAnswerVars(rest=rest))
+    return [*head, HumanMessage(content=f"{last.content}{ask}")]
+
+
+def extract_system() -> SystemMessage:
+    return SystemMessage(content=_extract_text())
+
+
+@functools.lru_cache(maxsize=1)
+def _extract_text() -> str:
+    return P.render("extract_system.j2", P.NoVars())
+
+
+async def score_speech(task: ScoreTask, ctx: JudgeContext) -> dict[str, Any]:
+    """The speech's score, read from its analysis alone (the paper's second, short call)."""
+    debate, dim, a = task["debate"], task["dimension"], task["analysis"]
+    d = debate.debater(a.speaker)
+    text = P.render("score_speech.j2", P.ScoreSpeechVars(
+        index=a.index + 1, speaker=a.speaker,
+        side=d.side.value + (f", {d.position}" if d.position else ""), dimension=dim.name, analysis=a.analysis))
+    answer, records = await ctx.gateway.structured([extract_system(), HumanMessage(content=text)], ScoreAnswer,
+                                                   node="score_speech", dimension=dim.name,
+                                                   meta={"debatrix_index": a.index, "debatrix_target": a.speaker})
+    judgment = SpeechJudgment(dimension=dim.name, index=a.index, speaker=a.speaker, comment=a.analysis,
+                              score=answer.score)
+    return {"speech_judgments": [judgment], "calls": records}
+
+
+# ------------------------------------------------------------------------------------------- the column's judgment
+# One judgment per column over its material (the analyses, or the whole debate where there are none): a paragraph
+# per debater and the winner. Then one short structured call reads every debater's score and the winner from that
+# judgment alone, as the original Debatrix does, so the material is sent once ("to diminish mismatches" the
+# comment comes first; ``merge_score_call`` asks for everything in one structured call instead).
+
+
+def judgment_words(settings: JudgeSettings, debate: Debate) -> int:
+    """A comment's length per debater, and one more for the comparison and the winner."""
+    return settings.comment_words * (len(debate.debaters) + 1)
+
+
+def panel_words(settings: JudgeSettings) -> int:
+    return round(settings.comment_words * 1.5)
+
+
+def names_of(debate: Debate) -> list[str]:
+    return [d.name for d in debate.debaters]
+
+
+async def judge_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
     debate, dim = state["debate"], state["dimension"]
     analyses = sorted((a for a in state.get("analyses", []) if a.dimension == dim.name), key=lambda a: a.index)
-    text = P.render("analyze_debate.j2", P.AnalyzeDebateVars(
-        header=header(debate), material=P.analyses_material(analyses), dimension=dim.name, focus=dim.prompts.judge,
-        words=debate_analysis_words(ctx)))
-    analysis, record = await ctx.gateway.text([system_message(debate), HumanMessage(content=text)],
-                                              node="analyze_debate", dimension=dim.name,
-                                              words=debate_analysis_words(ctx))
-    return {"debate_analyses": [DebateAnalysis(dimension=dim.name, text=analysis)], "calls": [record]}
+    if analyses:
+        material, focus = P.analyses_material(analyses), dim.prompts.judge
+    else:  # the raw modes: the judges read the whole debate
+        material, focus = P.transcript(debate, P.fence_for(debate)), dim.prompts.judge_debate
+    choices = choices_for(debate, dim)
+    words = judgment_words(ctx.settings, debate)
+    text = P.render("judge_debate.j2", P.JudgeDebateVars(
+        header=header(debate), material=material, dimension=dim.name, focus=focus, names=names_of(debate),
+        choices=choices, allow_tie="tie" in choices, words=words))
+    messages = [system_message(debate), HumanMessage(content=text)]
+    if ctx.settings.llm.merge_score_call:
+        messages = ask_merged(messages, 'each debater\'s score from 1 (very poor) to 10 (excellent) under its '
+                                         'name, and "winner"')
+        answer, records = await ctx.gateway.structured(messages, decision_answer(names_of(debate), choices, True),
+                                                       node="judge_debate", dimension=dim.name, words=words)
+        return {**_decided(debate, dim.name, answer.comment, answer), "calls": records}
+    judgment, record = await ctx.gateway.text(messages, node="judge_debate", dimension=dim.name, words=words)
+    return {"debate_analyses": [DebateAnalysis(dimension=dim.name, text=judgment)], "calls": [record]}
 
 
-# ------------------------------------------------------------------------------------------- judgments
-# A judgment is a comment followed, in a second short call, by a score or a winner (the paper's order,
-# "to diminish mismatches"); ``merge_score_call`` asks for both in one structured call instead.
+async def decide_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
+    debate, dim = state["debate"], state["dimension"]
+    judgment = next(a.text for a in state["debate_analyses"] if a.dimension == dim.name)
+    choices = choices_for(debate, dim)
+    text = P.render("decide_debate.j2", P.DecideDebateVars(
+        motion=P.sanitize(debate.motion, P.fence_for(debate)), dimension=dim.name, judgment=judgment,
+        names=names_of(debate), choices=choices))
+    answer, records = await ctx.gateway.structured([extract_system(), HumanMessage(content=text)],
+                                                   decision_answer(names_of(debate), choices, False),
+                                                   node="decide_debate", dimension=dim.name)
+    decided = _decided(debate, dim.name, judgment, answer)
+    decided.pop("debate_analyses")
+    return {**decided, "calls": records}
 
 
-def debate_analysis_words(ctx: JudgeContext) -> int:
-    return round(ctx.settings.analysis_words * 1.4)
+def _decided(debate: Debate, dimension: str, judgment: str, answer: Any) -> dict[str, Any]:
+    scores = answer.scores()
+    return {
+        "debate_analyses": [DebateAnalysis(dimension=dimension, text=judgment)],
+        "debater_judgments": [DebaterJudgment(dimension=dimension, debater=d.name, score=scores[d.name],
+                                              comment=debater_paragraph(judgment, d.name, names_of(debate)))
+                              for d in debate.debaters],
+        "winner_decisions": [WinnerDecision(dimension=dimension, comment=judgment,
+                                            winner=None if answer.winner == "tie" else answer.winner)],
+    }
 
 
-class SpeechJudge:
-    key, comment_node, decision_node = "speech_judgments", "judge_speech", "score_speech"
-
-    def words(self, ctx: JudgeContext) -> int:
-        return ctx.settings.comment_words
-
-    def messages(self, t: JudgmentTask, ctx: JudgeContext) -> list[BaseMessage]:
-        debate, dim = t["debate"], t["dimension"]
-        text = P.render("judge_speech.j2", P.JudgeSpeechVars(
-            header=header(debate), index=t["index"] + 1, speaker=t["target"], dimension=dim.name,
-            analysis=t["material"], focus=dim.prompts.analyze, words=self.words(ctx)))
-        return [system_message(debate), HumanMessage(content=text)]
-
-    def ask(self, t: JudgmentTask) -> str:
-        return P.render("ask_score.j2", P.AskScoreVars(
-            target=f"speech {t['index'] + 1} by {t['target']}", dimension=t["dimension"].name))
-
-    def schema(self, t: JudgmentTask, merged: bool) -> type:
-        return CommentScoreAnswer if merged else ScoreAnswer
-
-    def build(self, t: JudgmentTask, comment: str, answer: Any) -> SpeechJudgment:
-        return SpeechJudgment(dimension=t["dimension"].name, index=t["index"], speaker=t["target"],
-                              comment=comment, score=answer.score)
+def debater_paragraph(judgment: str, name: str, names: list[str]) -> str:
+    """The part of a judgment about one debater: the paragraph (or line) that starts with its name, as the judgment
+    prompt asks; the whole judgment when the model did not write it that way."""
+    blocks = [b.strip() for b in judgment.replace("\r\n", "\n").split("\n") if b.strip()]
+    for b in blocks:
+        lead = b.lstrip("-*# ").lstrip("*")
+        if lead.lower().startswith(name.lower()) and not any(
+                n != name and n.lower().startswith(name.lower()) and lead.lower().startswith(n.lower())
+                for n in names):
+            return b
+    return judgment
 
 
-class DebaterJudge(SpeechJudge):
-    key, comment_node, decision_node = "debater_judgments", "judge_debater", "score_debater"
-
-    def messages(self, t: JudgmentTask, ctx: JudgeContext) -> list[BaseMessage]:
-        debate, dim = t["debate"], t["dimension"]
-        text = P.render("judge_debater.j2", P.JudgeDebaterVars(
-            header=header(debate), material=t["material"], debater=t["target"], dimension=dim.name,
-            focus=t["focus"], words=self.words(ctx)))
-        return [system_message(debate), HumanMessage(content=text)]
-
-    def ask(self, t: JudgmentTask) -> str:
-        return P.render("ask_score.j2", P.AskScoreVars(target=t["target"], dimension=t["dimension"].name))
-
-    def build(self, t: JudgmentTask, comment: str, answer: Any) -> DebaterJudgment:
-        return DebaterJudgment(dimension=t["dimension"].name, debater=t["target"], comment=comment,
-                               score=answer.score)
-
-
-class WinnerJudge(SpeechJudge):
-    key, comment_node, decision_node = "winner_decisions", "judge_winner", "decide_winner"
-
-    def messages(self, t: JudgmentTask, ctx: JudgeContext) -> list[BaseMessage]:
-        debate, dim = t["debate"], t["dimension"]
-        text = P.render("judge_winner.j2", P.JudgeWinnerVars(
-            header=header(debate), material=t["material"], dimension=dim.name, focus=t["focus"],
-            choices=choices_for(debate, dim), allow_tie="tie" in choices_for(debate, dim),
-            words=self.words(ctx)))
-        return [system_message(debate), HumanMessage(content=text)]
-
-    def words(self, ctx: JudgeContext) -> int:
-        return round(ctx.settings.comment_words * 1.5)
-
-    def ask(self, t: JudgmentTask) -> str:
-        return P.render("ask_winner.j2", P.AskWinnerVars(
-            dimension=t["dimension"].name, choices=choices_for(t["debate"], t["dimension"])))
-
-    def schema(self, t: JudgmentTask, merged: bool) -> type:
-        return winner_answer(choices_for(t["debate"], t["dimension"]), with_comment=merged)
-
-    def build(self, t: JudgmentTask, comment: str, answer: Any) -> WinnerDecision:
-        return WinnerDecision(dimension=t["dimension"].name, comment=comment,
-                              winner=None if answer.winner == "tie" else answer.winner)
-
-
-def make_comment_node(judge: SpeechJudge) -> Node:
-    async def comment(task: JudgmentTask, ctx: JudgeContext) -> Command:
-        text, record = await ctx.gateway.text(judge.messages(task, ctx), node=judge.comment_node,
-                                              dimension=task["dimension"].name, meta=_task_meta(task),
-                                              words=judge.words(ctx))
-        return Command(update={"calls": [record]}, goto=Send(judge.decision_node, {**task, "comment": text}))
-
-    comment.__name__ = judge.comment_node
-    return comment
-
-
-def make_decision_node(judge: SpeechJudge) -> Node:
-    async def decide(task: JudgmentTask, ctx: JudgeContext) -> dict[str, Any]:
-        messages = [*judge.messages(task, ctx), AIMessage(content=task["comment"]),
-                    HumanMessage(content=judge.ask(task))]
-        answer, records = await ctx.gateway.structured(messages, judge.schema(task, False), node=judge.decision_node,
-                                                       dimension=task["dimension"].name, meta=_task_meta(task))
-        return {judge.key: [judge.build(task, task["comment"], answer)], "calls": records}
-
-    decide.__name__ = judge.decision_node
-    return decide
-
-
-def make_merged_node(judge: SpeechJudge) -> Node:
-    async def judge_once(task: JudgmentTask, ctx: JudgeContext) -> dict[str, Any]:
-        *head, last = judge.messages(task, ctx)
-        messages = [*head, HumanMessage(content=f"{last.content}\n{judge.ask(task)} Give the comment too.")]
-        answer, records = await ctx.gateway.structured(messages, judge.schema(task, True), node=judge.comment_node,
-                                                       dimension=task["dimension"].name, meta=_task_meta(task),
-                                                       words=judge.words(ctx))
-        return {judge.key: [judge.build(task, answer.comment, answer)], "calls": records}
-
-    judge_once.__name__ = judge.comment_node
-    return judge_once
-
-
-def _task_meta(task: JudgmentTask) -> dict[str, Any]:
-    return {"debatrix_target": task.get("target"), "debatrix_index": task.get("index")}
-
-
-JUDGES = {"speech": SpeechJudge(), "debater": DebaterJudge(), "winner": WinnerJudge()}
+def column_sends(state: ColumnState, node: str, **extra: Any) -> Send:
+    return Send(node, {"debate": state["debate"], "run_id": state["run_id"], "dimension": state["dimension"],
+                       **extra})

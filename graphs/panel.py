@@ -9,14 +9,14 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langchain_core.messages import HumanMessage
 from langgraph.types import Send
 
 from debatrix import __version__
 from debatrix import prompting as P
 from debatrix.context import JudgeContext
 from debatrix.dimension import Dimension
-from debatrix.errors import ConfigurationError, ContextWindowExceeded, InvalidDebateError
+from debatrix.errors import ConfigurationError, InvalidDebateError
 from debatrix.llm import winner_answer
 from debatrix.models import (
     Debate,
@@ -31,52 +31,31 @@ from debatrix.models import (
 
 from .state import JudgeState, WinnerDecision
 
-Preflight = Callable[[Debate, JudgeContext], list[str]]
-PREFLIGHT_OVERHEAD = 700  # system prompt, task text and format instructions
-
-
-def _fits(ctx: JudgeContext, text: str, what: str) -> list[str]:
-    tokens = ctx.gateway.prompt_tokens([HumanMessage(content=text)]) + PREFLIGHT_OVERHEAD
-    try:
-        ctx.gateway.check_fits(tokens, what)
-    except ContextWindowExceeded as e:
-        return [f"preflight: ContextWindowExceeded: {e}"]
-    return []
-
-
-def preflight_speeches(debate: Debate, ctx: JudgeContext) -> list[str]:
-    """Modes that read one speech at a time: every speech, with the debate header, must fit."""
-    fence = P.fence_for(debate)
-    head = P.debate_header(debate, fence)
-    out: list[str] = []
-    for i in range(len(debate.speeches)):
-        out += _fits(ctx, head + P.speech_block(debate, i, fence), f"speech {i + 1}")
-    return out
-
-
-def preflight_transcript(debate: Debate, ctx: JudgeContext) -> list[str]:
-    """Modes that read the whole debate in one input: the full transcript must fit."""
-    fence = P.fence_for(debate)
-    return _fits(ctx, P.debate_header(debate, fence) + P.transcript(debate, fence), "the full debate transcript")
-
-
-def make_prepare(preflight: Preflight, fixed: tuple[str, ...] | None,
-                 calls_needed: Callable[[Debate, int, JudgeContext], int] | None = None) -> Callable:
+def make_prepare(mode: str) -> Callable:
     async def prepare(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
+        from .budget import fit_problem
+        from .modes import SHAPES, expected_calls
+
         debate = state.get("debate")
         if isinstance(debate, dict):
             debate = Debate.model_validate(debate)
         if not isinstance(debate, Debate):
             raise InvalidDebateError("<graph input>", [("debate", "expected a Debate")])
+        fixed = SHAPES[mode].fixed
         wanted = ctx.settings.dimensions
         if fixed is not None:
             if wanted and len(wanted) > 1:
                 raise ConfigurationError(f"this mode judges one dimension; got {', '.join(wanted)}")
             wanted = wanted or fixed
         dims = list(ctx.registry.resolve(wanted, debate.format))
-        failures = preflight(debate, ctx)
-        if calls_needed is not None:
-            needed, budget = calls_needed(debate, len(dims), ctx), ctx.settings.max_llm_calls
+        failures = []
+        problem = fit_problem(debate, mode, ctx.settings, dims, ctx.settings.llm.context_window)
+        if problem is not None:
+            failures.append(f"preflight: ContextWindowExceeded: {problem}")
+        if mode != "speech":
+            needed = expected_calls(mode, len(debate.speeches), len(debate.debaters), len(dims),
+                                    ctx.settings.llm.merge_score_call)
+            budget = ctx.settings.max_llm_calls
             if needed > budget:
                 failures.append(f"CallBudgetExceeded: judging this debate takes {needed} LLM calls, more than "
                                 f"max_llm_calls = {budget}; nothing was sent (raise the limit to judge it)")
@@ -108,39 +87,48 @@ def after_columns(state: JudgeState) -> str:
 
 
 def _panel_messages(state: JudgeState, ctx: JudgeContext) -> list[Any]:
+    from .nodes import header, panel_words, system_message
+
     debate = state["debate"]
-    fence = P.fence_for(debate)
     reports = []
     for dim in state["dimensions"]:
-        analysis = next((a.text for a in state.get("debate_analyses", []) if a.dimension == dim.name),
-                        "(this dimension was judged from the full debate without a separate analysis)")
+        judgment = next((a.text for a in state.get("debate_analyses", []) if a.dimension == dim.name), "")
         decision = next(w for w in state.get("winner_decisions", []) if w.dimension == dim.name)
-        scores = ", ".join(f"{j.debater}: {j.score:g}" for j in _debater_judgments(state, dim.name, debate))
-        reports.append({"name": dim.name, "weight": f"{dim.weight:g}", "analysis": analysis,
-                        "verdict": f"winner {decision.winner or 'tie'}. {decision.comment}", "scores": scores})
-    choices = [d.name for d in debate.debaters]
-    system = P.render("system.j2", P.SystemVars(fence=fence))
-    text = P.render("panel.j2", P.PanelVars(header=P.debate_header(debate, fence), reports=reports, choices=choices,
-                                            words=_panel_words(ctx)))
-    return [SystemMessage(content=system), HumanMessage(content=text)]
-
-
-def _panel_words(ctx: JudgeContext) -> int:
-    return round(ctx.settings.comment_words * 1.5)
+        scores = ", ".join(f"{j.debater} {j.score:g}" for j in _debater_judgments(state, dim.name, debate))
+        reports.append({"name": dim.name, "weight": f"{dim.weight:g}", "scores": scores,
+                        "winner": decision.winner or "tie", "judgment": judgment})
+    text = P.render("panel.j2", P.PanelVars(header=header(debate), reports=reports,
+                                            choices=[d.name for d in debate.debaters], words=panel_words(ctx.settings)))
+    return [system_message(debate), HumanMessage(content=text)]
 
 
 async def panel_comment(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
-    comment, record = await ctx.gateway.text(_panel_messages(state, ctx), node="panel_comment", dimension="general",
-                                             words=_panel_words(ctx))
+    from .nodes import ask_merged, panel_words
+
+    messages = _panel_messages(state, ctx)
+    if ctx.settings.llm.merge_score_call:
+        choices = [d.name for d in state["debate"].debaters]
+        answer, records = await ctx.gateway.structured(ask_merged(messages, '"winner"'),
+                                                       winner_answer(choices, with_comment=True),
+                                                       node="panel_comment", dimension="general",
+                                                       words=panel_words(ctx.settings))
+        decision = WinnerDecision(dimension="general", comment=answer.comment, winner=answer.winner)
+        return {"panel_comment": answer.comment, "winner_decisions": [decision], "calls": records}
+    comment, record = await ctx.gateway.text(messages, node="panel_comment", dimension="general",
+                                             words=panel_words(ctx.settings))
     return {"panel_comment": comment, "calls": [record]}
 
 
 async def panel_decide(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
-    choices = [d.name for d in state["debate"].debaters]
-    ask = P.render("ask_winner.j2", P.AskWinnerVars(dimension="overall", choices=choices))
-    messages = [*_panel_messages(state, ctx), AIMessage(content=state["panel_comment"]), HumanMessage(content=ask)]
-    answer, records = await ctx.gateway.structured(messages, winner_answer(choices), node="panel_decide",
-                                                   dimension="general")
+    """The overall winner, read from the chair's comment alone."""
+    from .nodes import extract_system
+
+    debate = state["debate"]
+    choices = [d.name for d in debate.debaters]
+    text = P.render("panel_decide.j2", P.PanelDecideVars(
+        motion=P.sanitize(debate.motion, P.fence_for(debate)), judgment=state["panel_comment"], choices=choices))
+    answer, records = await ctx.gateway.structured([extract_system(), HumanMessage(content=text)],
+                                                   winner_answer(choices), node="panel_decide", dimension="general")
     decision = WinnerDecision(dimension="general", comment=state["panel_comment"], winner=answer.winner)
     return {"winner_decisions": [decision], "calls": records}
 

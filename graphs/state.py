@@ -72,14 +72,10 @@ class ColumnState(Accumulated, total=False):
     index: int
 
 
-class JudgmentTask(TypedDict, total=False):
-    """Payload of one fanned-out judgment (a speech, a debater or the winner of one dimension)."""
+class ScoreTask(TypedDict):
+    """Payload of one fanned-out speech score: the analysis it is read from."""
 
     debate: Debate
     run_id: str
     dimension: Dimension
-    material: str
-    focus: str
-    target: str  # debater name, or speaker of the speech
-    index: int
-    comment: str
+    analysis: SpeechAnalysis

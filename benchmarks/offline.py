@@ -1,0 +1,179 @@
+"""What a debate costs on a real model (a script, not a test): tokens the model reads and writes, and time.
+
+    python -m debatrix.benchmarks.offline                 # every mode, debateart_0466 and bp_020, local model
+    python -m debatrix.benchmarks.offline --modes direct,debatrix --debates debateart_0466
+    python -m debatrix.benchmarks.offline --fake          # prompt tokens sent, on a fake server (seconds)
+
+On the embedded local model (default ``qwen2.5-coder-1.5b``) it judges each debate in each mode and prints wall
+time, LLM calls, prompt tokens sent, prompt tokens the model processed and those it took from its KV cache,
+generated tokens, and the ratio of wall time to the model's own throughput-bound time (processed prompt tokens at
+its measured prompt speed plus generated tokens at its measured generation speed; both speeds are measured on
+the same server before the first debate).
+
+With ``--fake`` every request goes to an OpenAI-compatible fake server on 127.0.0.1 that answers at once, and the
+prompt tokens sent are counted with cl100k_base and set against the original Debatrix code's figures for the same
+debates and dimensions (measured on the same fake server; see issue 10).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import time
+import urllib.request
+from typing import Any
+
+from debatrix import JudgeSettings, LLMSettings, MemorySettings, load_debate
+from debatrix.api import ajudge_debate
+from debatrix.context import JudgeContext
+from debatrix.graphs.modes import MODES
+from debatrix.models import Debate, JudgeResult
+from debatrix.runtime import settle_heap
+
+from .base import data_root
+
+DEBATES = {
+    "debateart_0466": ("DebateArt", "debateart_0466.yml"),
+    "bp_020": ("BP-Competition", "bp_020.yml"),
+}
+
+# Prompt tokens (cl100k_base) the original Debatrix code sends for the same debate, mode and dimensions on the same
+# fake server (issue 10): the yardstick of the --fake table.
+ORIGINAL_SENT = {
+    ("debateart_0466", "debatrix"): 45_118,
+    ("bp_020", "debatrix"): 109_424,
+    ("debateart_0466", "noniterative"): 127_195,
+    ("debateart_0466", "direct"): 9_486,
+    ("debateart_0466", "dimensional"): 29_318,
+}
+TARGET = {"debatrix": 0.8, "chronological": 0.8, "noniterative": 0.8, "direct": 1.05, "dimensional": 1.05}
+
+
+def load(name: str) -> Debate:
+    folder, file = DEBATES[name]
+    path = data_root() / "panelbench" / folder / "motion" / file
+    if not path.exists():
+        raise SystemExit(f"{path} is missing: the PanelBench data set is needed (set DEBATRIX_DATA)")
+    return load_debate(path)
+
+
+def _row(cells: list[Any]) -> str:
+    return "| " + " | ".join(str(c) for c in cells) + " |"
+
+
+# --------------------------------------------------------------------------------------------- fake server
+
+
+async def fake_table(names: list[str], modes: list[str]) -> None:
+    from debatrix.testing import FakeOpenAIServer
+    from debatrix.tokens import count_tokens
+
+    print("\n## Prompt tokens sent (fake server, cl100k_base)\n")
+    print(_row(["debate", "mode", "LLM calls", "prompt tokens sent", "original", "ratio", "target"]))
+    print(_row(["---"] * 7))
+    for name in names:
+        debate = load(name)
+        for mode in modes:
+            with FakeOpenAIServer() as server:
+                s = JudgeSettings(mode=mode, llm=LLMSettings(base_url=server.base_url, model="fake-model"),
+                                  memory=MemorySettings(embedding="hash"))
+                result = await ajudge_debate(debate, s)
+                sent = sum(count_tokens(str(m.get("content") or ""), "cl100k_base") + 4
+                           for body in server.requests for m in body.get("messages", []))
+            original = ORIGINAL_SENT.get((name, mode))
+            ratio = f"{sent / original:.2f}×" if original else "-"
+            target = f"≤ {TARGET[mode]:g}×" if original else "-"
+            print(_row([name, mode, result.usage.llm_calls, f"{sent:,}", f"{original:,}" if original else "-",
+                        ratio, target]), flush=True)
+
+
+# --------------------------------------------------------------------------------------------- local model
+
+
+def calibrate(base_url: str) -> tuple[float, float]:
+    """The server's prompt and generation speed (tokens/s) on an uncached ~1,000-token prompt."""
+    text = " ".join(f"word{i} of the calibration text, number {i * 7919 % 1000}." for i in range(140))
+    body = {"model": "m", "messages": [{"role": "user", "content": f"{text}\nSummarise in one long paragraph."}],
+            "max_tokens": 64, "temperature": 0, "cache_prompt": False}
+    req = urllib.request.Request(f"{base_url}/chat/completions", json.dumps(body).encode(),
+                                 {"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=600) as r:
+        t = json.loads(r.read())["timings"]
+    return float(t["prompt_per_second"]), float(t["predicted_per_second"])
+
+
+def local_row(name: str, mode: str, result: JudgeResult, wall: float, speeds: tuple[float, float]) -> list[Any]:
+    u = result.usage
+    processed = u.prompt_tokens_processed
+    bound = ((processed or 0) / speeds[0] + u.completion_tokens / speeds[1]) if processed is not None else None
+    return [name, mode, result.status.value, f"{wall:.0f}", u.llm_calls, f"{u.prompt_tokens:,}",
+            f"{processed:,}" if processed is not None else "-",
+            f"{u.cached_prompt_tokens:,}" if u.cached_prompt_tokens is not None else "-",
+            f"{u.completion_tokens:,}", f"{bound:.0f}" if bound else "-",
+            f"{wall / bound:.2f}" if bound else "-"]
+
+
+async def local_table(names: list[str], modes: list[str], model: str) -> None:
+    print(f"\n## Local model {model} ({os.cpu_count()} CPU cores)\n")
+    contexts: dict[str, JudgeContext] = {}
+    header = ["debate", "mode", "status", "wall s", "LLM calls", "prompt tok sent", "prompt tok processed",
+              "from KV cache", "generated tok", "bound s", "wall / bound"]
+    rows: list[list[Any]] = []
+    speeds: tuple[float, float] | None = None
+    for name in names:
+        debate = load(name)
+        for mode in modes:
+            s = JudgeSettings(mode=mode, llm=LLMSettings(backend="local", local_model=model),
+                              memory=MemorySettings(embedding="hash"))
+            started = time.perf_counter()
+            try:
+                ctx = await asyncio.to_thread(JudgeContext.create_for, s, debate)
+            except Exception as e:  # refused before the model started: say so and go on
+                rows.append([name, mode, f"refused in {time.perf_counter() - started:.1f} s: {e}"] + ["-"] * 8)
+                print(_row(rows[-1]), flush=True)
+                continue
+            try:
+                if speeds is None:
+                    speeds = calibrate(ctx.settings.llm.base_url or "")
+                    print(f"model speed on this machine: {speeds[0]:.1f} prompt tok/s, {speeds[1]:.1f} generated "
+                          "tok/s (one uncached request)\n")
+                    print(_row(header))
+                    print(_row(["---"] * len(header)), flush=True)
+                settle_heap()
+                started = time.perf_counter()
+                result = await ajudge_debate(debate, s, context=ctx)
+                wall = time.perf_counter() - started
+            finally:
+                await asyncio.to_thread(ctx.close)
+            contexts.clear()
+            rows.append(local_row(name, mode, result, wall, speeds))
+            print(_row(rows[-1]), flush=True)
+            if result.incomplete_reason:
+                print(f"  incomplete: {result.incomplete_reason[:300]}", flush=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--modes", type=lambda v: v.split(","), default=list(MODES))
+    ap.add_argument("--debates", type=lambda v: v.split(","), default=list(DEBATES))
+    ap.add_argument("--local-model", default="qwen2.5-coder-1.5b")
+    ap.add_argument("--fake", action="store_true", help="count the prompt tokens sent on a fake server instead")
+    args = ap.parse_args(argv)
+    for m in args.modes:
+        if m not in MODES:
+            raise SystemExit(f"unknown mode {m!r}; choose from {', '.join(MODES)}")
+    for d in args.debates:
+        if d not in DEBATES:
+            raise SystemExit(f"unknown debate {d!r}; choose from {', '.join(DEBATES)}")
+    print(f"# debatrix cost per debate (Python {sys.version.split()[0]}, {os.cpu_count()} CPUs)")
+    if args.fake:
+        asyncio.run(fake_table(args.debates, args.modes))
+    else:
+        asyncio.run(local_table(args.debates, args.modes, args.local_model))
+
+
+if __name__ == "__main__":
+    main()
