@@ -29,6 +29,7 @@ from typing import Any
 from debatrix import JudgeSettings, LLMSettings, MemorySettings, load_debate
 from debatrix.api import ajudge_debate
 from debatrix.context import JudgeContext
+from debatrix.errors import ContextWindowExceeded
 from debatrix.graphs.modes import MODES
 from debatrix.models import Debate, JudgeResult
 from debatrix.runtime import settle_heap
@@ -118,7 +119,6 @@ def local_row(name: str, mode: str, result: JudgeResult, wall: float, speeds: tu
 
 async def local_table(names: list[str], modes: list[str], model: str) -> None:
     print(f"\n## Local model {model} ({os.cpu_count()} CPU cores)\n")
-    contexts: dict[str, JudgeContext] = {}
     header = ["debate", "mode", "status", "wall s", "LLM calls", "prompt tok sent", "prompt tok processed",
               "from KV cache", "generated tok", "bound s", "wall / bound"]
     rows: list[list[Any]] = []
@@ -130,8 +130,8 @@ async def local_table(names: list[str], modes: list[str], model: str) -> None:
                               memory=MemorySettings(embedding="hash"))
             started = time.perf_counter()
             try:
-                ctx = await asyncio.to_thread(JudgeContext.create_for, s, debate)
-            except Exception as e:  # refused before the model started: say so and go on
+                ctx = await asyncio.to_thread(JudgeContext.create, s, None, [debate])
+            except ContextWindowExceeded as e:  # refused before the model started: say so and go on
                 rows.append([name, mode, f"refused in {time.perf_counter() - started:.1f} s: {e}"] + ["-"] * 8)
                 print(_row(rows[-1]), flush=True)
                 continue
@@ -148,7 +148,6 @@ async def local_table(names: list[str], modes: list[str], model: str) -> None:
                 wall = time.perf_counter() - started
             finally:
                 await asyncio.to_thread(ctx.close)
-            contexts.clear()
             rows.append(local_row(name, mode, result, wall, speeds))
             print(_row(rows[-1]), flush=True)
             if result.incomplete_reason:

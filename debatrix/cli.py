@@ -31,7 +31,7 @@ MODE_NAMES = ("debatrix", "chronological", "dimensional", "noniterative", "direc
 Mode = Enum("Mode", {m: m for m in MODE_NAMES}, type=str)  # type: ignore[misc]
 
 
-LOCAL_PROFILE = {"analysis_words": 40, "comment_words": 20, "merge_score_call": True}
+LOCAL_PROFILE = {"analysis_words": 40, "comment_words": 20, "merge_score_call": False}
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -48,9 +48,36 @@ def _load(path: Path) -> Debate:
 
 
 @app.command()
-def validate(paths: Annotated[list[Path], typer.Argument(help="debate files (YAML/JSON, or motion/<id>.yml)")]) -> None:
-    """Check debate files without calling any model."""
-    bad = 0
+def validate(
+    paths: Annotated[list[Path], typer.Argument(help="debate files (YAML/JSON, or motion/<id>.yml)")],
+    mode: Annotated[Mode, typer.Option(help="the mode whose requests must fit")] = Mode.debatrix,  # type: ignore
+    dimensions: Annotated[str | None, typer.Option(help="comma-separated dimensions or a set")] = None,
+    base_url: Annotated[str | None, typer.Option(help="an OpenAI-compatible endpoint (else the local model)")] = None,
+    backend: Annotated[str | None, typer.Option(help="auto, openai or local")] = None,
+    local_model: Annotated[str | None, typer.Option(help="local model: catalogue name or .gguf path")] = None,
+    context_window: Annotated[int | None, typer.Option(help="the model's context window in tokens")] = None,
+    analysis_words: Annotated[int | None, typer.Option(help="length asked of each speech analysis")] = None,
+    comment_words: Annotated[int | None, typer.Option(help="length asked of each comment")] = None,
+) -> None:
+    """Check debate files, and whether each fits the backend's context in --mode, without calling any model.
+    Exit 2: an invalid file; 3: a valid debate that cannot be judged in that context."""
+    from debatrix.graphs.budget import largest_request
+    from debatrix.graphs.modes import SHAPES
+
+    from .context import local_window
+    from .dimension import DimensionRegistry
+
+    settings = _make_settings(mode=mode.value, dimensions=dimensions, base_url=base_url, backend=backend,
+                              local_model=local_model, context_window=context_window,
+                              analysis_words=analysis_words, comment_words=comment_words)
+    try:
+        window, limit = (local_window(settings) if settings.llm.uses_local else
+                         (settings.llm.context_window, f"the context window ({settings.llm.context_window} tokens)"))
+    except DebatrixError as e:  # e.g. the local model is not installed
+        _fail(str(e))
+        raise
+    registry = DimensionRegistry(settings.dimension_dirs)
+    bad = too_big = 0
     for path in paths:
         try:
             d = load_debate(path)
@@ -58,10 +85,19 @@ def validate(paths: Annotated[list[Path], typer.Argument(help="debate files (YAM
             bad += 1
             console.print(f"[red]invalid[/] {e}".replace("\n", "; "), highlight=False, soft_wrap=True)
             continue
-        out_console.print(f"[green]ok[/] {path}: {d.id} ({d.format.value}, {len(d.debaters)} debaters, "
-                          f"{len(d.speeches)} speeches)", highlight=False)
+        dims = list(registry.resolve(settings.dimensions or SHAPES[settings.mode].fixed, d.format))
+        need = largest_request(d, settings.mode, settings, dims)
+        fits = need.tokens <= window
+        too_big += not fits
+        verdict = "[green]ok[/]" if fits else "[red]too long[/]"
+        out_console.print(f"{verdict} {path}: {d.id} ({d.format.value}, {len(d.debaters)} debaters, "
+                          f"{len(d.speeches)} speeches); mode {settings.mode}: largest request {need.tokens} "
+                          f"tokens ({need.what}), {'within' if fits else 'more than'} {limit}",
+                          highlight=False, soft_wrap=True)
     if bad:
         raise typer.Exit(2)
+    if too_big:
+        raise typer.Exit(3)
 
 
 def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: list[Path] | None = None,
@@ -169,6 +205,7 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
 
     from .api import ProgressEvent, ajudge_debate
     from .context import JudgeContext
+    from .errors import ContextWindowExceeded
 
     if settings.llm.uses_local:
         why = ("--backend local" if settings.llm.backend == "local" else
@@ -179,12 +216,18 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
                       + ("comment and score in one call" if settings.llm.merge_score_call else
                          "comment then score in two calls"),
                       highlight=False)
-    ctx = await asyncio.to_thread(JudgeContext.create, settings)
+    try:  # sized for this debate; one that cannot fit is refused before the model server starts
+        ctx = await asyncio.to_thread(JudgeContext.create, settings, None, [debate])
+    except ContextWindowExceeded as e:
+        from .api import refused
+
+        return refused(debate, settings, e)
     settle_heap()
     try:
         if ctx.local_server is not None:
             console.print(f"local model ready in {ctx.local_server.load_seconds:.1f}s at {ctx.local_server.base_url} "
-                          f"({ctx.settings.llm.context_window} tokens of context per request)", highlight=False)
+                          f"({ctx.settings.llm.context_window} tokens of context: what this debate needs, "
+                          f"up to what the model allows)", highlight=False)
         shape = SHAPES[settings.mode]
         dims = ctx.registry.resolve(settings.dimensions or shape.fixed, debate.format)
         total = expected_calls(settings.mode, len(debate.speeches), len(debate.debaters), len(dims),
@@ -296,12 +339,13 @@ app.add_typer(models_app, name="models")
 @models_app.command("list")
 def models_list() -> None:
     """List the catalogue and what is installed."""
-    from .local import CATALOG, DEFAULT_MODEL, installed_path
+    from .local import CATALOG, DEFAULT_MODEL, installed_path, model_shape
 
     for name, spec in CATALOG.items():
         state = "installed" if installed_path(name).exists() else "not installed"
         mark = " (default)" if name == DEFAULT_MODEL else ""
-        out_console.print(f"{name}{mark}: {spec.title}, {spec.size / 1e6:.0f} MB, context {spec.context}, "
+        context = model_shape(installed_path(name)).trained_context if installed_path(name).exists() else "?"
+        out_console.print(f"{name}{mark}: {spec.title}, {spec.size / 1e6:.0f} MB, context {context}, "
                           f"{spec.license} — {state}", highlight=False)
 
 

@@ -246,4 +246,6 @@ def previous_analyses(analyses: list[SpeechAnalysis]) -> str:
 
 
 def previous_speeches(debate: Debate, index: int, fence: str) -> str:
+    if not index:
+        return ""
     return render("previous_speeches.j2", ItemsVars(items=[speech_block(debate, i, fence) for i in range(index)]))

@@ -31,6 +31,8 @@ class CallInfo:
     index: int | None
     target: str | None
     messages: list[BaseMessage] = field(repr=False)
+    names: tuple[str, ...] = ()  # the debaters a decision scores (from the call's metadata)
+    choices: tuple[str, ...] = ()  # the winners it may name
 
 
 Answer = str | dict | Callable[[CallInfo], str | dict]
@@ -40,8 +42,13 @@ def default_answer(call: CallInfo) -> str | dict:
     if call.kind == "text":
         where = f" speech {call.index + 1}" if call.index is not None else ""
         return f"{call.node} comment on {call.dimension}{where}{' for ' + call.target if call.target else ''}."
-    if call.kind == "ScoreAnswer":
-        return {"score": 7}
+    comment = {"comment": f"{call.node} comment on {call.dimension}."} if call.kind.startswith("Comment") else {}
+    if call.kind in ("ScoreAnswer", "CommentScoreAnswer"):
+        return {**comment, "score": 7}
+    if call.kind in ("DecisionAnswer", "CommentDecisionAnswer") and call.names:
+        return {**comment, **{name: 7 for name in call.names}, "winner": call.choices[0]}
+    if call.kind in ("WinnerAnswer", "CommentWinnerAnswer") and call.choices:
+        return {**comment, "winner": call.choices[0]}
     raise KeyError(f"no scripted answer for {call.node} ({call.kind})")
 
 
@@ -69,7 +76,8 @@ class ScriptedChatModel(BaseChatModel):
             call = CallInfo(n=next(self._counter), node=meta.get("debatrix_node", "?"),
                             dimension=meta.get("debatrix_dimension"), kind=meta.get("debatrix_kind", "text"),
                             index=meta.get("debatrix_index"), target=meta.get("debatrix_target"),
-                            messages=list(messages))
+                            messages=list(messages), names=tuple(meta.get("debatrix_names") or ()),
+                            choices=tuple(meta.get("debatrix_choices") or ()))
             self._calls.append(call)
         answer: Any = self.script.get(call.node, default_answer)
         if callable(answer):

@@ -220,7 +220,8 @@ async def judge_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
         messages = ask_merged(messages, 'each debater\'s score from 1 (very poor) to 10 (excellent) under its '
                                          'name, and "winner"')
         answer, records = await ctx.gateway.structured(messages, decision_answer(names_of(debate), choices, True),
-                                                       node="judge_debate", dimension=dim.name, words=words)
+                                                       node="judge_debate", dimension=dim.name, words=words,
+                                                       meta=decision_meta(debate, choices))
         return {**_decided(debate, dim.name, answer.comment, answer), "calls": records}
     judgment, record = await ctx.gateway.text(messages, node="judge_debate", dimension=dim.name, words=words)
     return {"debate_analyses": [DebateAnalysis(dimension=dim.name, text=judgment)], "calls": [record]}
@@ -235,10 +236,16 @@ async def decide_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]
         names=names_of(debate), choices=choices))
     answer, records = await ctx.gateway.structured([extract_system(), HumanMessage(content=text)],
                                                    decision_answer(names_of(debate), choices, False),
-                                                   node="decide_debate", dimension=dim.name)
+                                                   node="decide_debate", dimension=dim.name,
+                                                   meta=decision_meta(debate, choices))
     decided = _decided(debate, dim.name, judgment, answer)
     decided.pop("debate_analyses")
     return {**decided, "calls": records}
+
+
+def decision_meta(debate: Debate, choices: list[str]) -> dict[str, Any]:
+    """Call metadata of a decision (for tracing, and for scripted test models that answer by metadata)."""
+    return {"debatrix_names": names_of(debate), "debatrix_choices": choices}
 
 
 def _decided(debate: Debate, dimension: str, judgment: str, answer: Any) -> dict[str, Any]:

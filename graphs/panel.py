@@ -111,7 +111,8 @@ async def panel_comment(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
         answer, records = await ctx.gateway.structured(ask_merged(messages, '"winner"'),
                                                        winner_answer(choices, with_comment=True),
                                                        node="panel_comment", dimension="general",
-                                                       words=panel_words(ctx.settings))
+                                                       words=panel_words(ctx.settings),
+                                                       meta={"debatrix_choices": choices})
         decision = WinnerDecision(dimension="general", comment=answer.comment, winner=answer.winner)
         return {"panel_comment": answer.comment, "winner_decisions": [decision], "calls": records}
     comment, record = await ctx.gateway.text(messages, node="panel_comment", dimension="general",
@@ -128,7 +129,8 @@ async def panel_decide(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     text = P.render("panel_decide.j2", P.PanelDecideVars(
         motion=P.sanitize(debate.motion, P.fence_for(debate)), judgment=state["panel_comment"], choices=choices))
     answer, records = await ctx.gateway.structured([extract_system(), HumanMessage(content=text)],
-                                                   winner_answer(choices), node="panel_decide", dimension="general")
+                                                   winner_answer(choices), node="panel_decide", dimension="general",
+                                                   meta={"debatrix_choices": choices})
     decision = WinnerDecision(dimension="general", comment=state["panel_comment"], winner=answer.winner)
     return {"winner_decisions": [decision], "calls": records}
 

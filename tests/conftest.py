@@ -52,8 +52,9 @@ def settings(mode: str = "debatrix", **llm) -> JudgeSettings:
 
 
 def winner_script(dim_winners: dict[str, str], panel: str | None = None) -> dict:
-    """Scripted answers: ``decide_winner`` by dimension, ``panel_decide`` fixed, scores by debater/target."""
-    script = {"decide_winner": lambda c: {"winner": dim_winners[c.dimension]}}
+    """Scripted answers: ``decide_debate`` names the winner by dimension (every debater scored 7), ``panel_decide``
+    fixed."""
+    script = {"decide_debate": lambda c: {**{n: 7 for n in c.names}, "winner": dim_winners[c.dimension]}}
     if panel:
         script["panel_decide"] = {"winner": panel}
     return script

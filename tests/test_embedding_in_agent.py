@@ -22,8 +22,7 @@ def load_example():
 async def test_judge_graph_as_a_node_of_a_parent_agent():
     example = load_example()
     model = ScriptedChatModel(script={
-        "score_debater": lambda c: {"score": 8 if c.target == "Theo" else 5},
-        "decide_winner": {"winner": "Theo"},
+        "decide_debate": {"Maya": 5, "Theo": 8, "winner": "Theo"},
         "panel_decide": {"winner": "Theo"},
     })
     judge = build_judge_graph(settings("debatrix"), model)
@@ -33,4 +32,4 @@ async def test_judge_graph_as_a_node_of_a_parent_agent():
     assert state["feedback"].splitlines()[0] == "Winner: Theo."
     assert [ln.split(" (")[0] for ln in state["feedback"].splitlines()[1:]] == [
         "Maya on argument", "Maya on source", "Maya on language"]
-    assert len(model.calls) == 59
+    assert len(model.calls) == 32

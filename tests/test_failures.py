@@ -11,35 +11,36 @@ from debatrix.testing import ScriptedChatModel
 
 from .conftest import settings
 
-OK = {"decide_winner": {"winner": "Maya"}, "panel_decide": {"winner": "Maya"}}
+OK = {"decide_debate": {"Maya": 7, "Theo": 6, "winner": "Maya"}, "panel_decide": {"winner": "Maya"}}
 
 
 async def test_winner_that_is_not_a_debater_is_repaired_once_then_incomplete(uniforms):
-    model = ScriptedChatModel(script={**OK, "decide_winner": {"winner": "Bob"}})
+    model = ScriptedChatModel(script={**OK, "decide_debate": {"Maya": 7, "Theo": 6, "winner": "Bob"}})
     result = await ajudge_debate(uniforms, settings("direct"), model)
     assert result.status is Status.INCOMPLETE
-    assert "general/decide_winner: VerdictParseError" in result.incomplete_reason
+    assert "general/decide_debate: VerdictParseError" in result.incomplete_reason
     assert "Bob" in result.incomplete_reason
-    assert sum(c.node == "decide_winner" for c in model.calls) == 2  # one repair attempt
+    assert sum(c.node == "decide_debate" for c in model.calls) == 2  # one repair attempt
     assert result.general.verdict is None  # no default verdict
 
 
 async def test_malformed_json_repaired(uniforms):
-    answers = iter(["The winner is clearly Maya!", '{"winner": "Maya"}'])
-    model = ScriptedChatModel(script={**OK, "decide_winner": lambda c: next(answers)})
+    answers = iter(["The winner is clearly Maya!", '{"Maya": 8, "Theo": 5, "winner": "Maya"}'])
+    model = ScriptedChatModel(script={**OK, "decide_debate": lambda c: next(answers)})
     result = await ajudge_debate(uniforms, settings("direct"), model)
     assert result.status is Status.COMPLETE
     assert result.general.verdict.winner == "Maya"
-    assert result.usage.repairs == 1 and result.usage.llm_calls == 7
-    repair = [c for c in model.calls if c.node == "decide_winner"][1]
+    assert result.usage.repairs == 1 and result.usage.llm_calls == 3
+    repair = [c for c in model.calls if c.node == "decide_debate"][1]
     assert "could not be used: not valid JSON" in repair.messages[-1].content
 
 
 async def test_score_out_of_range_is_incomplete(uniforms):
-    model = ScriptedChatModel(script={**OK, "score_debater": {"score": 11}})
+    model = ScriptedChatModel(script={**OK, "decide_debate": {"Maya": 11, "Theo": 6, "winner": "Maya"}})
     result = await ajudge_debate(uniforms, settings("direct"), model)
     assert result.status is Status.INCOMPLETE
-    assert "StructuredOutputError" in result.incomplete_reason and "less than or equal to 10" in result.incomplete_reason
+    assert "VerdictParseError" in result.incomplete_reason and "less than or equal to 10" in result.incomplete_reason
+    assert result.general.verdict is None and result.general.debater_judgments == ()  # no verdict not made
 
 
 async def test_empty_answer_is_incomplete(uniforms):
@@ -53,9 +54,10 @@ async def test_empty_answer_is_incomplete(uniforms):
 
 async def test_context_window_is_checked_before_any_call(uniforms):
     model = ScriptedChatModel(script=OK)
-    result = await ajudge_debate(uniforms, settings("direct", context_window=1200, max_output_tokens=200), model)
+    result = await ajudge_debate(uniforms, settings("direct", context_window=800, max_output_tokens=200), model)
     assert result.status is Status.INCOMPLETE
     assert "ContextWindowExceeded" in result.incomplete_reason and "full debate transcript" in result.incomplete_reason
+    assert "800 tokens" in result.incomplete_reason
     assert model.calls == [] and result.usage.llm_calls == 0
 
 
@@ -77,7 +79,7 @@ async def test_transient_error_is_retried(uniforms):
             raise httpx.ConnectError("connection reset")
         return "fine"
 
-    model = ScriptedChatModel(script={**OK, "judge_winner": flaky})
+    model = ScriptedChatModel(script={**OK, "judge_debate": flaky})
     result = await ajudge_debate(uniforms, settings("direct", retry_max_wait=0.01), model)
     assert result.status is Status.COMPLETE
     assert result.usage.retries == 1
@@ -95,12 +97,12 @@ async def test_non_transient_error_is_not_retried(uniforms):
     def boom(call):
         raise ValueError("programming error in a custom model")
 
-    model = ScriptedChatModel(script={**OK, "judge_winner": boom})
+    model = ScriptedChatModel(script={**OK, "judge_debate": boom})
     result = await ajudge_debate(uniforms, settings("direct"), model)
     # a failing custom model ends the run incomplete, naming the error; it is not retried
     assert result.status is Status.INCOMPLETE
     assert "ValueError: programming error in a custom model" in result.incomplete_reason
-    assert sum(c.node == "judge_winner" for c in model.calls) == 1
+    assert sum(c.node == "judge_debate" for c in model.calls) == 1
 
 
 def test_no_model_configured_is_a_clear_error(monkeypatch):
@@ -142,11 +144,11 @@ async def test_response_cache_makes_a_rerun_free(uniforms, tmp_path):
                 raise ConnectionResetError("killed")
             return super()._answer(messages, run_manager)
 
-    first = Dies(script=winner_script(dims, "Maya"), after=30)
+    first = Dies(script=winner_script(dims, "Maya"), after=20)
     s = settings("debatrix", cache_path=cache, max_retries=0)
     r1 = await ajudge_debate(uniforms, s, first)
     assert r1.status.value == "incomplete"
-    answered = 30
+    answered = 20
     second = Dies(script=winner_script(dims, "Maya"))
     r2 = await ajudge_debate(uniforms, s, second)
     assert r2.status.value == "complete", r2.incomplete_reason
@@ -154,7 +156,7 @@ async def test_response_cache_makes_a_rerun_free(uniforms, tmp_path):
     assert len(second.calls) == r2.usage.llm_calls - r2.usage.cached_calls
     third = Dies(script=winner_script(dims, "Maya"))
     r3 = await ajudge_debate(uniforms, s, third)
-    assert len(third.calls) == 0 and r3.usage.cached_calls == r3.usage.llm_calls == 59
+    assert len(third.calls) == 0 and r3.usage.cached_calls == r3.usage.llm_calls == 32
     assert sum(n.cached_calls for n in r2.usage.by_node.values()) == r2.usage.cached_calls  # per node too
     assert all(n.cached_calls == n.calls for n in r3.usage.by_node.values())
     assert r3.winner == r2.winner

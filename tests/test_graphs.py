@@ -34,9 +34,11 @@ def test_speech_graph_drawing():
 
 def test_iterative_column_loops_and_judges_beside_the_loop():
     text = build_graph("debatrix").get_graph(xray=1).draw_mermaid()
-    for edge in ("analyze_speech -.-> column\\3aanalyze_speech", "analyze_speech -.-> column\\3ajudge_speech",
-                 "judge_speech -.-> column\\3ascore_speech"):
+    for edge in ("analyze_speech -.-> column\\3aanalyze_speech", "analyze_speech -.-> column\\3ascore_speech",
+                 "analyze_speech -.-> column\\3ajudge_debate", "judge_debate -.-> column\\3adecide_debate"):
         assert "column\\3a" + edge in text
     assert "prepare -.-> column\\3a__start__" in text
     raw = build_graph("direct").get_graph(xray=1).draw_mermaid()
-    assert "analyze_speech" not in raw and "panel_comment" not in raw
+    assert "analyze_speech" not in raw and "panel_comment" not in raw and "judge_debate" in raw
+    merged = build_graph("debatrix", merged=True).get_graph(xray=1).draw_mermaid()
+    assert "score_speech" not in merged and "decide_debate" not in merged

@@ -51,8 +51,11 @@ async def test_injection_stays_inside_the_data_fence(uniforms, name):
     seen = 0
     for call in model.calls:
         system, *rest = call.messages
-        assert system.type == "system" and fence in system.content
-        assert marker not in system.content  # speech text never reaches the instructions
+        assert system.type == "system" and marker not in system.content  # speech text never reaches instructions
+        if any(fence in str(m.content) for m in rest):  # a call that carries debate material says what the fence is
+            assert fence in system.content
+        if call.node in ("score_speech", "decide_debate", "panel_decide"):  # these read only the judge's own words
+            assert not any(fence in str(m.content) for m in rest)
         for m in rest:
             text = str(m.content)
             assert "\x00" not in text and "\x1b" not in text and "\x07" not in text
@@ -95,7 +98,7 @@ async def test_500_speeches_are_refused_before_any_call(uniforms, tmp_path):
     model = ScriptedChatModel(script=winner_script(DIMS, "Maya"))
     result = await ajudge_debate(debate, settings("debatrix"), model)
     assert result.status is Status.INCOMPLETE and "CallBudgetExceeded" in result.incomplete_reason
-    assert "4523 LLM calls" in result.incomplete_reason and model.calls == []
+    assert "3008 LLM calls" in result.incomplete_reason and model.calls == []
 
 
 def test_control_characters_in_names_are_rejected(tmp_path):

@@ -48,9 +48,10 @@ async def test_every_mode_over_http(server, uniforms, mode):
     structured = [r for r in sent if "response_format" in r]
     assert structured and all(r["response_format"]["type"] == "json_schema" for r in structured)
     assert all(r["temperature"] == 0 for r in sent)
-    winner_schema = next(r for r in structured if r["response_format"]["json_schema"]["name"] == "WinnerAnswer")
-    enum = winner_schema["response_format"]["json_schema"]["schema"]["properties"]["winner"]["enum"]
-    assert set(enum) <= {"Maya", "Theo", "tie"}
+    winner_schema = next(r for r in structured if r["response_format"]["json_schema"]["name"] == "DecisionAnswer")
+    schema = winner_schema["response_format"]["json_schema"]["schema"]
+    assert set(schema["properties"]["winner"]["enum"]) <= {"Maya", "Theo", "tie"}
+    assert schema["properties"]["Maya"]["maximum"] == 10 and schema["required"] == ["Maya", "Theo", "winner"]
 
 
 @pytest.mark.parametrize("method", ["json_schema", "tool"])
@@ -86,7 +87,7 @@ async def test_tool_calling_method_over_http(server, uniforms):
 async def test_parse_method_over_http_fails_cleanly_on_prose(server, uniforms):
     # the fake server answers prose to plain requests: the parse method must end incomplete, not crash
     result = await ajudge_debate(uniforms, http_settings(server, "direct", structured_output="parse"))
-    assert result.status is Status.INCOMPLETE and "StructuredOutputError" in result.incomplete_reason
+    assert result.status is Status.INCOMPLETE and "VerdictParseError" in result.incomplete_reason
 
 
 @pytest.mark.data
@@ -135,7 +136,7 @@ async def test_text_answers_are_capped_and_cut_at_a_sentence(uniforms):
         result = await ajudge_debate(uniforms, s)
         caps = {r.get("max_completion_tokens", r.get("max_tokens")) for r in srv.requests if not r.get("response_format")}
     assert result.status is Status.COMPLETE, result.incomplete_reason
-    assert caps == {200, 104, 136, 264}  # analysis 100 words, debate analysis 140, comments 40, winner comment 60
+    assert caps == {200, 232}  # analyses of 100 words; the judgment, 40 words per debater and one more
     analysis = result.dimensions[0].analyses[0].analysis
     assert analysis == "First point holds. Second point is weak!"
     assert result.usage.truncated_calls == result.usage.llm_calls - sum(
@@ -169,8 +170,8 @@ async def test_structured_answer_cut_at_the_token_limit_is_repaired(uniforms):
         schemas = [r["response_format"]["json_schema"]["schema"] for r in srv.requests if r.get("response_format")]
     assert result.status is Status.COMPLETE, result.incomplete_reason
     assert result.usage.repairs == 1 and result.usage.truncated_calls == 1
-    assert result.usage.llm_calls == 3 + 1  # two debaters and the winner, merged, plus the repair
-    assert {sch["properties"]["comment"]["maxLength"] for sch in schemas} == {240, 360}  # 12 characters a word
+    assert result.usage.llm_calls == 1 + 1  # the judgment with its scores and winner, plus the repair
+    assert {sch["properties"]["comment"]["maxLength"] for sch in schemas} == {720}  # 12 characters a word
 
 
 async def test_comment_stopped_at_max_length_keeps_whole_sentences(uniforms):
@@ -191,8 +192,8 @@ async def test_comment_stopped_at_max_length_keeps_whole_sentences(uniforms):
     with FakeOpenAIServer(responder=full_length) as srv:
         result = await ajudge_debate(uniforms, merged_grammar_settings(srv))
     assert result.status is Status.COMPLETE, result.incomplete_reason
-    assert {j.comment for j in result.dimensions[0].debater_judgments} == {"Clear case."}
-    assert result.usage.truncated_calls == 3
+    assert result.dimensions[0].verdict.comment == "Clear case."
+    assert result.usage.truncated_calls == 1
 
 
 def test_http_transport_honours_proxy_variables(monkeypatch):

@@ -120,7 +120,73 @@ async def test_debatrix_mode_end_to_end_on_the_smallest_model(small_model, four_
         assert {j.debater for j in d.debater_judgments} == names
         assert d.verdict.winner is None or d.verdict.winner in names
     assert again.general.verdict.winner in names
-    assert again.usage.llm_calls == 59 and again.usage.completion_tokens > 0
+    assert again.usage.llm_calls == 32 and again.usage.completion_tokens > 0
+    # llama.cpp says what it really computed: the dimensions' analyses of a speech share the system prompt, the
+    # header and the speech, so most of their prompt tokens come from the server's cache
+    u = again.usage
+    assert u.prompt_tokens_processed is not None and u.cached_prompt_tokens is not None
+    analyses = u.by_node["analyze_speech"]
+    assert analyses.cached_prompt_tokens > analyses.prompt_tokens_processed
+    assert u.prompt_tokens_processed + u.cached_prompt_tokens >= u.prompt_tokens * 0.9
+
+
+async def test_debate_that_cannot_fit_is_refused_before_the_server_starts(small_model, uniforms):
+    """The model's trained context (8,192 tokens for SmolLM2, read from its GGUF header) is the limit: a debate
+    that needs more is refused at once, naming both numbers, and no model server is started for it."""
+    import time
+
+    from debatrix.loader import debate_from_dict, debate_to_dict
+
+    data = debate_to_dict(uniforms)
+    data["speeches"][1]["content"] += " word" * 9000
+    big = debate_from_dict(data)
+    started = time.perf_counter()
+    result = await ajudge_debate(big, local_settings("direct"))
+    assert time.perf_counter() - started < 2
+    assert result.status is Status.INCOMPLETE and result.usage.llm_calls == 0
+    assert "ContextWindowExceeded" in result.incomplete_reason and "8192 tokens" in result.incomplete_reason
+    assert "smollm2-135m" in result.incomplete_reason
+    assert not _children_serving()
+
+
+def test_server_context_is_sized_to_the_debate(small_model, uniforms):
+    """The server gets the context the debate's largest request needs (rounded up, at least 4,096), not more; an
+    explicit context window is honoured as the limit."""
+    from debatrix.context import local_context
+    from debatrix.errors import ContextWindowExceeded
+
+    assert local_context(local_settings("direct"), [uniforms]) == 4096
+    assert local_context(local_settings("direct"), []) == 8192  # no debate given: all the model allows
+    with pytest.raises(ContextWindowExceeded, match="--context-window 600"):
+        local_context(local_settings("direct", context_window=600), [uniforms])
+
+
+def test_gguf_header_is_read_without_loading_the_model(tmp_path):
+    """The fit check reads the trained context from the GGUF header (skipping the tokenizer's arrays)."""
+    import struct
+
+    from debatrix.local import model_shape
+
+    def s(text: str) -> bytes:
+        return struct.pack("<Q", len(text)) + text.encode()
+
+    kv = [
+        s("general.architecture") + struct.pack("<I", 8) + s("qwen2"),
+        s("tokenizer.ggml.tokens") + struct.pack("<IIQ", 9, 8, 2) + s("a") + s("bc"),
+        s("tokenizer.ggml.scores") + struct.pack("<IIQ", 9, 6, 3) + struct.pack("<3f", 1, 2, 3),
+        s("qwen2.context_length") + struct.pack("<II", 4, 32768),
+        s("qwen2.block_count") + struct.pack("<II", 4, 28),
+        s("qwen2.attention.head_count") + struct.pack("<II", 4, 12),
+        s("qwen2.attention.head_count_kv") + struct.pack("<II", 4, 2),
+        s("qwen2.embedding_length") + struct.pack("<II", 4, 1536),
+    ]
+    path = tmp_path / "m.gguf"
+    path.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, len(kv)) + b"".join(kv))
+    shape = model_shape(path)
+    assert shape.trained_context == 32768 and shape.kv_bytes_per_token == 2 * 28 * 2 * 128 * 2
+    path.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, 5) + kv[0][:10])
+    with pytest.raises(Exception, match="cut short"):
+        model_shape(path)
 
 
 def _children_serving() -> bool:

@@ -88,7 +88,7 @@ async def test_retrieval_feeds_relevant_chunks_to_the_analyzer(uniforms):
 
     s = JudgeSettings(mode="chronological", llm=LLMSettings(),
                       memory=MemorySettings(embedding="hash", retrieval=True, top_k=2))
-    model = ScriptedChatModel(script={"decide_winner": {"winner": "Maya"}})
+    model = ScriptedChatModel()
     result = await ajudge_debate(uniforms, s, model)
     assert result.status == "complete"
     prompts = {c.index: c.messages[-1].content for c in model.calls if c.node == "analyze_speech"}

@@ -18,17 +18,21 @@ DEBATER_SCORES = {"argument": {"Maya": 8, "Theo": 4}, "source": {"Maya": 6, "The
 WINNERS = {"argument": "Maya", "source": "tie", "language": "Theo", "general": "Theo"}
 
 
+def decision(c) -> dict:
+    return {**DEBATER_SCORES[c.dimension], "winner": WINNERS[c.dimension]}
+
+
 def script() -> dict:
     return {
         "score_speech": lambda c: {"score": c.index + 1 + (c.dimension == "source")},
-        "score_debater": lambda c: {"score": DEBATER_SCORES[c.dimension][c.target]},
-        "decide_winner": lambda c: {"winner": WINNERS[c.dimension]},
+        "judge_debate": lambda c: f"Maya argued on {c.dimension}.\nTheo answered on {c.dimension}.\nWinner: x",
+        "decide_debate": decision,
         "panel_decide": {"winner": "Maya"},
     }
 
 
-PER_SPEECH = {"analyze_speech": 4, "judge_speech": 4, "score_speech": 4, "analyze_debate": 1}
-FINAL = {"judge_debater": 2, "score_debater": 2, "judge_winner": 1, "decide_winner": 1}
+PER_SPEECH = {"analyze_speech": 4, "score_speech": 4}
+FINAL = {"judge_debate": 1, "decide_debate": 1}
 PANEL = {"panel_comment": 1, "panel_decide": 1}
 
 
@@ -60,8 +64,8 @@ async def test_call_counts_and_usage(mode, uniforms):
     assert result.mode == mode and result.settings["mode"] == mode
     # text calls first, then the short structured call (the paper's comment-then-score order)
     kinds = {c.node: c.kind for c in model.calls}
-    assert kinds.get("score_debater") == "ScoreAnswer" and kinds.get("decide_winner") == "WinnerAnswer"
-    assert kinds.get("judge_debater") == "text"
+    assert kinds["judge_debate"] == "text" and kinds["decide_debate"] == "DecisionAnswer"
+    assert kinds.get("analyze_speech", "text") == "text" and kinds.get("score_speech", "ScoreAnswer") == "ScoreAnswer"
 
 
 async def test_debatrix_result_is_assembled_exactly(uniforms):
@@ -75,9 +79,14 @@ async def test_debatrix_result_is_assembled_exactly(uniforms):
     assert [(s.index, s.speaker, s.score) for s in src.speech_judgments] == [
         (0, "Maya", 2), (1, "Theo", 3), (2, "Maya", 4), (3, "Theo", 5)]
     assert [a.index for a in arg.analyses] == [0, 1, 2, 3]
-    assert arg.analyses[1].analysis == "analyze_speech comment on argument speech 2."
-    assert arg.debate_analysis == "analyze_debate comment on argument."
+    assert arg.analyses[1].analysis == "analyze_speech comment on argument speech 2 for Theo."
+    # a speech's judgment is its analysis with the score read from it (the original's speech judgment)
+    assert src.speech_judgments[1].comment == src.analyses[1].analysis
+    assert arg.debate_analysis == "Maya argued on argument.\nTheo answered on argument.\nWinner: x"
+    assert arg.verdict.comment == arg.debate_analysis
     assert [(j.debater, j.score) for j in arg.debater_judgments] == [("Maya", 8), ("Theo", 4)]
+    # each debater's comment is its own paragraph of the judgment
+    assert [j.comment for j in arg.debater_judgments] == ["Maya argued on argument.", "Theo answered on argument."]
     general = result.general
     assert [(j.debater, j.score) for j in general.debater_judgments] == [("Maya", round(46 / 7, 3)),
                                                                           ("Theo", round(32 / 7, 3))]
@@ -101,45 +110,75 @@ async def test_iterative_context_is_previous_analyses_vs_raw_speeches(uniforms):
         second = next(c for c in model.calls if c.node == "analyze_speech" and c.index == 1
                       and c.dimension == "argument")
         prompt = second.messages[-1].content
-        assert ("analyze_speech comment on argument speech 1." in prompt) is sees_analysis, mode
+        assert ("analyze_speech comment on argument speech 1 for Maya." in prompt) is sees_analysis, mode
         assert (first_speech_line in prompt) is sees_speech, mode
 
 
-async def test_score_call_continues_the_comment_conversation(uniforms):
+async def test_decisions_read_the_judgment_not_the_material(uniforms):
+    """The transcript (or the analyses) is sent once per column: the scores and the winner are read from the
+    judgment alone, in a short call that carries none of the debate material."""
     model = ScriptedChatModel(script=script())
     await ajudge_debate(uniforms, settings("direct"), model)
-    comment = next(c for c in model.calls if c.node == "judge_debater" and c.target == "Theo")
-    score = next(c for c in model.calls if c.node == "score_debater" and c.target == "Theo")
-    assert score.messages[: len(comment.messages)] == comment.messages  # shared prefix
-    assert score.messages[len(comment.messages)].content == "judge_debater comment on general for Theo."
+    judge = next(c for c in model.calls if c.node == "judge_debate")
+    decide = next(c for c in model.calls if c.node == "decide_debate")
+    first_line = uniforms.speeches[0].content.splitlines()[0]
+    assert first_line in judge.messages[-1].content
+    assert all(first_line not in m.content for m in decide.messages)
+    assert "Theo answered on general." in decide.messages[-1].content
+
+
+async def test_analyses_share_the_speech_prefix_across_dimensions(uniforms):
+    """The three dimensions' requests for one speech start with the same system prompt, header and speech, so a
+    server's prompt cache reads the speech once; what differs by dimension comes after it."""
+    model = ScriptedChatModel(script=script())
+    await ajudge_debate(uniforms, settings("debatrix"), model)
+    calls = [c for c in model.calls if c.node == "analyze_speech" and c.index == 2]
+    texts = [c.messages[-1].content for c in calls]
+    assert len({c.messages[0].content for c in calls}) == 1
+    speech_end = texts[0].index(uniforms.speeches[2].content[-40:]) + 40
+    assert len({t[:speech_end] for t in texts}) == 1
+    assert all("analyze_speech comment on" not in t[:speech_end] for t in texts)  # earlier analyses come after
+
+
+async def test_noniterative_prompt_extends_the_previous_one(uniforms):
+    """In the non-iterative mode the analysis of speech i+1 starts with everything the analysis of speech i read
+    (the earlier speeches in order, then speech i), so a prompt cache reads each speech once per column."""
+    model = ScriptedChatModel(script=script())
+    await ajudge_debate(uniforms, settings("noniterative"), model)
+    calls = sorted((c for c in model.calls if c.node == "analyze_speech" and c.dimension == "argument"),
+                   key=lambda c: c.index)
+    for a, b in zip(calls, calls[1:]):
+        read = a.messages[-1].content
+        assert b.messages[-1].content.startswith(read[: read.rindex(">>>") + 3])  # up to the end of speech i
 
 
 async def test_merged_score_call(uniforms):
     def merged(c):
         if c.kind == "CommentScoreAnswer":
             return {"comment": f"c {c.node}", "score": 6}
+        if c.kind == "CommentDecisionAnswer":
+            return {"comment": "Maya did well.\nTheo less so.", "Maya": 8, "Theo": 5, "winner": c.choices[0]}
         if c.kind == "CommentWinnerAnswer":
             return {"comment": "w", "winner": "Maya"}
-        return "text"
+        raise AssertionError(c.kind)
 
-    model = ScriptedChatModel(script={"judge_speech": merged, "judge_debater": merged, "judge_winner": merged,
-                                      "panel_decide": {"winner": "Maya"}})
+    model = ScriptedChatModel(script={"analyze_speech": merged, "judge_debate": merged, "panel_comment": merged})
     s = settings("debatrix", merge_score_call=True)
     result = await ajudge_debate(uniforms, s, model)
     assert result.status is Status.COMPLETE, result.incomplete_reason
-    assert Counter(c.node for c in model.calls) == {
-        "analyze_speech": 12, "judge_speech": 12, "analyze_debate": 3, "judge_debater": 6, "judge_winner": 3,
-        "panel_comment": 1, "panel_decide": 1}
+    assert Counter(c.node for c in model.calls) == {"analyze_speech": 12, "judge_debate": 3, "panel_comment": 1}
     assert expected_calls("debatrix", 4, 2, 3, merged=True) == len(model.calls)
-    assert result.dimensions[0].speech_judgments[0].comment == "c judge_speech"
+    assert result.dimensions[0].speech_judgments[0].comment == "c analyze_speech"
+    assert result.dimensions[0].speech_judgments[0].score == 6
+    assert [j.score for j in result.dimensions[0].debater_judgments] == [8, 5]
+    assert result.winner == "Maya" and result.general.verdict.comment == "w"
 
 
 async def test_bp_debate_every_mode(bp_short):
     teams = [d.name for d in bp_short.debaters]
     for mode, dims in (("debatrix", ["argument", "source", "language", "clash"]), ("direct", ["general"])):
         model = ScriptedChatModel(script={
-            "score_debater": lambda c: {"score": 3 + teams.index(c.target)},
-            "decide_winner": {"winner": "Closing Government"},
+            "decide_debate": {**{t: 3 + i for i, t in enumerate(teams)}, "winner": "Closing Government"},
             "panel_decide": {"winner": "Closing Opposition"},
         })
         result = await ajudge_debate(bp_short, settings(mode), model)
@@ -156,8 +195,7 @@ async def test_user_dimensions_and_unknown_dimension(uniforms):
     from debatrix.errors import UnknownDimensionError
 
     s = settings("debatrix").model_copy(update={"dimensions": ("argument", "clash")})
-    result = await ajudge_debate(uniforms, s, ScriptedChatModel(script={
-        "decide_winner": {"winner": "Maya"}, "panel_decide": {"winner": "Maya"}}))
+    result = await ajudge_debate(uniforms, s, ScriptedChatModel(script={"panel_decide": {"winner": "Maya"}}))
     assert [d.name for d in result.dimensions] == ["argument", "clash"]
     with pytest.raises(UnknownDimensionError, match="unknown dimension 'style'"):
         await ajudge_debate(uniforms, settings("debatrix").model_copy(update={"dimensions": ("style",)}),
@@ -178,15 +216,16 @@ async def test_progress_events(uniforms):
                         on_event=events.append)
     analysed = [e.index for e in events if e.node == "analyze_speech"]
     assert analysed == [0, 1, 2, 3]
-    assert any(e.node == "decide_winner" and e.detail == "winner: Theo" for e in events)
+    assert any(e.node == "decide_debate" and e.detail == "winner: Theo" for e in events)
 
 
 def test_critical_rounds_by_hand():
     from debatrix.graphs.modes import critical_rounds
 
-    # 8 speeches analysed in turn, the debate analysis, comment + score of the final judges, the panel's two calls
-    assert critical_rounds("debatrix", 8, merged=False) == 8 + 1 + 2 + 2
-    assert critical_rounds("debatrix", 8, merged=True) == 8 + 1 + 1 + 2
-    assert critical_rounds("chronological", 8, merged=False) == 8 + 1 + 2
+    # 8 speeches analysed in turn (each scored beside the next analysis), the judgment and its decision, the
+    # panel's comment and decision
+    assert critical_rounds("debatrix", 8, merged=False) == 8 + 2 + 2
+    assert critical_rounds("debatrix", 8, merged=True) == 8 + 1 + 1
+    assert critical_rounds("chronological", 8, merged=False) == 8 + 2
     assert critical_rounds("dimensional", 8, merged=False) == 2 + 2
     assert critical_rounds("direct", 8, merged=False) == 2
