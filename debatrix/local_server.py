@@ -48,6 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     # the next, even when other requests ran in between
     params.cache_ram_mib = args.cache_ram
     params.cache_idle_slots = True
+    # "auto" leaves flash attention off on the CPU backend; on reads of several thousand tokens it is faster on
+    # (debatrix.benchmarks.offline shows the speeds)
+    params.flash_attn_type = xlc.llama_flash_attn_type.LLAMA_FLASH_ATTN_TYPE_ENABLED
     stop = {"now": False}
 
     def handle(signum: int, frame: object) -> None:
