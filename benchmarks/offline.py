@@ -117,11 +117,18 @@ def local_row(name: str, mode: str, result: JudgeResult, wall: float, speeds: tu
             f"{wall / bound:.2f}" if bound else "-"]
 
 
+def node_lines(name: str, mode: str, result: JudgeResult) -> list[list[Any]]:
+    return [[name, mode, node, n.calls, f"{n.prompt_tokens_processed or 0:,}", f"{n.cached_prompt_tokens or 0:,}",
+             f"{n.completion_tokens:,}", n.truncated_calls, f"{n.seconds:.0f}"]
+            for node, n in result.usage.by_node.items()]
+
+
 async def local_table(names: list[str], modes: list[str], model: str) -> None:
     print(f"\n## Local model {model} ({os.cpu_count()} CPU cores)\n")
     header = ["debate", "mode", "status", "wall s", "LLM calls", "prompt tok sent", "prompt tok processed",
               "from KV cache", "generated tok", "bound s", "wall / bound"]
     rows: list[list[Any]] = []
+    details: list[list[list[Any]]] = []
     speeds: tuple[float, float] | None = None
     for name in names:
         debate = load(name)
@@ -150,8 +157,17 @@ async def local_table(names: list[str], modes: list[str], model: str) -> None:
                 await asyncio.to_thread(ctx.close)
             rows.append(local_row(name, mode, result, wall, speeds))
             print(_row(rows[-1]), flush=True)
+            details.append(node_lines(name, mode, result))
             if result.incomplete_reason:
                 print(f"  incomplete: {result.incomplete_reason[:300]}", flush=True)
+    if details:  # where the tokens went: per node, what the model read, reused and wrote, and answers cut at a cap
+        print("\n### Per node\n")
+        print(_row(["debate", "mode", "node", "calls", "prompt tok read", "from KV cache", "generated tok",
+                    "cut at cap", "model s"]))
+        print(_row(["---"] * 9))
+        for lines in details:
+            for line in lines:
+                print(_row(line))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -293,16 +293,23 @@ def print_summary(result: JudgeResult, con: Console) -> None:
         con.print(st)
     u = result.usage
     if u.by_node:
+        # "read" and "reused": what the server says it computed and took from its prompt cache (where it says)
+        served = u.prompt_tokens_processed is not None
         ut = Table(title="LLM usage per node", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-        for col in ("node", "calls", "prompt", "compl", "cached", "retry", "repair", "cut", "s/call"):
+        cols = ["node", "calls", "prompt", *(["read", "reused"] if served else []), "compl", "cached", "retry",
+                "repair", "cut", "s/call"]
+        for col in cols:
             ut.add_column(col, justify="left" if col == "node" else "right", no_wrap=True, min_width=len(col))
         for node, n in u.by_node.items():
-            ut.add_row(node, str(n.calls), str(n.prompt_tokens), str(n.completion_tokens), str(n.cached_calls),
+            seen = [str(n.prompt_tokens_processed or 0), str(n.cached_prompt_tokens or 0)] if served else []
+            ut.add_row(node, str(n.calls), str(n.prompt_tokens), *seen, str(n.completion_tokens), str(n.cached_calls),
                        str(n.retries), str(n.repairs), str(n.truncated_calls), f"{n.seconds / max(n.calls, 1):.2f}")
         con.print(ut)
     con.print(f"status: {result.status.value}" + (f" ({result.incomplete_reason})" if result.incomplete_reason else "")
               + f" | {u.llm_calls} LLM calls, {u.prompt_tokens} prompt + {u.completion_tokens} completion tokens, "
-              f"{u.retries} retries, {u.repairs} repairs, {u.cached_calls} from cache, {u.truncated_calls} cut at "
+              + (f"{u.prompt_tokens_processed} prompt tokens read by the model ({u.cached_prompt_tokens} more reused "
+                 "from its cache), " if u.prompt_tokens_processed is not None else "")
+              + f"{u.retries} retries, {u.repairs} repairs, {u.cached_calls} from cache, {u.truncated_calls} cut at "
               f"their length cap, {u.wall_seconds:.1f}s", highlight=False, soft_wrap=True)
 
 

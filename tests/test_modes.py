@@ -229,3 +229,37 @@ def test_critical_rounds_by_hand():
     assert critical_rounds("chronological", 8, merged=False) == 8 + 2
     assert critical_rounds("dimensional", 8, merged=False) == 2 + 2
     assert critical_rounds("direct", 8, merged=False) == 2
+
+
+async def test_default_cap_on_requests_in_flight_never_lengthens_the_critical_path(bp_short):
+    """A BP debate in the debatrix mode has 4 columns, each with an analysis and the previous speech's score ready
+    at once: the default cap lets all of them run (counted, not timed); a lower cap is honoured."""
+    import asyncio
+
+    from debatrix.graphs.modes import max_in_flight
+    from debatrix.settings import LLMSettings
+
+    class Counting(ScriptedChatModel):
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            object.__setattr__(self, "_now", 0)
+            object.__setattr__(self, "_peak", 0)
+
+        async def _agenerate(self, *args, **kwargs):
+            object.__setattr__(self, "_now", self._now + 1)
+            object.__setattr__(self, "_peak", max(self._peak, self._now))
+            try:
+                await asyncio.sleep(0.02)
+                return await super()._agenerate(*args, **kwargs)
+            finally:
+                object.__setattr__(self, "_now", self._now - 1)
+
+    width = max_in_flight("debatrix", 4, merged=False)
+    assert width == 8 and LLMSettings().max_concurrency >= width
+    model = Counting(script={"panel_decide": {"winner": bp_short.debaters[0].name}})
+    result = await ajudge_debate(bp_short, settings("debatrix"), model)
+    assert result.status is Status.COMPLETE, result.incomplete_reason
+    assert model._peak == width
+    capped = Counting(script={"panel_decide": {"winner": bp_short.debaters[0].name}})
+    await ajudge_debate(bp_short, settings("debatrix", max_concurrency=3), capped)
+    assert capped._peak == 3
