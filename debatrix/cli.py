@@ -31,7 +31,6 @@ MODE_NAMES = ("debatrix", "chronological", "dimensional", "noniterative", "direc
 Mode = Enum("Mode", {m: m for m in MODE_NAMES}, type=str)  # type: ignore[misc]
 
 
-LOCAL_PROFILE = {"analysis_words": 40, "comment_words": 20, "merge_score_call": False}
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -70,6 +69,8 @@ def validate(
     settings = _make_settings(mode=mode.value, dimensions=dimensions, base_url=base_url, backend=backend,
                               local_model=local_model, context_window=context_window,
                               analysis_words=analysis_words, comment_words=comment_words)
+    if settings.llm.uses_local:
+        settings = settings.for_local_backend()
     try:
         window, limit = (local_window(settings) if settings.llm.uses_local else
                          (settings.llm.context_window, f"the context window ({settings.llm.context_window} tokens)"))
@@ -109,7 +110,7 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
                    memory: dict[str, Any] | None = None, cache: Path | None = None,
                    requests_per_second: float | None = None, transport: str | None = None) -> JudgeSettings:
     """Settings from command-line options (unset ones from the environment, then the defaults); on the local
-    backend, unless told otherwise, short answers and merged score calls (README, "Local models")."""
+    backend, the lengths not given become the short local ones when the server starts (README, "Local models")."""
     try:
         llm = LLMSettings.from_env(base_url=base_url, model=model, context_window=context_window,
                                    local_model=local_model, backend=backend,
@@ -117,11 +118,6 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
                                    max_concurrency=concurrency, structured_output=structured_output,
                                    merge_score_call=merge_score_call, cache_path=cache,
                                    requests_per_second=requests_per_second, transport=transport)
-        if llm.uses_local:  # two CPU cores: every generated token counts
-            analysis_words = analysis_words or LOCAL_PROFILE["analysis_words"]
-            comment_words = comment_words or LOCAL_PROFILE["comment_words"]
-            if merge_score_call is None:
-                llm = llm.model_copy(update={"merge_score_call": LOCAL_PROFILE["merge_score_call"]})
         return JudgeSettings(
             mode=mode,
             dimensions=tuple(x.strip() for x in dimensions.split(",") if x.strip()) if dimensions else None,
@@ -208,11 +204,12 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
     from .errors import ContextWindowExceeded
 
     if settings.llm.uses_local:
+        settings = settings.for_local_backend()
         why = ("--backend local" if settings.llm.backend == "local" else
                "no OpenAI-compatible endpoint configured (--base-url / $OPENAI_BASE_URL / $OPENAI_API_KEY)")
         console.print(f"{why}: starting the local model [bold]{settings.llm.local_model}[/] on 127.0.0.1 ...\n"
                       f"answers kept short for a CPU: analyses ~{settings.analysis_words} words, comments "
-                      f"~{settings.comment_words} words, "
+                      f"~{settings.comment_words} words per debater, "
                       + ("comment and score in one call" if settings.llm.merge_score_call else
                          "comment then score in two calls"),
                       highlight=False)
@@ -392,8 +389,8 @@ def models_remove(name: str) -> None:
 def serve(
     model: Annotated[str, typer.Option(help="catalogue name or .gguf path")] = "qwen2.5-coder-1.5b",
     port: Annotated[int, typer.Option(help="port on 127.0.0.1")] = 8080,
-    context: Annotated[int | None, typer.Option(help="total context (split between parallel slots)")] = None,
-    parallel: Annotated[int, typer.Option(help="requests served at once")] = 2,
+    context: Annotated[int | None, typer.Option(help="context per slot (default: the model's trained context)")] = None,
+    parallel: Annotated[int, typer.Option(help="requests served at once (one slot reuses its prompt cache best)")] = 1,
 ) -> None:
     """Keep a local model server running for several judge runs (Ctrl-C or SIGTERM stops it cleanly)."""
     import signal

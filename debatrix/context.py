@@ -86,6 +86,7 @@ class JudgeContext:
         if chat_model is None and settings.llm.uses_local:
             from .local import LocalServer, local_llm_settings
 
+            settings = settings.for_local_backend()
             context = local_context(settings, debates)
             server = LocalServer(settings.llm.local_model, parallel=settings.llm.local_parallel,
                                  context=context).start()

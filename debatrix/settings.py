@@ -88,18 +88,30 @@ class MemorySettings(_Frozen):
     keep: bool = Field(default=False, description="keep the run's collections after judging")
 
 
+LOCAL_LENGTHS = {"analysis_words": 40, "comment_words": 20}
+
+
 class JudgeSettings(_Frozen):
     mode: str = "debatrix"
     dimensions: tuple[str, ...] | None = Field(
         default=None, description="dimension names or one set name; default: the set for the debate's format"
     )
     dimension_dirs: tuple[Path, ...] = ()
-    analysis_words: int = Field(default=250, ge=20, description="length asked of each speech analysis")
-    comment_words: int = Field(default=100, ge=10, description="length asked of each comment")
+    analysis_words: int = Field(default=250, ge=20, description="length asked of each speech analysis (default "
+                                "40 on the local backend)")
+    comment_words: int = Field(default=100, ge=10, description="length asked of each comment, per debater (default "
+                               "20 on the local backend)")
     max_llm_calls: int = Field(default=2000, ge=1, description="a debate needing more calls is refused before "
                                                                 "any is sent (500 speeches would take thousands)")
     llm: LLMSettings = Field(default_factory=LLMSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
+
+    def for_local_backend(self) -> JudgeSettings:
+        """These settings for a run on the embedded local model: the answer lengths not set explicitly become the
+        short local ones (on two CPU cores a generated token costs as much as ~5 prompt tokens). Applied wherever
+        the local server is started or sized: the API, the CLI and the benchmarks alike."""
+        update = {k: v for k, v in LOCAL_LENGTHS.items() if k not in self.model_fields_set}
+        return self.model_copy(update=update) if update else self
 
     def public_dict(self) -> dict[str, Any]:
         """Everything needed to rerun, never the API key."""

@@ -245,12 +245,12 @@ async def test_default_cap_on_requests_in_flight_never_lengthens_the_critical_pa
             object.__setattr__(self, "_now", 0)
             object.__setattr__(self, "_peak", 0)
 
-        async def _agenerate(self, *args, **kwargs):
+        async def _agenerate(self, messages, stop=None, run_manager=None, **kwargs):
             object.__setattr__(self, "_now", self._now + 1)
             object.__setattr__(self, "_peak", max(self._peak, self._now))
             try:
                 await asyncio.sleep(0.02)
-                return await super()._agenerate(*args, **kwargs)
+                return await super()._agenerate(messages, stop, run_manager, **kwargs)
             finally:
                 object.__setattr__(self, "_now", self._now - 1)
 
