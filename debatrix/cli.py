@@ -203,8 +203,15 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
     from .context import JudgeContext
     from .errors import ContextWindowExceeded
 
+    from .api import refused
+    from .context import local_context
+
     if settings.llm.uses_local:
         settings = settings.for_local_backend()
+        try:  # before the model server starts: a debate that cannot fit costs nothing
+            await asyncio.to_thread(local_context, settings, [debate])
+        except ContextWindowExceeded as e:
+            return refused(debate, settings, e)
         why = ("--backend local" if settings.llm.backend == "local" else
                "no OpenAI-compatible endpoint configured (--base-url / $OPENAI_BASE_URL / $OPENAI_API_KEY)")
         console.print(f"{why}: starting the local model [bold]{settings.llm.local_model}[/] on 127.0.0.1 ...\n"
@@ -213,11 +220,9 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
                       + ("comment and score in one call" if settings.llm.merge_score_call else
                          "comment then score in two calls"),
                       highlight=False)
-    try:  # sized for this debate; one that cannot fit is refused before the model server starts
+    try:  # sized for this debate
         ctx = await asyncio.to_thread(JudgeContext.create, settings, None, [debate])
     except ContextWindowExceeded as e:
-        from .api import refused
-
         return refused(debate, settings, e)
     settle_heap()
     try:
@@ -252,6 +257,10 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
 
 
 def print_summary(result: JudgeResult, con: Console) -> None:
+    if not result.dimensions and result.general is None:  # refused before judging: the status line says why
+        con.print(f"status: {result.status.value} ({result.incomplete_reason}) | no LLM call was made",
+                  highlight=False, soft_wrap=True)
+        return
     names: list[str] = []
     for d in result.dimensions:
         for j in d.debater_judgments:
