@@ -62,6 +62,17 @@ class ScoreSpeechVars(_Vars):
     analysis: str
 
 
+class ScoreAskVars(_Vars):
+    index: int
+    dimension: str
+
+
+class DecideAskVars(_Vars):
+    dimension: str
+    names: list[str]
+    choices: list[str]
+
+
 class JudgeDebateVars(_Vars):
     header: str
     material: str
@@ -144,6 +155,8 @@ TEMPLATES: dict[str, type[_Vars]] = {
     "transcript.j2": ItemsVars,
     "analyze_speech.j2": AnalyzeSpeechVars,
     "score_speech.j2": ScoreSpeechVars,
+    "score_ask.j2": ScoreAskVars,
+    "decide_ask.j2": DecideAskVars,
     "judge_debate.j2": JudgeDebateVars,
     "decide_debate.j2": DecideDebateVars,
     "extract_system.j2": NoVars,

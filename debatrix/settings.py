@@ -38,6 +38,10 @@ class LLMSettings(_Frozen):
     merge_score_call: bool = Field(
         default=False, description="one structured call for comment + score instead of the paper's two calls"
     )
+    prompt_cache: bool = Field(
+        default=False, description="the server reuses cached prompt prefixes (llama.cpp; set for the local backend): "
+        "scores are asked by continuing the analysis or judgment conversation, of which only the answer and the "
+        "question are new to the model, instead of in a short separate prompt (fewer tokens sent elsewhere)")
     served_locally: bool = Field(
         default=False, description="base_url is an embedded model server started for this run (set by the run)")
     cache_path: Path | None = Field(

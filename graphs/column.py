@@ -28,7 +28,8 @@ def make_after_analyze(merged: bool, debate_stage: bool) -> Callable[[ColumnStat
         """Score the speech just analysed in parallel with analysing the next one (or judging the debate)."""
         if state.get("failures"):
             return [END]
-        routes: list[Any] = [] if merged else [column_sends(state, "score_speech", analysis=state["analyses"][-1])]
+        routes: list[Any] = [] if merged else [column_sends(state, "score_speech", analysis=state["analyses"][-1],
+                                                           asked=state.get("asked", []))]
         if state["index"] < len(state["debate"].speeches):
             routes.append("analyze_speech")
         elif debate_stage:

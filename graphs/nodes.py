@@ -8,7 +8,7 @@ import functools
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langgraph.types import Send
 
 from debatrix import prompting as P
@@ -147,6 +147,8 @@ def make_analyze_speech(previous: PreviousContext) -> Node:
                 memory = await opening
         result = SpeechAnalysis(dimension=dim.name, index=i, speaker=speech.speaker, analysis=analysis)
         memory.add_analysis(result)  # chromadb receives the run's analyses in one write when it finishes
+        if ctx.settings.llm.prompt_cache and not merged:
+            update["asked"] = messages
         return {**update, "analyses": [result], "calls": records}
 
     analyze_speech.__doc__ = f"Analyse the next speech with {previous.__name__.replace('_', ' ')} as context."
@@ -169,14 +171,20 @@ def _extract_text() -> str:
 
 
 async def score_speech(task: ScoreTask, ctx: JudgeContext) -> dict[str, Any]:
-    """The speech's score, read from its analysis alone (the paper's second, short call)."""
+    """The speech's score, read from its analysis (the paper's second, short call). Where the server caches
+    prompts, the analysis conversation is continued (the model has read all of it but the question); elsewhere a
+    short prompt carries the analysis alone, so no debate material is sent twice."""
     debate, dim, a = task["debate"], task["dimension"], task["analysis"]
-    d = debate.debater(a.speaker)
-    text = P.render("score_speech.j2", P.ScoreSpeechVars(
-        index=a.index + 1, speaker=a.speaker,
-        side=d.side.value + (f", {d.position}" if d.position else ""), dimension=dim.name, analysis=a.analysis))
-    answer, records = await ctx.gateway.structured([extract_system(), HumanMessage(content=text)], ScoreAnswer,
-                                                   node="score_speech", dimension=dim.name,
+    if task.get("asked"):
+        ask = P.render("score_ask.j2", P.ScoreAskVars(index=a.index + 1, dimension=dim.name))
+        messages = [*task["asked"], AIMessage(content=a.analysis), HumanMessage(content=ask)]
+    else:
+        d = debate.debater(a.speaker)
+        text = P.render("score_speech.j2", P.ScoreSpeechVars(
+            index=a.index + 1, speaker=a.speaker, side=d.side.value + (f", {d.position}" if d.position else ""),
+            dimension=dim.name, analysis=a.analysis))
+        messages = [extract_system(), HumanMessage(content=text)]
+    answer, records = await ctx.gateway.structured(messages, ScoreAnswer, node="score_speech", dimension=dim.name,
                                                    meta={"debatrix_index": a.index, "debatrix_target": a.speaker})
     judgment = SpeechJudgment(dimension=dim.name, index=a.index, speaker=a.speaker, comment=a.analysis,
                               score=answer.score)
@@ -224,17 +232,23 @@ async def judge_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
                                                        meta=decision_meta(debate, choices))
         return {**_decided(debate, dim.name, answer.comment, answer), "calls": records}
     judgment, record = await ctx.gateway.text(messages, node="judge_debate", dimension=dim.name, words=words)
-    return {"debate_analyses": [DebateAnalysis(dimension=dim.name, text=judgment)], "calls": [record]}
+    update: dict[str, Any] = {"judgment_asked": messages} if ctx.settings.llm.prompt_cache else {}
+    return {**update, "debate_analyses": [DebateAnalysis(dimension=dim.name, text=judgment)], "calls": [record]}
 
 
 async def decide_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
     debate, dim = state["debate"], state["dimension"]
     judgment = next(a.text for a in state["debate_analyses"] if a.dimension == dim.name)
     choices = choices_for(debate, dim)
-    text = P.render("decide_debate.j2", P.DecideDebateVars(
-        motion=P.sanitize(debate.motion, P.fence_for(debate)), dimension=dim.name, judgment=judgment,
-        names=names_of(debate), choices=choices))
-    answer, records = await ctx.gateway.structured([extract_system(), HumanMessage(content=text)],
+    if state.get("judgment_asked"):  # the server has the judgment conversation cached: continue it
+        ask = P.render("decide_ask.j2", P.DecideAskVars(dimension=dim.name, names=names_of(debate), choices=choices))
+        messages = [*state["judgment_asked"], AIMessage(content=judgment), HumanMessage(content=ask)]
+    else:
+        text = P.render("decide_debate.j2", P.DecideDebateVars(
+            motion=P.sanitize(debate.motion, P.fence_for(debate)), dimension=dim.name, judgment=judgment,
+            names=names_of(debate), choices=choices))
+        messages = [extract_system(), HumanMessage(content=text)]
+    answer, records = await ctx.gateway.structured(messages,
                                                    decision_answer(names_of(debate), choices, False),
                                                    node="decide_debate", dimension=dim.name,
                                                    meta=decision_meta(debate, choices))

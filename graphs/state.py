@@ -15,6 +15,7 @@ from debatrix.models import (
     SpeechAnalysis,
     SpeechJudgment,
 )
+from langchain_core.messages import BaseMessage
 from pydantic import BaseModel, ConfigDict
 
 
@@ -70,12 +71,17 @@ class ColumnState(Accumulated, total=False):
     resumed: bool
     dimension: Dimension
     index: int
+    # the request that produced the latest analysis / the judgment: where the server caches prompts, the score is
+    # asked by continuing that conversation (only the answer and the question are new to the model)
+    asked: list[BaseMessage]
+    judgment_asked: list[BaseMessage]
 
 
-class ScoreTask(TypedDict):
-    """Payload of one fanned-out speech score: the analysis it is read from."""
+class ScoreTask(TypedDict, total=False):
+    """Payload of one fanned-out speech score: the analysis it is read from (and the request that produced it)."""
 
     debate: Debate
     run_id: str
     dimension: Dimension
     analysis: SpeechAnalysis
+    asked: list[BaseMessage]

@@ -263,3 +263,27 @@ async def test_default_cap_on_requests_in_flight_never_lengthens_the_critical_pa
     capped = Counting(script={"panel_decide": {"winner": bp_short.debaters[0].name}})
     await ajudge_debate(bp_short, settings("debatrix", max_concurrency=3), capped)
     assert capped._peak == 3
+
+
+async def test_with_a_prompt_cache_scores_continue_the_conversation(uniforms):
+    """Where the server caches prompts (the local backend), a score is asked by continuing the analysis (or
+    judgment) conversation: its prompt starts with the whole request that produced the answer, then the answer;
+    only those last two messages are new to the model. Elsewhere the short prompt carries no debate material."""
+    model = ScriptedChatModel(script=script())
+    result = await ajudge_debate(uniforms, settings("debatrix", prompt_cache=True), model)
+    assert result.status is Status.COMPLETE, result.incomplete_reason
+    for dim in ("argument", "language"):
+        for i in range(4):
+            asked = next(c for c in model.calls if c.node == "analyze_speech" and c.dimension == dim and c.index == i)
+            score = next(c for c in model.calls if c.node == "score_speech" and c.dimension == dim and c.index == i)
+            assert score.messages[: len(asked.messages)] == asked.messages
+            assert score.messages[len(asked.messages)].content == f"analyze_speech comment on {dim} speech {i + 1} " \
+                f"for {uniforms.speeches[i].speaker}."
+        judge = next(c for c in model.calls if c.node == "judge_debate" and c.dimension == dim)
+        decide = next(c for c in model.calls if c.node == "decide_debate" and c.dimension == dim)
+        assert decide.messages[: len(judge.messages)] == judge.messages
+    assert [j.score for j in result.dimensions[0].speech_judgments] == [1, 2, 3, 4]
+    plain = ScriptedChatModel(script=script())
+    await ajudge_debate(uniforms, settings("debatrix"), plain)
+    score = next(c for c in plain.calls if c.node == "score_speech")
+    assert len(score.messages) == 2 and "<<<DATA" not in score.messages[-1].content
