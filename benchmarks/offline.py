@@ -119,7 +119,7 @@ def local_row(name: str, mode: str, result: JudgeResult, wall: float, speeds: tu
 
 def node_lines(name: str, mode: str, result: JudgeResult) -> list[list[Any]]:
     return [[name, mode, node, n.calls, f"{n.prompt_tokens_processed or 0:,}", f"{n.cached_prompt_tokens or 0:,}",
-             f"{n.completion_tokens:,}", n.truncated_calls, f"{n.seconds:.0f}"]
+             f"{n.completion_tokens:,}", n.truncated_calls]
             for node, n in result.usage.by_node.items()]
 
 
@@ -163,8 +163,8 @@ async def local_table(names: list[str], modes: list[str], model: str) -> None:
     if details:  # where the tokens went: per node, what the model read, reused and wrote, and answers cut at a cap
         print("\n### Per node\n")
         print(_row(["debate", "mode", "node", "calls", "prompt tok read", "from KV cache", "generated tok",
-                    "cut at cap", "model s"]))
-        print(_row(["---"] * 9))
+                    "cut at cap"]))
+        print(_row(["---"] * 8))
         for lines in details:
             for line in lines:
                 print(_row(line))
