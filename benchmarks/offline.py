@@ -3,6 +3,7 @@
     python -m debatrix.benchmarks.offline                 # every mode, debateart_0466 and bp_020, local model
     python -m debatrix.benchmarks.offline --modes direct,debatrix --debates debateart_0466
     python -m debatrix.benchmarks.offline --fake          # prompt tokens sent, on a fake server (seconds)
+    python -m debatrix.benchmarks.offline --debates four_day_week   # one of the examples
 
 On the embedded local model (default ``qwen2.5-coder-1.5b``) it judges each debate in each mode and prints wall
 time, LLM calls, prompt tokens sent, prompt tokens the model processed and those it took from its KV cache,
@@ -24,6 +25,7 @@ import os
 import sys
 import time
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 from debatrix import JudgeSettings, LLMSettings, MemorySettings, load_debate
@@ -53,7 +55,12 @@ ORIGINAL_SENT = {
 TARGET = {"debatrix": 0.8, "chronological": 0.8, "noniterative": 0.8, "direct": 1.05, "dimensional": 1.05}
 
 
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
 def load(name: str) -> Debate:
+    if name not in DEBATES:  # one of the project's examples (the README's "Measured" table)
+        return load_debate(EXAMPLES / f"{name}.yaml")
     folder, file = DEBATES[name]
     path = data_root() / "panelbench" / folder / "motion" / file
     if not path.exists():
@@ -180,9 +187,10 @@ def main(argv: list[str] | None = None) -> None:
     for m in args.modes:
         if m not in MODES:
             raise SystemExit(f"unknown mode {m!r}; choose from {', '.join(MODES)}")
+    examples = sorted(p.stem for p in EXAMPLES.glob("*.yaml"))
     for d in args.debates:
-        if d not in DEBATES:
-            raise SystemExit(f"unknown debate {d!r}; choose from {', '.join(DEBATES)}")
+        if d not in DEBATES and d not in examples:
+            raise SystemExit(f"unknown debate {d!r}; choose from {', '.join([*DEBATES, *examples])}")
     print(f"# debatrix cost per debate (Python {sys.version.split()[0]}, {os.cpu_count()} CPUs)")
     if args.fake:
         asyncio.run(fake_table(args.debates, args.modes))
