@@ -11,6 +11,8 @@ import asyncio
 import json
 import re
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from functools import lru_cache
 from typing import Any, ClassVar, Literal, TypeVar
 
@@ -24,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
 from .cache import ResponseCache
+from .scheduling import AffinityScheduler
 from .errors import (
     ContextWindowExceeded,
     IncompleteJudgment,
@@ -206,7 +209,7 @@ class LLMGateway:
                                                 check_every_n_seconds=0.01, max_bucket_size=1)
         # an HTTP client belongs to one event loop: models we build get one client per loop, so the same gateway
         # works across several asyncio.run() calls (LangChain's shared default client does not)
-        self._per_loop: dict[int, tuple[asyncio.AbstractEventLoop, BaseChatModel, asyncio.Semaphore]] = {}
+        self._per_loop: dict[int, tuple[asyncio.AbstractEventLoop, Any, Any]] = {}
         self._http = chat_model is None and settings.transport == "http"
         if chat_model is not None:
             self._model: Any = chat_model
@@ -246,7 +249,7 @@ class LLMGateway:
         self._turn += 1
         return models[self._turn % len(models)]
 
-    def _loop_state(self) -> tuple[asyncio.AbstractEventLoop, list[BaseChatModel], asyncio.Semaphore]:
+    def _loop_state(self) -> tuple[asyncio.AbstractEventLoop, list[BaseChatModel], Any]:
         loop = asyncio.get_running_loop()
         state = self._per_loop.get(id(loop))
         if state is None or state[0] is not loop:
@@ -264,7 +267,10 @@ class LLMGateway:
                     timeout=self.settings.timeout, verify=not plain_http,
                     limits=httpx.Limits(max_connections=16, max_keepalive_connections=16)))
                     for _ in range(shards)]
-            state = (loop, models, asyncio.Semaphore(self.settings.max_concurrency))
+            # a server that caches prompts serves best the request that shares most with what it just served
+            gate = (AffinityScheduler(self.settings.max_concurrency) if self.settings.prompt_cache
+                    else asyncio.Semaphore(self.settings.max_concurrency))
+            state = (loop, models, gate)
             self._per_loop[id(loop)] = state
         return state
 
@@ -288,8 +294,17 @@ class LLMGateway:
             return "parse"
         return "tool"
 
-    def _semaphore(self) -> asyncio.Semaphore:
-        return self._loop_state()[2]
+    @asynccontextmanager
+    async def _gate(self, messages: list[BaseMessage]) -> AsyncIterator[dict[str, str]]:
+        """A place among the requests in flight: in arrival order, or by shared prefix where the server caches
+        prompts (:mod:`debatrix.scheduling`)."""
+        gate = self._loop_state()[2]
+        if isinstance(gate, AffinityScheduler):
+            async with gate.slot(_prompt_text(messages)) as served:
+                yield served
+        else:
+            async with gate:
+                yield {}
 
     # ------------------------------------------------------------------ token budget
 
@@ -347,11 +362,12 @@ class LLMGateway:
                     attempts += 1
                     if self._limiter is not None:
                         await self._limiter.aacquire()
-                    async with self._semaphore():
+                    async with self._gate(messages) as served:
                         answer = await asyncio.wait_for(
                             model.ainvoke(messages, config={"metadata": meta, "tags": ["debatrix"]}),
                             timeout=self.settings.timeout,
                         )
+                        served["answer"] = _ROLE_TEXT["ai"] + _answer_text(answer)
         except (asyncio.TimeoutError, TimeoutError, openai.APITimeoutError) as e:
             raise LLMTimeoutError(
                 f"{meta.get('debatrix_node')}: no answer within {self.settings.timeout:g} s after {attempts} attempts"
@@ -581,6 +597,14 @@ def _running_loop() -> bool:
     except RuntimeError:
         return False
     return True
+
+
+_ROLE_TEXT = {"system": "\x00system\x00", "human": "\x00user\x00", "ai": "\x00assistant\x00"}
+
+
+def _prompt_text(messages: list[BaseMessage]) -> str:
+    """The prompt as one string, roles marked, so shared prefixes of conversations compare as strings."""
+    return "".join(_ROLE_TEXT.get(m.type, m.type) + str(m.content) for m in messages)
 
 
 def _answer_text(answer: AIMessage) -> str:
