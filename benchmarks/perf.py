@@ -42,9 +42,10 @@ def debates() -> dict[str, Debate]:
     return out
 
 
-def settings_for(url: str, mode: str, in_flight: int) -> JudgeSettings:
-    return JudgeSettings(mode=mode, llm=LLMSettings(base_url=url, model="fake-model", max_concurrency=in_flight,
-                                                    timeout=60),
+def settings_for(url: str, mode: str, in_flight: int | None) -> JudgeSettings:
+    """``in_flight`` None: the default cap on requests in flight (which must not lengthen the critical path)."""
+    cap = {} if in_flight is None else {"max_concurrency": in_flight}
+    return JudgeSettings(mode=mode, llm=LLMSettings(base_url=url, model="fake-model", timeout=60, **cap),
                          memory=MemorySettings(embedding="hash"))
 
 
@@ -62,7 +63,7 @@ async def modes_table(url: str, latency: float, modes: list[str]) -> None:
     print("|---|---|---|---|---|---|---|---|")
     for name, debate in debates().items():
         for mode in modes:
-            s = settings_for(url, mode, 64)
+            s = settings_for(url, mode, None)
             await one(debate, s)  # warm-up: imports, first connections
             settle_heap()  # as the CLI does (see debatrix.runtime)
             wall, result = await one(debate, s)
