@@ -61,7 +61,7 @@ def validate(
     """Check debate files, and whether each fits the backend's context in --mode, without calling any model.
     Exit 2: an invalid file; 3: a valid debate that cannot be judged in that context."""
     from debatrix.graphs.budget import largest_request
-    from debatrix.graphs.modes import SHAPES
+    from debatrix.graphs.modes import resolve_dimensions
 
     from .context import local_window
     from .dimension import DimensionRegistry
@@ -86,7 +86,7 @@ def validate(
             bad += 1
             console.print(f"[red]invalid[/] {e}".replace("\n", "; "), highlight=False, soft_wrap=True)
             continue
-        dims = list(registry.resolve(settings.dimensions or SHAPES[settings.mode].fixed, d.format))
+        dims = resolve_dimensions(settings.mode, settings.dimensions, d.format, registry)
         need = largest_request(d, settings.mode, settings, dims)
         fits = need.tokens <= window
         too_big += not fits
@@ -197,41 +197,35 @@ def judge(
 
 
 async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeResult:
-    from debatrix.graphs.modes import SHAPES, expected_calls
+    from debatrix.graphs.modes import expected_calls, resolve_dimensions
 
     from .api import ProgressEvent, ajudge_debate
     from .context import JudgeContext
     from .errors import ContextWindowExceeded
 
     from .api import refused
-    from .context import local_context
 
-    if settings.llm.uses_local:
-        settings = settings.for_local_backend()
-        try:  # before the model server starts: a debate that cannot fit costs nothing
-            await asyncio.to_thread(local_context, settings, [debate])
-        except ContextWindowExceeded as e:
-            return refused(debate, settings, e)
-        why = ("--backend local" if settings.llm.backend == "local" else
+    def starting(local: JudgeSettings) -> None:  # the debate fits: the local model is about to start
+        why = ("--backend local" if local.llm.backend == "local" else
                "no OpenAI-compatible endpoint configured (--base-url / $OPENAI_BASE_URL / $OPENAI_API_KEY)")
-        console.print(f"{why}: starting the local model [bold]{settings.llm.local_model}[/] on 127.0.0.1 ...\n"
-                      f"answers kept short for a CPU: analyses ~{settings.analysis_words} words, comments "
-                      f"~{settings.comment_words} words per debater, "
-                      + ("comment and score in one call" if settings.llm.merge_score_call else
+        console.print(f"{why}: starting the local model [bold]{local.llm.local_model}[/] on 127.0.0.1 ...\n"
+                      f"answers kept short for a CPU: analyses ~{local.analysis_words} words, comments "
+                      f"~{local.comment_words} words per debater, "
+                      + ("comment and score in one call" if local.llm.merge_score_call else
                          "comment then score in two calls"),
                       highlight=False)
-    try:  # sized for this debate
-        ctx = await asyncio.to_thread(JudgeContext.create, settings, None, [debate])
+
+    try:  # sized for this debate; one that cannot fit is refused before the model server starts
+        ctx = await asyncio.to_thread(JudgeContext.create, settings, None, [debate], starting)
     except ContextWindowExceeded as e:
-        return refused(debate, settings, e)
+        return refused(debate, settings.for_local_backend() if settings.llm.uses_local else settings, e)
     settle_heap()
     try:
         if ctx.local_server is not None:
             console.print(f"local model ready in {ctx.local_server.load_seconds:.1f}s at {ctx.local_server.base_url} "
                           f"({ctx.settings.llm.context_window} tokens of context: what this debate needs, "
                           f"up to what the model allows)", highlight=False)
-        shape = SHAPES[settings.mode]
-        dims = ctx.registry.resolve(settings.dimensions or shape.fixed, debate.format)
+        dims = resolve_dimensions(settings.mode, settings.dimensions, debate.format, ctx.registry)
         total = expected_calls(settings.mode, len(debate.speeches), len(debate.debaters), len(dims),
                                settings.llm.merge_score_call)
         console.print(f"judging [bold]{debate.id}[/] ({debate.format.value}, {len(debate.speeches)} speeches) in "

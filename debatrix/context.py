@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +30,7 @@ def local_context(settings: JudgeSettings, debates: Sequence[Debate]) -> int:
     """The server context for judging ``debates`` locally: what their largest request needs, up to
     :func:`local_window`. Raises :class:`ContextWindowExceeded` (before any server starts) when one cannot fit."""
     from debatrix.graphs.budget import largest_request
-    from debatrix.graphs.modes import SHAPES
+    from debatrix.graphs.modes import resolve_dimensions
 
     from .local import context_for
 
@@ -40,8 +40,7 @@ def local_context(settings: JudgeSettings, debates: Sequence[Debate]) -> int:
     registry = DimensionRegistry(settings.dimension_dirs)
     needed = 0
     for debate in debates:
-        wanted = settings.dimensions or SHAPES[settings.mode].fixed
-        dims = list(registry.resolve(wanted, debate.format))
+        dims = resolve_dimensions(settings.mode, settings.dimensions, debate.format, registry)
         request = largest_request(debate, settings.mode, settings, dims)
         if request.tokens > window:
             raise ContextWindowExceeded(request.tokens, window, f"{debate.id}: {request.what}", limit=what)
@@ -74,10 +73,12 @@ class JudgeContext:
 
     @classmethod
     def create(cls, settings: JudgeSettings | None = None, chat_model: BaseChatModel | None = None,
-               debates: Sequence[Debate] = ()) -> JudgeContext:
+               debates: Sequence[Debate] = (), on_start: Callable[[JudgeSettings], None] | None = None
+               ) -> JudgeContext:
         """Build the context. With the local backend (no endpoint configured) this starts the embedded model
         server, with the context the largest request of ``debates`` needs (none given: all the model allows);
-        a debate that cannot fit raises :class:`ContextWindowExceeded` before the server starts. Call
+        a debate that cannot fit raises :class:`ContextWindowExceeded` before the server starts, and ``on_start``
+        (given the local settings) is called only once the debates fit, just before it starts. Call
         :meth:`close` (or use the context as a context manager) to stop it."""
         from debatrix.memory import MemoryStore
 
@@ -88,6 +89,8 @@ class JudgeContext:
 
             settings = settings.for_local_backend()
             context = local_context(settings, debates)
+            if on_start is not None:
+                on_start(settings)
             server = LocalServer(settings.llm.local_model, parallel=settings.llm.local_parallel,
                                  context=context).start()
             settings = settings.model_copy(update={"llm": local_llm_settings(settings.llm, server)})

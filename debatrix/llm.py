@@ -295,7 +295,7 @@ class LLMGateway:
         return "tool"
 
     @asynccontextmanager
-    async def _gate(self, messages: list[BaseMessage]) -> AsyncIterator[dict[str, str]]:
+    async def _gate(self, messages: list[BaseMessage]) -> AsyncIterator[dict[str, str] | None]:
         """A place among the requests in flight: in arrival order, or by shared prefix where the server caches
         prompts (:mod:`debatrix.scheduling`)."""
         gate = self._loop_state()[2]
@@ -304,7 +304,7 @@ class LLMGateway:
                 yield served
         else:
             async with gate:
-                yield {}
+                yield None
 
     # ------------------------------------------------------------------ token budget
 
@@ -367,7 +367,8 @@ class LLMGateway:
                             model.ainvoke(messages, config={"metadata": meta, "tags": ["debatrix"]}),
                             timeout=self.settings.timeout,
                         )
-                        served["answer"] = _ROLE_TEXT["ai"] + _answer_text(answer)
+                        if served is not None:  # the affinity scheduler compares prompts with what was served
+                            served["answer"] = _ROLE_TEXT["ai"] + _answer_text(answer)
         except (asyncio.TimeoutError, TimeoutError, openai.APITimeoutError) as e:
             raise LLMTimeoutError(
                 f"{meta.get('debatrix_node')}: no answer within {self.settings.timeout:g} s after {attempts} attempts"

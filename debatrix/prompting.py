@@ -215,13 +215,17 @@ def sanitize(text: str, fence: str) -> str:
     return text.replace(fence, "[marker removed]")
 
 
+def side_label(debate: Debate, name: str) -> str:
+    """"pro", or "pro, OG" in British Parliamentary."""
+    d = debate.debater(name)
+    return d.side.value + (f", {d.position}" if d.position else "")
+
+
 def speech_block(debate: Debate, index: int, fence: str) -> str:
     speech: Speech = debate.speeches[index]
-    d = debate.debater(speech.speaker)
-    side = d.side.value + (f", {d.position}" if d.position else "")
     return render(
         "speech_block.j2",
-        SpeechBlockVars(fence=fence, index=index + 1, speaker=speech.speaker, side=side,
+        SpeechBlockVars(fence=fence, index=index + 1, speaker=speech.speaker, side=side_label(debate, speech.speaker),
                         content=sanitize(speech.content, fence)),
     )
 

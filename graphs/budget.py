@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from langchain_core.messages import BaseMessage, HumanMessage
+
 from debatrix import prompting as P
 from debatrix.dimension import Dimension
 from debatrix.errors import ContextWindowExceeded
@@ -34,68 +36,57 @@ def _placeholder(tokens: int) -> str:
     return " ".join(["word"] * tokens)  # one token a word in the tokenizers used here
 
 
-def _count(system: str, text: str, settings: JudgeSettings) -> int:
-    n = count_message_tokens([("system", system), ("human", text)], settings.llm.tokenizer)
+def _count(messages: list[BaseMessage], settings: JudgeSettings) -> int:
+    n = count_message_tokens([(m.type, str(m.content)) for m in messages], settings.llm.tokenizer)
     if settings.llm.uses_local or settings.llm.served_locally:
         n = int(n * LOCAL_TOKEN_MARGIN) + 1
     return n
 
 
 def largest_request(debate: Debate, mode: str, settings: JudgeSettings, dims: list[Dimension]) -> Request:
-    """The largest request (prompt + answer room) a ``mode`` run on ``debate`` makes."""
+    """The largest request (prompt + answer room) a ``mode`` run on ``debate`` makes, rendered by the same
+    functions the nodes use."""
     from .modes import SHAPES
-    from .nodes import choices_for, header, judgment_words, names_of, panel_words, system_message
+    from .nodes import analysis_messages, header, judgment_messages, judgment_words, names_of, panel_words, \
+        system_message
 
     shape = SHAPES[mode]
     fence = P.fence_for(debate)
-    system = str(system_message(debate).content)
-    head = header(debate)
     cap_out = settings.llm.max_output_tokens
     analysis_cap = min(token_cap(settings.analysis_words), cap_out)
+    extra = 96 if settings.llm.merge_score_call else 0  # merged answers are JSON with their scores
     best = Request(0, "")
 
-    extra = 96 if settings.llm.merge_score_call else 0  # merged answers are JSON with their scores
-
-    def consider(text: str, answer: int, what: str) -> None:
+    def consider(messages: list[BaseMessage], answer: int, what: str) -> None:
         nonlocal best
-        tokens = _count(system, text, settings) + min(answer + extra, cap_out)
+        tokens = _count(messages, settings) + min(answer + extra, cap_out)
         if tokens > best.tokens:
             best = Request(tokens, what)
 
-    fake = _placeholder(analysis_cap)
     n = len(debate.speeches)
     for dim in dims:
+        fake = [SpeechAnalysis(dimension=dim.name, index=j, speaker=debate.speeches[j].speaker,
+                               analysis=_placeholder(analysis_cap)) for j in range(n)]
         if shape.per_speech:
             for i in range(n):
-                earlier = [SpeechAnalysis(dimension=dim.name, index=j, speaker=debate.speeches[j].speaker,
-                                          analysis=fake) for j in range(i)]
                 before = P.previous_speeches(debate, i, fence) if shape.context == "speeches" else ""
-                after = P.previous_analyses(earlier) if shape.context == "analyses" else ""
-                consider(P.render("analyze_speech.j2", P.AnalyzeSpeechVars(
-                    header=head, before=before, speech=P.speech_block(debate, i, fence), after=after, index=i + 1,
-                    speaker=debate.speeches[i].speaker, dimension=dim.name, focus=dim.prompts.analyze,
-                    use_context=dim.prompts.context, words=settings.analysis_words)),
-                    analysis_cap, f"the analysis of speech {i + 1} ({dim.name})")
-        if not shape.debate_stage:
-            continue
-        if shape.per_speech:
-            material = P.analyses_material([SpeechAnalysis(dimension=dim.name, index=j, analysis=fake,
-                                                           speaker=debate.speeches[j].speaker) for j in range(n)])
-            what = f"the judgment of the debate from its analyses ({dim.name})"
-        else:
-            material, what = P.transcript(debate, fence), f"the judgment of the full debate transcript ({dim.name})"
-        words = judgment_words(settings, debate)
-        choices = choices_for(debate, dim)
-        consider(P.render("judge_debate.j2", P.JudgeDebateVars(
-            header=head, material=material, dimension=dim.name, focus=dim.prompts.judge, names=names_of(debate),
-            choices=choices, allow_tie="tie" in choices, words=words)), min(token_cap(words), cap_out), what)
+                after = P.previous_analyses(fake[:i]) if shape.context == "analyses" else ""
+                consider(analysis_messages(debate, dim, i, before, after, settings.analysis_words), analysis_cap,
+                         f"the analysis of speech {i + 1} ({dim.name})")
+        if shape.debate_stage:
+            words = judgment_words(settings, debate)
+            what = (f"the judgment of the debate from its analyses ({dim.name})" if shape.per_speech else
+                    f"the judgment of the full debate transcript ({dim.name})")
+            consider(judgment_messages(debate, dim, fake if shape.per_speech else [], words),
+                     min(token_cap(words), cap_out), what)
     if shape.panel:
         judgment = _placeholder(min(token_cap(judgment_words(settings, debate)), cap_out))
         reports = [{"name": d.name, "weight": f"{d.weight:g}", "scores": "-", "winner": "-", "judgment": judgment}
                    for d in dims]
         words = panel_words(settings)
-        consider(P.render("panel.j2", P.PanelVars(header=head, reports=reports, choices=names_of(debate),
-                                                  words=words)), min(token_cap(words), cap_out), "the panel")
+        text = P.render("panel.j2", P.PanelVars(header=header(debate), reports=reports, choices=names_of(debate),
+                                                words=words))
+        consider([system_message(debate), HumanMessage(content=text)], min(token_cap(words), cap_out), "the panel")
     return best
 
 

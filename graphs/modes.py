@@ -18,7 +18,9 @@ from typing import Any, Literal
 from langgraph.graph import END, START, StateGraph
 
 from debatrix.context import JudgeContext
-from debatrix.errors import UnknownModeError
+from debatrix.dimension import Dimension, DimensionRegistry
+from debatrix.errors import ConfigurationError, UnknownModeError
+from debatrix.models import DebateFormat
 from .column import build_iterative_column, build_raw_column
 from .nodes import guarded, previous_analyses, previous_speeches
 from .panel import after_columns, make_finish, make_prepare, panel_comment, panel_decide, to_columns
@@ -46,6 +48,18 @@ SHAPES = {
     # single speeches (not a debate mode)
     "speech": ModeShape(per_speech=True, panel=False, fixed=None, context="analyses", debate_stage=False),
 }
+
+
+def resolve_dimensions(mode: str, wanted: tuple[str, ...] | None, fmt: DebateFormat,
+                       registry: DimensionRegistry) -> list[Dimension]:
+    """The dimensions a ``mode`` run judges: those asked for (names or a set), else the mode's fixed one or the
+    format's default set. A single-dimension mode refuses several."""
+    fixed = SHAPES[mode].fixed
+    if fixed is not None:
+        if wanted and len(wanted) > 1:
+            raise ConfigurationError(f"this mode judges one dimension; got {', '.join(wanted)}")
+        wanted = wanted or fixed
+    return list(registry.resolve(wanted, fmt))
 
 
 def expected_calls(mode: str, n_speeches: int, n_debaters: int, n_dimensions: int, merged: bool) -> int:

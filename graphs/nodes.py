@@ -120,12 +120,7 @@ def make_analyze_speech(previous: PreviousContext) -> Node:
         before, after = await previous(ctx, memory, debate, i)
         relevant = await _relevant(ctx, memory, debate, i)
         merged = ctx.settings.llm.merge_score_call
-        text = P.render("analyze_speech.j2", P.AnalyzeSpeechVars(
-            header=header(debate), before=before, speech=P.speech_block(debate, i, P.fence_for(debate)),
-            after=after + relevant, index=i + 1, speaker=speech.speaker, dimension=dim.name,
-            focus=dim.prompts.analyze, use_context=dim.prompts.context, words=ctx.settings.analysis_words,
-        ))
-        messages = [system_message(debate), HumanMessage(content=text)]
+        messages = analysis_messages(debate, dim, i, before, after + relevant, ctx.settings.analysis_words)
         meta = {"debatrix_index": i, "debatrix_target": speech.speaker}
         update: dict[str, Any] = {"index": i + 1}
         try:
@@ -155,6 +150,31 @@ def make_analyze_speech(previous: PreviousContext) -> Node:
     return analyze_speech
 
 
+def analysis_messages(debate: Debate, dim: Dimension, i: int, before: str, after: str, words: int
+                      ) -> list[BaseMessage]:
+    """The request that analyses speech ``i`` (also rendered by :mod:`.budget` to size the context)."""
+    text = P.render("analyze_speech.j2", P.AnalyzeSpeechVars(
+        header=header(debate), before=before, speech=P.speech_block(debate, i, P.fence_for(debate)), after=after,
+        index=i + 1, speaker=debate.speeches[i].speaker, dimension=dim.name, focus=dim.prompts.analyze,
+        use_context=dim.prompts.context, words=words))
+    return [system_message(debate), HumanMessage(content=text)]
+
+
+def judgment_messages(debate: Debate, dim: Dimension, analyses: list[SpeechAnalysis], words: int
+                      ) -> list[BaseMessage]:
+    """The column's judgment: over its analyses, or over the whole debate where there are none (the raw modes);
+    also rendered by :mod:`.budget`."""
+    if analyses:
+        material, focus = P.analyses_material(analyses), dim.prompts.judge
+    else:
+        material, focus = P.transcript(debate, P.fence_for(debate)), dim.prompts.judge_debate
+    choices = choices_for(debate, dim)
+    text = P.render("judge_debate.j2", P.JudgeDebateVars(
+        header=header(debate), material=material, dimension=dim.name, focus=focus, names=names_of(debate),
+        choices=choices, allow_tie="tie" in choices, words=words))
+    return [system_message(debate), HumanMessage(content=text)]
+
+
 def ask_merged(messages: list[BaseMessage], rest: str) -> list[BaseMessage]:
     *head, last = messages
     ask = P.render("merged_answer.j2", P.MergedAnswerVars(rest=rest))
@@ -179,10 +199,9 @@ async def score_speech(task: ScoreTask, ctx: JudgeContext) -> dict[str, Any]:
         ask = P.render("score_ask.j2", P.ScoreAskVars(index=a.index + 1, dimension=dim.name))
         messages = [*task["asked"], AIMessage(content=a.analysis), HumanMessage(content=ask)]
     else:
-        d = debate.debater(a.speaker)
         text = P.render("score_speech.j2", P.ScoreSpeechVars(
-            index=a.index + 1, speaker=a.speaker, side=d.side.value + (f", {d.position}" if d.position else ""),
-            dimension=dim.name, analysis=a.analysis))
+            index=a.index + 1, speaker=a.speaker, side=P.side_label(debate, a.speaker), dimension=dim.name,
+            analysis=a.analysis))
         messages = [extract_system(), HumanMessage(content=text)]
     answer, records = await ctx.gateway.structured(messages, ScoreAnswer, node="score_speech", dimension=dim.name,
                                                    meta={"debatrix_index": a.index, "debatrix_target": a.speaker})
@@ -214,16 +233,9 @@ def names_of(debate: Debate) -> list[str]:
 async def judge_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
     debate, dim = state["debate"], state["dimension"]
     analyses = sorted((a for a in state.get("analyses", []) if a.dimension == dim.name), key=lambda a: a.index)
-    if analyses:
-        material, focus = P.analyses_material(analyses), dim.prompts.judge
-    else:  # the raw modes: the judges read the whole debate
-        material, focus = P.transcript(debate, P.fence_for(debate)), dim.prompts.judge_debate
     choices = choices_for(debate, dim)
     words = judgment_words(ctx.settings, debate)
-    text = P.render("judge_debate.j2", P.JudgeDebateVars(
-        header=header(debate), material=material, dimension=dim.name, focus=focus, names=names_of(debate),
-        choices=choices, allow_tie="tie" in choices, words=words))
-    messages = [system_message(debate), HumanMessage(content=text)]
+    messages = judgment_messages(debate, dim, analyses, words)
     if ctx.settings.llm.merge_score_call:
         messages = ask_merged(messages, 'each debater\'s score from 1 (very poor) to 10 (excellent) under its '
                                          'name, and "winner"')

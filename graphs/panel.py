@@ -16,7 +16,7 @@ from debatrix import __version__
 from debatrix import prompting as P
 from debatrix.context import JudgeContext
 from debatrix.dimension import Dimension
-from debatrix.errors import ConfigurationError, InvalidDebateError
+from debatrix.errors import InvalidDebateError
 from debatrix.llm import winner_answer
 from debatrix.models import (
     Debate,
@@ -34,20 +34,14 @@ from .state import JudgeState, WinnerDecision
 def make_prepare(mode: str) -> Callable:
     async def prepare(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
         from .budget import fit_problem
-        from .modes import SHAPES, expected_calls
+        from .modes import expected_calls, resolve_dimensions
 
         debate = state.get("debate")
         if isinstance(debate, dict):
             debate = Debate.model_validate(debate)
         if not isinstance(debate, Debate):
             raise InvalidDebateError("<graph input>", [("debate", "expected a Debate")])
-        fixed = SHAPES[mode].fixed
-        wanted = ctx.settings.dimensions
-        if fixed is not None:
-            if wanted and len(wanted) > 1:
-                raise ConfigurationError(f"this mode judges one dimension; got {', '.join(wanted)}")
-            wanted = wanted or fixed
-        dims = list(ctx.registry.resolve(wanted, debate.format))
+        dims = resolve_dimensions(mode, ctx.settings.dimensions, debate.format, ctx.registry)
         failures = []
         problem = fit_problem(debate, mode, ctx.settings, dims, ctx.settings.llm.context_window)
         if problem is not None:
@@ -87,7 +81,7 @@ def after_columns(state: JudgeState) -> str:
 
 
 def _panel_messages(state: JudgeState, ctx: JudgeContext) -> list[Any]:
-    from .nodes import header, panel_words, system_message
+    from .nodes import header, names_of, panel_words, system_message
 
     debate = state["debate"]
     reports = []
@@ -98,16 +92,16 @@ def _panel_messages(state: JudgeState, ctx: JudgeContext) -> list[Any]:
         reports.append({"name": dim.name, "weight": f"{dim.weight:g}", "scores": scores,
                         "winner": decision.winner or "tie", "judgment": judgment})
     text = P.render("panel.j2", P.PanelVars(header=header(debate), reports=reports,
-                                            choices=[d.name for d in debate.debaters], words=panel_words(ctx.settings)))
+                                            choices=names_of(debate), words=panel_words(ctx.settings)))
     return [system_message(debate), HumanMessage(content=text)]
 
 
 async def panel_comment(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
-    from .nodes import ask_merged, panel_words
+    from .nodes import ask_merged, names_of, panel_words
 
     messages = _panel_messages(state, ctx)
     if ctx.settings.llm.merge_score_call:
-        choices = [d.name for d in state["debate"].debaters]
+        choices = names_of(state["debate"])
         answer, records = await ctx.gateway.structured(ask_merged(messages, '"winner"'),
                                                        winner_answer(choices, with_comment=True),
                                                        node="panel_comment", dimension="general",
@@ -122,10 +116,10 @@ async def panel_comment(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
 
 async def panel_decide(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     """The overall winner, read from the chair's comment alone."""
-    from .nodes import extract_system
+    from .nodes import extract_system, names_of
 
     debate = state["debate"]
-    choices = [d.name for d in debate.debaters]
+    choices = names_of(debate)
     text = P.render("panel_decide.j2", P.PanelDecideVars(
         motion=P.sanitize(debate.motion, P.fence_for(debate)), judgment=state["panel_comment"], choices=choices))
     answer, records = await ctx.gateway.structured([extract_system(), HumanMessage(content=text)],
