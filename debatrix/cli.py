@@ -108,7 +108,8 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
                    timeout: float | None = None, retries: int | None = None, concurrency: int | None = None,
                    structured_output: str | None = None, merge_score_call: bool | None = None,
                    memory: dict[str, Any] | None = None, cache: Path | None = None,
-                   requests_per_second: float | None = None, transport: str | None = None) -> JudgeSettings:
+                   requests_per_second: float | None = None, transport: str | None = None,
+                   orders: int | None = None, temperature: float | None = None) -> JudgeSettings:
     """Settings from command-line options (unset ones from the environment, then the defaults); on the local
     backend, the lengths not given become the short local ones when the server starts (README, "Local models")."""
     try:
@@ -117,13 +118,15 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
                                    max_output_tokens=max_output_tokens, timeout=timeout, max_retries=retries,
                                    max_concurrency=concurrency, structured_output=structured_output,
                                    merge_score_call=merge_score_call, cache_path=cache,
-                                   requests_per_second=requests_per_second, transport=transport)
+                                   requests_per_second=requests_per_second, transport=transport,
+                                   temperature=temperature)
         return JudgeSettings(
             mode=mode,
             dimensions=tuple(x.strip() for x in dimensions.split(",") if x.strip()) if dimensions else None,
             dimension_dirs=tuple(dimension_dir or ()),
             llm=llm,
-            **{k: v for k, v in (("analysis_words", analysis_words), ("comment_words", comment_words)) if v},
+            **{k: v for k, v in (("analysis_words", analysis_words), ("comment_words", comment_words),
+                                 ("orders", orders)) if v},
             memory=MemorySettings(**(memory or {})),
         )
     except ValueError as e:  # pydantic validation of option values
@@ -157,6 +160,10 @@ def judge(
                                                        "(ChatOpenAI: its callbacks and tracing)")] = None,
     merge_score_call: Annotated[bool | None, typer.Option(
         help="ask comment and score in one call (default: yes on the local backend, no otherwise)")] = None,
+    orders: Annotated[int | None, typer.Option(help="orders the debaters are listed in when they are compared "
+                                                    "(default 2: both orders in 1v1; up to 4 rotations in BP); "
+                                                    "1: as in the file only")] = None,
+    temperature: Annotated[float | None, typer.Option(help="sampling temperature (default 0)")] = None,
     retrieval: Annotated[bool, typer.Option(help="give the analyzer relevant earlier speech chunks")] = False,
     memory: Annotated[str, typer.Option(help="ephemeral, persistent or http (a chromadb server)")] = "ephemeral",
     memory_path: Annotated[Path | None, typer.Option(help="folder for --memory persistent")] = None,
@@ -178,7 +185,8 @@ def judge(
         context_window=context_window, max_output_tokens=max_output_tokens, timeout=timeout, retries=retries,
         concurrency=concurrency, structured_output=structured_output, merge_score_call=merge_score_call,
         memory=dict(backend=memory, path=memory_path, host=chroma_host, port=chroma_port, embedding=embedding,
-                    retrieval=retrieval), cache=cache, requests_per_second=rps, transport=transport)
+                    retrieval=retrieval), cache=cache, requests_per_second=rps, transport=transport,
+        orders=orders, temperature=temperature)
     try:
         result = asyncio.run(_judge(debate, settings, quiet))
     except DebatrixError as e:
@@ -197,7 +205,7 @@ def judge(
 
 
 async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeResult:
-    from debatrix.graphs.modes import expected_calls, resolve_dimensions
+    from debatrix.graphs.modes import expected_calls, order_count, resolve_dimensions
 
     from .api import ProgressEvent, ajudge_debate
     from .context import JudgeContext
@@ -226,11 +234,13 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
                           f"({ctx.settings.llm.context_window} tokens of context: what this debate needs, "
                           f"up to what the model allows)", highlight=False)
         dims = resolve_dimensions(settings.mode, settings.dimensions, debate.format, ctx.registry)
-        total = expected_calls(settings.mode, len(debate.speeches), len(debate.debaters), len(dims),
-                               settings.llm.merge_score_call)
+        shape = (settings.mode, len(debate.speeches), len(debate.debaters), len(dims), settings.llm.merge_score_call)
+        total, single = expected_calls(*shape, settings.orders), expected_calls(*shape, 1)
+        orders = (f" ({total - single} of them to judge in {order_count(len(debate.debaters), settings.orders)} "
+                  "orders of the debaters; --orders 1 judges in one)" if total > single else "")
         console.print(f"judging [bold]{debate.id}[/] ({debate.format.value}, {len(debate.speeches)} speeches) in "
-                      f"mode [bold]{settings.mode}[/] on {', '.join(d.name for d in dims)}: {total} LLM calls "
-                      f"with {ctx.gateway.description}"
+                      f"mode [bold]{settings.mode}[/] on {', '.join(d.name for d in dims)}: {total} LLM calls"
+                      f"{orders} with {ctx.gateway.description}"
                       + (f" at {ctx.settings.llm.base_url}" if ctx.settings.llm.base_url else ""), highlight=False)
         loop = asyncio.get_running_loop()
         started = loop.time()

@@ -13,6 +13,7 @@ import re
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any, ClassVar, Literal, TypeVar
 
@@ -43,6 +44,10 @@ from .settings import LLMSettings
 from .tokens import count_message_tokens, count_tokens
 
 T = TypeVar("T", bound=BaseModel)
+
+# The sample a request belongs to (a benchmark repeat). Set, it becomes the request's ``seed`` and so part of the
+# answer cache's key: repeat k is a new sample, never a replay of repeat 0's cached answers.
+SAMPLE: ContextVar[int | None] = ContextVar("debatrix_sample", default=None)
 Method = Literal["json_schema", "tool", "parse"]
 
 
@@ -217,6 +222,7 @@ class LLMGateway:
             self._model = make_http_model(settings) if self._http else make_chat_model(settings)
         self.method: Method = self._choose_method()
         self.completed_requests = 0  # for progress estimates
+        self.logprobs_supported = True  # until the server refuses them
         self._turn = 0  # round robin over the per-loop connection pools
         self._identity = self._model_identity()
 
@@ -328,6 +334,9 @@ class LLMGateway:
     async def _send(self, model: Any, messages: list[BaseMessage], meta: dict[str, Any]) -> tuple[AIMessage, int]:
         """Send with retries; returns the answer and the number of attempts (0: answered from the cache)."""
         key = None
+        sample = SAMPLE.get()
+        if sample is not None:
+            model = model.bind(seed=sample)
         if self.cache is not None:
             options = dict(getattr(model, "kwargs", None) or {})
             key = self.cache.key(self._identity, options, messages)
@@ -400,7 +409,7 @@ class LLMGateway:
             text = message.lower()
             if "context" in text and ("length" in text or "window" in text or "exceed" in text):
                 return ContextWindowExceeded(-1, self.settings.context_window, str(node))
-            return LLMError(f"{node}: the server rejected the request (400)")
+            return LLMError(f"{node}: the server rejected the request (400): {message[:200]}")
         return LLMError(f"{node}: server error {status} after {attempts} attempts")
 
     def _record(self, node: str, dimension: str | None, messages: list[BaseMessage], answer: AIMessage,
@@ -425,12 +434,25 @@ class LLMGateway:
         """Free text. ``words``: the length the prompt asked for; the answer is capped at
         :func:`token_cap` tokens (small models ignore word limits) and a capped answer is cut back to its last
         full sentence and recorded as ``truncated``."""
+        text, _, record = await self._text(messages, node, dimension, meta, words, probe=False)
+        return text, record
+
+    async def text_probed(self, messages: list[BaseMessage], *, node: str, dimension: str | None = None,
+                          meta: dict[str, Any] | None = None, words: int | None = None
+                          ) -> tuple[str, list[dict[str, Any]], CallRecord]:
+        """:meth:`text`, plus the answer's per-token log probabilities where the server gives them (``[]``
+        elsewhere): what :mod:`debatrix.probabilities` reads a winner's probability from."""
+        return await self._text(messages, node, dimension, meta, words, probe=True)
+
+    async def _text(self, messages: list[BaseMessage], node: str, dimension: str | None,
+                    meta: dict[str, Any] | None, words: int | None, probe: bool
+                    ) -> tuple[str, list[dict[str, Any]], CallRecord]:
         self.check_messages_fit(messages, _where(node, dimension), token_cap(words) if words else None)
         model = self.model
         if words is not None and self.settings.cap_text_answers:
             model = model.bind(max_tokens=min(token_cap(words), self.settings.max_output_tokens))
         started = time.perf_counter()
-        answer, attempts = await self._send(model, messages, self._meta(node, dimension, "text", meta))
+        answer, attempts = await self._send_probed(model, messages, self._meta(node, dimension, "text", meta), probe)
         text = _answer_text(answer).strip()
         truncated = (answer.response_metadata or {}).get("finish_reason") == "length"
         if truncated:
@@ -438,7 +460,21 @@ class LLMGateway:
         if not text:
             raise StructuredOutputError(node, "", "the model returned an empty answer")
         record = self._record(node, dimension, messages, answer, started, attempts, False)
-        return text, record.model_copy(update={"truncated": truncated}) if truncated else record
+        record = record.model_copy(update={"truncated": truncated}) if truncated else record
+        return text, _logprobs(answer), record
+
+    async def _send_probed(self, model: Any, messages: list[BaseMessage], meta: dict[str, Any], probe: bool
+                           ) -> tuple[AIMessage, int]:
+        """Send, asking for log probabilities when ``probe`` (and the server has not refused them before)."""
+        if not (probe and self.logprobs_supported):
+            return await self._send(model, messages, meta)
+        try:
+            return await self._send(model.bind(logprobs=True, top_logprobs=TOP_LOGPROBS), messages, meta)
+        except LLMError as e:
+            if "logprob" not in str(e).lower():
+                raise
+            self.logprobs_supported = False  # e.g. reasoning models: judge by the answers alone from now on
+            return await self._send(model, messages, meta)
 
     async def text_with_logprobs(self, messages: list[BaseMessage], *, node: str, max_tokens: int,
                                  top_logprobs: int = 10, dimension: str | None = None,
@@ -465,6 +501,19 @@ class LLMGateway:
         """A schema-valid answer, with at most one repair request. Returns the records of every request made.
         ``words``: the length asked of a ``comment`` field; on servers that enforce the schema as a grammar
         (``schema_length_limits``) it becomes the field's ``maxLength``, so a small model cannot ramble forever."""
+        parsed, _, records = await self._structured(messages, schema, node, dimension, meta, words, probe=False)
+        return parsed, records
+
+    async def structured_probed(self, messages: list[BaseMessage], schema: type[T], *, node: str,
+                                dimension: str | None = None, meta: dict[str, Any] | None = None,
+                                words: int | None = None) -> tuple[T, list[dict[str, Any]], list[CallRecord]]:
+        """:meth:`structured`, plus the accepted answer's per-token log probabilities (``[]`` where the server
+        gives none, or the answer came through a tool call, whose arguments carry none)."""
+        return await self._structured(messages, schema, node, dimension, meta, words, probe=True)
+
+    async def _structured(self, messages: list[BaseMessage], schema: type[T], node: str, dimension: str | None,
+                          meta: dict[str, Any] | None, words: int | None, probe: bool
+                          ) -> tuple[T, list[dict[str, Any]], list[CallRecord]]:
         json_schema = _schema_text(schema)
         if self.method == "parse":
             messages = _append_to_last(messages, render("json_instruction.j2", SchemaVars(json_schema=json_schema)))
@@ -478,8 +527,9 @@ class LLMGateway:
             self.check_messages_fit(messages, _where(node, dimension), structured_answer_tokens(words))
             started = time.perf_counter()
             try:
-                answer, attempts = await self._send(model, messages,
-                                                    self._meta(node, dimension, schema.__name__, meta))
+                answer, attempts = await self._send_probed(model, messages,
+                                                           self._meta(node, dimension, schema.__name__, meta),
+                                                           probe and self.method != "tool")
             except openai.LengthFinishReasonError as e:  # the SDK's parse helper refuses a cut-off answer
                 usage = e.completion.usage
                 records.append(CallRecord(node=node, dimension=dimension, repaired=repair, truncated=True,
@@ -504,7 +554,7 @@ class LLMGateway:
                         # the grammar stopped the comment at maxLength, maybe mid-word: keep whole sentences
                         parsed = parsed.model_copy(update={"comment": last_full_sentence(comment)})
                         records[-1] = records[-1].model_copy(update={"truncated": True})
-                    return parsed, records
+                    return parsed, _logprobs(answer), records
             messages = [*messages, AIMessage(content=raw),
                         HumanMessage(content=render("repair.j2", RepairVars(problem=problem, json_schema=json_schema)))]
         err = VerdictParseError if "winner" in schema.model_fields else StructuredOutputError
@@ -554,6 +604,13 @@ def _response_format(schema: type[BaseModel], comment_max_chars: int | None) -> 
     if comment_max_chars:
         js["properties"]["comment"]["maxLength"] = comment_max_chars
     return json.dumps({"type": "json_schema", "json_schema": {"name": schema.__name__, "schema": js, "strict": True}})
+
+
+TOP_LOGPROBS = 10  # alternatives per token: enough for ten score values or a few debaters' names
+
+
+def _logprobs(answer: AIMessage) -> list[dict[str, Any]]:
+    return list(((answer.response_metadata or {}).get("logprobs") or {}).get("content") or [])
 
 
 def _processed(answer: AIMessage, prompt: int) -> tuple[int | None, int | None]:

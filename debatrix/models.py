@@ -199,14 +199,34 @@ class SpeechJudgment(Frozen):
     index: int
     speaker: str
     comment: str
-    score: int = Field(ge=1, le=10)
+    score: int = Field(ge=1, le=10)  # the answer (argmax)
+    expected_score: float | None = Field(default=None, ge=1, le=10)  # over the score tokens' probabilities
+
+    @property
+    def value(self) -> float:
+        """The probability-weighted score where the server gave probabilities, else the answer."""
+        return self.score if self.expected_score is None else self.expected_score
 
 
 class DebaterJudgment(Frozen):
     dimension: str
     debater: str
     comment: str
-    score: float = Field(ge=1, le=10)
+    score: float = Field(ge=1, le=10)  # probability-weighted where available, averaged over the orders judged
+    argmax_score: float | None = Field(default=None, ge=1, le=10)  # the answers' scores, averaged over orders
+
+
+class OrderAnswer(Frozen):
+    """One order's answer to a judgment that compares debaters: each order lists the debaters differently (both
+    orders in 1v1, rotations in BP), so a preference for whoever is listed first cancels out."""
+
+    order: tuple[str, ...]  # the debaters as the prompt listed them
+    winner: str | None  # the winner this order's answer named (argmax); None = tie
+    probabilities: dict[str, float] | None = None  # choice ("tie" included) -> probability; None: not available
+    scores: dict[str, float] = Field(default_factory=dict)  # debater -> score (expected where available)
+    argmax_scores: dict[str, int] = Field(default_factory=dict)
+    comment: str = ""
+    consistent: bool = True  # False: the decision named another winner than the comment argues for
 
 
 class Verdict(Frozen):
@@ -218,6 +238,15 @@ class Verdict(Frozen):
     comment: str
     winner: str | None
     score_winner: str | None
+    # DP from the winner probabilities averaged over the orders ("logprobs"), or from the answers where the server
+    # gives no probabilities ("argmax": each order's answer counts as certainty)
+    probabilities: dict[str, float] | None = None
+    method: Literal["logprobs", "argmax"] = "argmax"
+    orders: tuple[OrderAnswer, ...] = ()
+    # mean probability the orders gave whoever they listed first, minus 1/n (0: no preference for the first place)
+    position_bias: float | None = None
+    consistent: bool = True  # the comment argues for the winner named
+    warnings: tuple[str, ...] = ()
 
 
 class DimensionResult(Frozen):

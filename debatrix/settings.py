@@ -52,9 +52,9 @@ class LLMSettings(_Frozen):
         default=False, description="put the asked length into JSON schemas as maxLength (grammar-enforcing servers)")
     requests_per_second: float | None = Field(
         default=None, gt=0, description="cap on requests started per second (shared by every debate of the run)")
-    max_concurrency: int = Field(default=16, ge=1, description="LLM requests in flight at once (the default is "
-                                 "above the widest round of any mode with up to 8 dimensions, so it never "
-                                 "lengthens a run's critical path)")
+    max_concurrency: int = Field(default=24, ge=1, description="LLM requests in flight at once (the default is "
+                                 "the widest round of any mode with up to 8 dimensions judged in 2 orders, so it "
+                                 "never lengthens a run's critical path)")
     tokenizer: Literal["o200k_base", "cl100k_base"] = "o200k_base"
 
     @classmethod
@@ -105,6 +105,10 @@ class JudgeSettings(_Frozen):
                                 "40 on the local backend)")
     comment_words: int = Field(default=100, ge=10, description="length asked of each comment, per debater (default "
                                "20 on the local backend)")
+    orders: int = Field(default=2, ge=1, le=4, description="orders the debaters are listed in for the judgments "
+                        "that compare them (1v1: both orders; British Parliamentary: rotations, every team in every "
+                        "place at 4); winner probabilities are averaged over them so a preference for whoever is "
+                        "listed first cancels out. 1: the order of the debate file only")
     max_llm_calls: int = Field(default=2000, ge=1, description="a debate needing more calls is refused before "
                                                                 "any is sent (500 speeches would take thousands)")
     llm: LLMSettings = Field(default_factory=LLMSettings)

@@ -62,30 +62,39 @@ def resolve_dimensions(mode: str, wanted: tuple[str, ...] | None, fmt: DebateFor
     return list(registry.resolve(wanted, fmt))
 
 
-def expected_calls(mode: str, n_speeches: int, n_debaters: int, n_dimensions: int, merged: bool) -> int:
+def order_count(n_debaters: int, orders: int) -> int:
+    """How many orders the comparing judgments are asked in (see :func:`.verdicts.orders_for`)."""
+    return 1 if n_debaters < 2 else max(1, min(orders, n_debaters))
+
+
+def expected_calls(mode: str, n_speeches: int, n_debaters: int, n_dimensions: int, merged: bool,
+                   orders: int = 1) -> int:
     """LLM requests a complete run makes (without retries or repairs): per dimension, an analysis and a score per
-    speech and one judgment and one decision (a structured answer each when ``merged``); the panel's comment and
-    decision."""
+    speech, and per order one judgment and one decision (a structured answer each when ``merged``); the panel's
+    comment and decision per order."""
     shape = SHAPES[mode]
     steps = 1 if merged else 2
-    per_dim = (steps if shape.debate_stage else 0) + (n_speeches * steps if shape.per_speech else 0)
-    return per_dim * n_dimensions + (steps if shape.panel else 0)
+    k = order_count(n_debaters, orders)
+    per_dim = (steps * k if shape.debate_stage else 0) + (n_speeches * steps if shape.per_speech else 0)
+    return per_dim * n_dimensions + (steps * k if shape.panel else 0)
 
 
 def critical_rounds(mode: str, n_speeches: int, merged: bool) -> int:
     """LLM rounds on the longest dependency chain of a run, when every call takes the same time: the speeches are
     analysed one after another (each scored in parallel with the next analysis), then the judgment and its
-    decision, then the panel's. Dimensions run side by side."""
+    decision, then the panel's. Dimensions and orders run side by side."""
     shape = SHAPES[mode]
     steps = 1 if merged else 2
     column = (n_speeches if shape.per_speech else 0) + (steps if shape.debate_stage else 1)
     return column + (steps if shape.panel else 0)
 
 
-def max_in_flight(mode: str, n_dimensions: int, merged: bool) -> int:
-    """The most requests a run ever has ready at once: per column an analysis and the previous speech's score
-    (or the judgment and the last score); the panel runs alone."""
-    return n_dimensions * (1 if merged or not SHAPES[mode].per_speech else 2)
+def max_in_flight(mode: str, n_dimensions: int, merged: bool, orders: int = 1) -> int:
+    """The most requests a run ever has ready at once: per column an analysis and the previous speech's score, or
+    the judgment in every order beside the last speech's score; the panel runs alone."""
+    if merged or not SHAPES[mode].per_speech:
+        return n_dimensions * max(1, orders)
+    return n_dimensions * (orders + 1)
 
 
 def _judge_graph(ctx: JudgeContext | None, mode: str, column: Any) -> StateGraph:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -17,9 +17,11 @@ from debatrix.dimension import Dimension
 from debatrix.errors import IncompleteJudgment
 from debatrix.llm import CommentScoreAnswer, ScoreAnswer, decision_answer
 from debatrix.settings import JudgeSettings
-from debatrix.models import Debate, DebateFormat, DebaterJudgment, SpeechAnalysis, SpeechJudgment
+from debatrix.models import Debate, DebateFormat, OrderAnswer, SpeechAnalysis, SpeechJudgment
+from debatrix import probabilities as prob
 
-from .state import ColumnState, DebateAnalysis, ScoreTask, WinnerDecision
+from . import verdicts as V
+from .state import ColumnState, DebateAnalysis, ScoreTask
 
 Node = Callable[[Any, JudgeContext], Awaitable[Any]]
 
@@ -67,11 +69,12 @@ def header(debate: Debate) -> str:
     return text
 
 
+def ties_allowed(debate: Debate, dimension: Dimension) -> bool:
+    return dimension.allow_tie and debate.format is DebateFormat.ONE_V_ONE
+
+
 def choices_for(debate: Debate, dimension: Dimension) -> list[str]:
-    names = [d.name for d in debate.debaters]
-    if dimension.allow_tie and debate.format is DebateFormat.ONE_V_ONE:
-        names.append("tie")
-    return names
+    return V.choices_in(names_of(debate), ties_allowed(debate, dimension))
 
 
 # ------------------------------------------------------------------------------------------- speech analysis
@@ -127,12 +130,13 @@ def make_analyze_speech(previous: PreviousContext) -> Node:
             if merged:  # the analysis and the speech's score in one structured answer
                 messages = ask_merged(messages, f'"score": speech {i + 1}\'s score on "{dim.name}" from 1 (very '
                                                  'poor) to 10 (excellent)')
-                answer, records = await ctx.gateway.structured(messages, CommentScoreAnswer, node="analyze_speech",
-                                                               dimension=dim.name, meta=meta,
-                                                               words=ctx.settings.analysis_words)
+                answer, lp, records = await ctx.gateway.structured_probed(
+                    messages, CommentScoreAnswer, node="analyze_speech", dimension=dim.name, meta=meta,
+                    words=ctx.settings.analysis_words)
                 analysis = answer.comment
                 update["speech_judgments"] = [SpeechJudgment(dimension=dim.name, index=i, speaker=speech.speaker,
-                                                             comment=analysis, score=answer.score)]
+                                                             comment=analysis, score=answer.score,
+                                                             expected_score=expected_score(lp))]
             else:
                 analysis, record = await ctx.gateway.text(messages, node="analyze_speech", dimension=dim.name,
                                                           meta=meta, words=ctx.settings.analysis_words)
@@ -160,18 +164,18 @@ def analysis_messages(debate: Debate, dim: Dimension, i: int, before: str, after
     return [system_message(debate), HumanMessage(content=text)]
 
 
-def judgment_messages(debate: Debate, dim: Dimension, analyses: list[SpeechAnalysis], words: int
-                      ) -> list[BaseMessage]:
+def judgment_messages(debate: Debate, dim: Dimension, analyses: list[SpeechAnalysis], words: int,
+                      order: Sequence[str] | None = None) -> list[BaseMessage]:
     """The column's judgment: over its analyses, or over the whole debate where there are none (the raw modes);
     also rendered by :mod:`.budget`."""
     if analyses:
         material, focus = P.analyses_material(analyses), dim.prompts.judge
     else:
         material, focus = P.transcript(debate, P.fence_for(debate)), dim.prompts.judge_debate
-    choices = choices_for(debate, dim)
+    names = list(order) if order else names_of(debate)
     text = P.render("judge_debate.j2", P.JudgeDebateVars(
-        header=header(debate), material=material, dimension=dim.name, focus=focus, names=names_of(debate),
-        choices=choices, allow_tie="tie" in choices, words=words))
+        header=header(debate), material=material, dimension=dim.name, focus=focus, names=names,
+        choices=V.choices_in(names, ties_allowed(debate, dim)), allow_tie=ties_allowed(debate, dim), words=words))
     return [system_message(debate), HumanMessage(content=text)]
 
 
@@ -203,18 +207,26 @@ async def score_speech(task: ScoreTask, ctx: JudgeContext) -> dict[str, Any]:
             index=a.index + 1, speaker=a.speaker, side=P.side_label(debate, a.speaker), dimension=dim.name,
             analysis=a.analysis))
         messages = [extract_system(), HumanMessage(content=text)]
-    answer, records = await ctx.gateway.structured(messages, ScoreAnswer, node="score_speech", dimension=dim.name,
-                                                   meta={"debatrix_index": a.index, "debatrix_target": a.speaker})
+    answer, lp, records = await ctx.gateway.structured_probed(
+        messages, ScoreAnswer, node="score_speech", dimension=dim.name,
+        meta={"debatrix_index": a.index, "debatrix_target": a.speaker})
     judgment = SpeechJudgment(dimension=dim.name, index=a.index, speaker=a.speaker, comment=a.analysis,
-                              score=answer.score)
+                              score=answer.score, expected_score=expected_score(lp))
     return {"speech_judgments": [judgment], "calls": records}
 
 
+def expected_score(logprobs: prob.Logprobs) -> float | None:
+    """The probability-weighted value of a structured answer's ``score`` (None without log probabilities)."""
+    value = prob.expectation(prob.json_score(logprobs, "score", V.SCORES)) if logprobs else None
+    return None if value is None else round(value, 4)
+
+
 # ------------------------------------------------------------------------------------------- the column's judgment
-# One judgment per column over its material (the analyses, or the whole debate where there are none): a paragraph
-# per debater and the winner. Then one short structured call reads every debater's score and the winner from that
-# judgment alone, as the original Debatrix does, so the material is sent once ("to diminish mismatches" the
-# comment comes first; ``merge_score_call`` asks for everything in one structured call instead).
+# One judgment per column and order over its material (the analyses, or the whole debate where there are none): a
+# paragraph per debater and the winner. Then one short structured call per order reads every debater's score (and
+# the winner) from that judgment alone, as the original Debatrix does, so the material is sent once ("to diminish
+# mismatches" the comment comes first; ``merge_score_call`` asks for everything in one structured call instead).
+# The orders' answers are combined by :mod:`.verdicts`.
 
 
 def judgment_words(settings: JudgeSettings, debate: Debate) -> int:
@@ -230,60 +242,93 @@ def names_of(debate: Debate) -> list[str]:
     return [d.name for d in debate.debaters]
 
 
+def orders_of(debate: Debate, settings: JudgeSettings) -> list[tuple[str, ...]]:
+    return V.orders_for(names_of(debate), settings.orders)
+
+
+async def gathered(calls: Any) -> list[Any]:
+    """Run the orders' calls side by side; the first failure is raised once all have ended (none left running)."""
+    results = await asyncio.gather(*calls, return_exceptions=True)
+    for r in results:
+        if isinstance(r, BaseException):
+            raise r
+    return results
+
+
 async def judge_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
     debate, dim = state["debate"], state["dimension"]
     analyses = sorted((a for a in state.get("analyses", []) if a.dimension == dim.name), key=lambda a: a.index)
-    choices = choices_for(debate, dim)
     words = judgment_words(ctx.settings, debate)
-    messages = judgment_messages(debate, dim, analyses, words)
+    orders = orders_of(debate, ctx.settings)
+
     if ctx.settings.llm.merge_score_call:
-        messages = ask_merged(messages, 'each debater\'s score from 1 (very poor) to 10 (excellent) under its '
-                                         'name, and "winner"')
-        answer, records = await ctx.gateway.structured(messages, decision_answer(names_of(debate), choices, True),
-                                                       node="judge_debate", dimension=dim.name, words=words,
-                                                       meta=decision_meta(debate, choices))
-        return {**_decided(debate, dim.name, answer.comment, answer), "calls": records}
-    judgment, record = await ctx.gateway.text(messages, node="judge_debate", dimension=dim.name, words=words)
-    update: dict[str, Any] = {"judgment_asked": messages} if ctx.settings.llm.prompt_cache else {}
-    return {**update, "debate_analyses": [DebateAnalysis(dimension=dim.name, text=judgment)], "calls": [record]}
+        async def merged(order: tuple[str, ...]) -> tuple[OrderAnswer, list[Any]]:
+            choices = V.choices_in(order, ties_allowed(debate, dim))
+            messages = ask_merged(judgment_messages(debate, dim, analyses, words, order),
+                                  'each debater\'s score from 1 (very poor) to 10 (excellent) under its name, and '
+                                  '"winner"')
+            answer, lp, records = await ctx.gateway.structured_probed(
+                messages, decision_answer(order, choices, True), node="judge_debate", dimension=dim.name,
+                words=words, meta=decision_meta(order, choices))
+            return V.order_answer(order, choices, answer.comment, decision=answer, decision_logprobs=lp), records
+
+        done = await gathered(merged(o) for o in orders)
+        return {**_decided(debate, dim, [a for a, _ in done], with_analysis=True),
+                "calls": [r for _, records in done for r in records]}
+
+    async def written(order: tuple[str, ...]) -> tuple[list[BaseMessage], DebateAnalysis, Any]:
+        messages = judgment_messages(debate, dim, analyses, words, order)
+        text, lp, record = await ctx.gateway.text_probed(messages, node="judge_debate", dimension=dim.name,
+                                                         words=words)
+        named, probs = V.judgment_reading(text, lp, V.choices_in(order, ties_allowed(debate, dim)))
+        return messages, DebateAnalysis(dimension=dim.name, text=text, order=order, named=named,
+                                        probabilities=probs), record
+
+    done = await gathered(written(o) for o in orders)
+    update: dict[str, Any] = {"judgment_asked": [m for m, _, _ in done]} if ctx.settings.llm.prompt_cache else {}
+    return {**update, "debate_analyses": [a for _, a, _ in done], "calls": [r for _, _, r in done]}
 
 
 async def decide_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
     debate, dim = state["debate"], state["dimension"]
-    judgment = next(a.text for a in state["debate_analyses"] if a.dimension == dim.name)
-    choices = choices_for(debate, dim)
-    if state.get("judgment_asked"):  # the server has the judgment conversation cached: continue it
-        ask = P.render("decide_ask.j2", P.DecideAskVars(dimension=dim.name, names=names_of(debate), choices=choices))
-        messages = [*state["judgment_asked"], AIMessage(content=judgment), HumanMessage(content=ask)]
-    else:
-        text = P.render("decide_debate.j2", P.DecideDebateVars(
-            motion=P.sanitize(debate.motion, P.fence_for(debate)), dimension=dim.name, judgment=judgment,
-            names=names_of(debate), choices=choices))
-        messages = [extract_system(), HumanMessage(content=text)]
-    answer, records = await ctx.gateway.structured(messages,
-                                                   decision_answer(names_of(debate), choices, False),
-                                                   node="decide_debate", dimension=dim.name,
-                                                   meta=decision_meta(debate, choices))
-    decided = _decided(debate, dim.name, judgment, answer)
-    decided.pop("debate_analyses")
-    return {**decided, "calls": records}
+    judgments = [a for a in state["debate_analyses"] if a.dimension == dim.name]
+    asked = state.get("judgment_asked") or []
+
+    async def decide(k: int, judgment: DebateAnalysis) -> tuple[OrderAnswer, list[Any]]:
+        order = judgment.order or tuple(names_of(debate))
+        choices = V.choices_in(order, ties_allowed(debate, dim))
+        if k < len(asked):  # the server has the judgment conversation cached: continue it
+            ask = P.render("decide_ask.j2", P.DecideAskVars(dimension=dim.name, names=list(order), choices=choices))
+            messages = [*asked[k], AIMessage(content=judgment.text), HumanMessage(content=ask)]
+        else:
+            text = P.render("decide_debate.j2", P.DecideDebateVars(
+                motion=P.sanitize(debate.motion, P.fence_for(debate)), dimension=dim.name, judgment=judgment.text,
+                names=list(order), choices=choices))
+            messages = [extract_system(), HumanMessage(content=text)]
+        answer, lp, records = await ctx.gateway.structured_probed(
+            messages, decision_answer(order, choices, False), node="decide_debate", dimension=dim.name,
+            meta=decision_meta(order, choices))
+        return V.order_answer(order, choices, judgment.text, named=judgment.named,
+                              named_probs=judgment.probabilities, decision=answer, decision_logprobs=lp), records
+
+    done = await gathered(decide(k, j) for k, j in enumerate(judgments))
+    return {**_decided(debate, dim, [a for a, _ in done]), "calls": [r for _, records in done for r in records]}
 
 
-def decision_meta(debate: Debate, choices: list[str]) -> dict[str, Any]:
+def decision_meta(order: Sequence[str], choices: list[str]) -> dict[str, Any]:
     """Call metadata of a decision (for tracing, and for scripted test models that answer by metadata)."""
-    return {"debatrix_names": names_of(debate), "debatrix_choices": choices}
+    return {"debatrix_names": list(order), "debatrix_choices": choices}
 
 
-def _decided(debate: Debate, dimension: str, judgment: str, answer: Any) -> dict[str, Any]:
-    scores = answer.scores()
-    return {
-        "debate_analyses": [DebateAnalysis(dimension=dimension, text=judgment)],
-        "debater_judgments": [DebaterJudgment(dimension=dimension, debater=d.name, score=scores[d.name],
-                                              comment=debater_paragraph(judgment, d.name, names_of(debate)))
-                              for d in debate.debaters],
-        "winner_decisions": [WinnerDecision(dimension=dimension, comment=judgment,
-                                            winner=None if answer.winner == "tie" else answer.winner)],
-    }
+def _decided(debate: Debate, dim: Dimension, answers: list[OrderAnswer], with_analysis: bool = False
+             ) -> dict[str, Any]:
+    decision = V.combine(dim.name, debate, answers, ties_allowed(debate, dim))
+    out: dict[str, Any] = {"debater_judgments": V.debater_judgments(dim.name, debate, decision),
+                           "winner_decisions": [decision]}
+    if with_analysis:
+        out["debate_analyses"] = [DebateAnalysis(dimension=dim.name, text=a.comment, order=a.order)
+                                  for a in answers]
+    return out
 
 
 def debater_paragraph(judgment: str, name: str, names: list[str]) -> str:

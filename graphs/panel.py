@@ -29,7 +29,7 @@ from debatrix.models import (
     Verdict,
 )
 
-from .state import JudgeState, WinnerDecision
+from .state import DebateAnalysis, JudgeState
 
 def make_prepare(mode: str) -> Callable:
     async def prepare(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
@@ -48,7 +48,7 @@ def make_prepare(mode: str) -> Callable:
             failures.append(f"preflight: ContextWindowExceeded: {problem}")
         if mode != "speech":
             needed = expected_calls(mode, len(debate.speeches), len(debate.debaters), len(dims),
-                                    ctx.settings.llm.merge_score_call)
+                                    ctx.settings.llm.merge_score_call, ctx.settings.orders)
             budget = ctx.settings.max_llm_calls
             if needed > budget:
                 failures.append(f"CallBudgetExceeded: judging this debate takes {needed} LLM calls, more than "
@@ -80,53 +80,73 @@ def after_columns(state: JudgeState) -> str:
 # --------------------------------------------------------------------------------------------- panel
 
 
-def _panel_messages(state: JudgeState, ctx: JudgeContext) -> list[Any]:
-    from .nodes import header, names_of, panel_words, system_message
+def _panel_messages(state: JudgeState, ctx: JudgeContext, order: tuple[str, ...]) -> list[Any]:
+    from .nodes import header, panel_words, system_message
 
     debate = state["debate"]
     reports = []
     for dim in state["dimensions"]:
-        judgment = next((a.text for a in state.get("debate_analyses", []) if a.dimension == dim.name), "")
         decision = next(w for w in state.get("winner_decisions", []) if w.dimension == dim.name)
-        scores = ", ".join(f"{j.debater} {j.score:g}" for j in _debater_judgments(state, dim.name, debate))
+        judged = {j.debater: j.score for j in _debater_judgments(state, dim.name, debate)}
+        scores = ", ".join(f"{name} {judged[name]:.3g}" for name in order if name in judged)
         reports.append({"name": dim.name, "weight": f"{dim.weight:g}", "scores": scores,
-                        "winner": decision.winner or "tie", "judgment": judgment})
+                        "winner": decision.winner or "tie", "judgment": decision.comment})
     text = P.render("panel.j2", P.PanelVars(header=header(debate), reports=reports,
-                                            choices=names_of(debate), words=panel_words(ctx.settings)))
+                                            choices=list(order), words=panel_words(ctx.settings)))
     return [system_message(debate), HumanMessage(content=text)]
 
 
 async def panel_comment(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
-    from .nodes import ask_merged, names_of, panel_words
+    """The chair's decision over the dimensions' reports, once per order of the debaters."""
+    from . import verdicts as V
+    from .nodes import ask_merged, gathered, orders_of, panel_words
 
-    messages = _panel_messages(state, ctx)
+    debate = state["debate"]
+    orders = orders_of(debate, ctx.settings)
+    words = panel_words(ctx.settings)
     if ctx.settings.llm.merge_score_call:
-        choices = names_of(state["debate"])
-        answer, records = await ctx.gateway.structured(ask_merged(messages, '"winner"'),
-                                                       winner_answer(choices, with_comment=True),
-                                                       node="panel_comment", dimension="general",
-                                                       words=panel_words(ctx.settings),
-                                                       meta={"debatrix_choices": choices})
-        decision = WinnerDecision(dimension="general", comment=answer.comment, winner=answer.winner)
-        return {"panel_comment": answer.comment, "winner_decisions": [decision], "calls": records}
-    comment, record = await ctx.gateway.text(messages, node="panel_comment", dimension="general",
-                                             words=panel_words(ctx.settings))
-    return {"panel_comment": comment, "calls": [record]}
+        async def merged(order: tuple[str, ...]) -> tuple[Any, list[Any]]:
+            answer, lp, records = await ctx.gateway.structured_probed(
+                ask_merged(_panel_messages(state, ctx, order), '"winner"'), winner_answer(order, with_comment=True),
+                node="panel_comment", dimension="general", words=words, meta={"debatrix_choices": list(order)})
+            return V.order_answer(order, order, answer.comment, decision=answer, decision_logprobs=lp), records
+
+        done = await gathered(merged(o) for o in orders)
+        decision = V.combine("general", debate, [a for a, _ in done], allow_tie=False)
+        return {"panel_comments": [DebateAnalysis(dimension="general", text=a.comment, order=a.order)
+                                   for a, _ in done],
+                "winner_decisions": [decision], "calls": [r for _, records in done for r in records]}
+
+    async def written(order: tuple[str, ...]) -> tuple[DebateAnalysis, Any]:
+        text, lp, record = await ctx.gateway.text_probed(_panel_messages(state, ctx, order), node="panel_comment",
+                                                         dimension="general", words=words)
+        named, probs = V.judgment_reading(text, lp, order)
+        return DebateAnalysis(dimension="general", text=text, order=order, named=named, probabilities=probs), record
+
+    done = await gathered(written(o) for o in orders)
+    return {"panel_comments": [a for a, _ in done], "calls": [r for _, r in done]}
 
 
 async def panel_decide(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
-    """The overall winner, read from the chair's comment alone."""
-    from .nodes import extract_system, names_of
+    """The overall winner, read from each order's chair comment alone, the orders combined."""
+    from . import verdicts as V
+    from .nodes import extract_system, gathered
 
     debate = state["debate"]
-    choices = names_of(debate)
-    text = P.render("panel_decide.j2", P.PanelDecideVars(
-        motion=P.sanitize(debate.motion, P.fence_for(debate)), judgment=state["panel_comment"], choices=choices))
-    answer, records = await ctx.gateway.structured([extract_system(), HumanMessage(content=text)],
-                                                   winner_answer(choices), node="panel_decide", dimension="general",
-                                                   meta={"debatrix_choices": choices})
-    decision = WinnerDecision(dimension="general", comment=state["panel_comment"], winner=answer.winner)
-    return {"winner_decisions": [decision], "calls": records}
+
+    async def decide(comment: DebateAnalysis) -> tuple[Any, list[Any]]:
+        order = comment.order
+        text = P.render("panel_decide.j2", P.PanelDecideVars(
+            motion=P.sanitize(debate.motion, P.fence_for(debate)), judgment=comment.text, choices=list(order)))
+        answer, lp, records = await ctx.gateway.structured_probed(
+            [extract_system(), HumanMessage(content=text)], winner_answer(order), node="panel_decide",
+            dimension="general", meta={"debatrix_choices": list(order)})
+        return V.order_answer(order, order, comment.text, named=comment.named, named_probs=comment.probabilities,
+                              decision=answer, decision_logprobs=lp), records
+
+    done = await gathered(decide(c) for c in state["panel_comments"])
+    decision = V.combine("general", debate, [a for a, _ in done], allow_tie=False)
+    return {"winner_decisions": [decision], "calls": [r for _, records in done for r in records]}
 
 
 # --------------------------------------------------------------------------------------------- result
@@ -159,13 +179,14 @@ def _dimension_result(state: JudgeState, dim: Dimension) -> DimensionResult:
     verdict = None
     if decision is not None:
         sc = score_winner({j.debater: j.score for j in judgments}, debate, dim.allow_tie, dim.tie_margin)
-        verdict = Verdict(dimension=dim.name, comment=decision.comment, winner=decision.winner, score_winner=sc)
+        verdict = Verdict(**decision.model_dump(), score_winner=sc)
     return DimensionResult(
         name=dim.name, weight=dim.weight, allow_tie=dim.allow_tie,
         analyses=tuple(sorted((a for a in state.get("analyses", []) if a.dimension == dim.name), key=lambda a: a.index)),
         speech_judgments=tuple(sorted((s for s in state.get("speech_judgments", []) if s.dimension == dim.name),
                                       key=lambda s: s.index)),
-        debate_analysis=next((a.text for a in state.get("debate_analyses", []) if a.dimension == dim.name), None),
+        debate_analysis=decision.comment if decision is not None else next(
+            (a.text for a in state.get("debate_analyses", []) if a.dimension == dim.name), None),
         debater_judgments=tuple(judgments),
         verdict=verdict,
     )
@@ -189,7 +210,7 @@ def _merged_general(state: JudgeState, dims: list[DimensionResult]) -> Dimension
     verdict = None
     if decision is not None:
         sc = score_winner({j.debater: j.score for j in judgments}, debate, False, 0)
-        verdict = Verdict(dimension="general", comment=decision.comment, winner=decision.winner, score_winner=sc)
+        verdict = Verdict(**decision.model_dump(), score_winner=sc)
     return DimensionResult(name="general", weight=total, allow_tie=False, debater_judgments=tuple(judgments),
                            verdict=verdict)
 

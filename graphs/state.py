@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, TypedDict
+from typing import Annotated, Literal, TypedDict
 
 from debatrix.dimension import Dimension
 from debatrix.models import (
@@ -12,6 +12,7 @@ from debatrix.models import (
     DebaterJudgment,
     DimensionResult,
     JudgeResult,
+    OrderAnswer,
     SpeechAnalysis,
     SpeechJudgment,
 )
@@ -20,16 +21,30 @@ from pydantic import BaseModel, ConfigDict
 
 
 class DebateAnalysis(BaseModel):
+    """A judgment of the debate written with the debaters listed in ``order``; the winner its "Winner:" line names
+    and the probabilities at that name (None: no such line, or no probabilities)."""
+
     model_config = ConfigDict(frozen=True)
     dimension: str
     text: str
+    order: tuple[str, ...] = ()
+    named: str | None = None
+    probabilities: dict[str, float] | None = None
 
 
 class WinnerDecision(BaseModel):
+    """A decision as the verdict reports it (see :class:`debatrix.models.Verdict`)."""
+
     model_config = ConfigDict(frozen=True)
     dimension: str
     comment: str
     winner: str | None  # None = tie
+    probabilities: dict[str, float] | None = None
+    method: Literal["logprobs", "argmax"] = "argmax"
+    orders: tuple[OrderAnswer, ...] = ()
+    position_bias: float | None = None
+    consistent: bool = True
+    warnings: tuple[str, ...] = ()
 
 
 class Accumulated(TypedDict, total=False):
@@ -59,8 +74,7 @@ class JudgeState(Accumulated, total=False):
     resumed: bool  # the caller gave the run id: its memory may hold earlier work to read back
     started_at: str
     dimensions: list[Dimension]
-    panel_comment: str
-    panel_record: list[CallRecord]
+    panel_comments: list[DebateAnalysis]  # the chair's comment in each order
     general: DimensionResult
     result: JudgeResult
 
@@ -74,7 +88,7 @@ class ColumnState(Accumulated, total=False):
     # the request that produced the latest analysis / the judgment: where the server caches prompts, the score is
     # asked by continuing that conversation (only the answer and the question are new to the model)
     asked: list[BaseMessage]
-    judgment_asked: list[BaseMessage]
+    judgment_asked: list[list[BaseMessage]]  # one conversation per order
 
 
 class ScoreTask(TypedDict, total=False):

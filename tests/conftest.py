@@ -47,8 +47,9 @@ def debate_0466():
     return load_debate(PANELBENCH / "DebateArt" / "motion" / "debateart_0466.yml")
 
 
-def settings(mode: str = "debatrix", **llm) -> JudgeSettings:
-    return JudgeSettings(mode=mode, llm=LLMSettings(**llm), memory=MemorySettings(embedding="hash"))
+def settings(mode: str = "debatrix", orders: int = 2, **llm) -> JudgeSettings:
+    """Test settings; ``orders=1`` for tests about one path of calls (repairs, retries), not about orders."""
+    return JudgeSettings(mode=mode, orders=orders, llm=LLMSettings(**llm), memory=MemorySettings(embedding="hash"))
 
 
 def winner_script(dim_winners: dict[str, str], panel: str | None = None) -> dict:

@@ -16,7 +16,7 @@ OK = {"decide_debate": {"Maya": 7, "Theo": 6, "winner": "Maya"}, "panel_decide":
 
 async def test_winner_that_is_not_a_debater_is_repaired_once_then_incomplete(uniforms):
     model = ScriptedChatModel(script={**OK, "decide_debate": {"Maya": 7, "Theo": 6, "winner": "Bob"}})
-    result = await ajudge_debate(uniforms, settings("direct"), model)
+    result = await ajudge_debate(uniforms, settings("direct", orders=1), model)
     assert result.status is Status.INCOMPLETE
     assert "general/decide_debate: VerdictParseError" in result.incomplete_reason
     assert "Bob" in result.incomplete_reason
@@ -27,7 +27,7 @@ async def test_winner_that_is_not_a_debater_is_repaired_once_then_incomplete(uni
 async def test_malformed_json_repaired(uniforms):
     answers = iter(["The winner is clearly Maya!", '{"Maya": 8, "Theo": 5, "winner": "Maya"}'])
     model = ScriptedChatModel(script={**OK, "decide_debate": lambda c: next(answers)})
-    result = await ajudge_debate(uniforms, settings("direct"), model)
+    result = await ajudge_debate(uniforms, settings("direct", orders=1), model)
     assert result.status is Status.COMPLETE
     assert result.general.verdict.winner == "Maya"
     assert result.usage.repairs == 1 and result.usage.llm_calls == 3
@@ -98,7 +98,7 @@ async def test_non_transient_error_is_not_retried(uniforms):
         raise ValueError("programming error in a custom model")
 
     model = ScriptedChatModel(script={**OK, "judge_debate": boom})
-    result = await ajudge_debate(uniforms, settings("direct"), model)
+    result = await ajudge_debate(uniforms, settings("direct", orders=1), model)
     # a failing custom model ends the run incomplete, naming the error; it is not retried
     assert result.status is Status.INCOMPLETE
     assert "ValueError: programming error in a custom model" in result.incomplete_reason
@@ -156,7 +156,7 @@ async def test_response_cache_makes_a_rerun_free(uniforms, tmp_path):
     assert len(second.calls) == r2.usage.llm_calls - r2.usage.cached_calls
     third = Dies(script=winner_script(dims, "Maya"))
     r3 = await ajudge_debate(uniforms, s, third)
-    assert len(third.calls) == 0 and r3.usage.cached_calls == r3.usage.llm_calls == 32
+    assert len(third.calls) == 0 and r3.usage.cached_calls == r3.usage.llm_calls == 40
     assert sum(n.cached_calls for n in r2.usage.by_node.values()) == r2.usage.cached_calls  # per node too
     assert all(n.cached_calls == n.calls for n in r3.usage.by_node.values())
     assert r3.winner == r2.winner

@@ -98,7 +98,7 @@ async def test_500_speeches_are_refused_before_any_call(uniforms, tmp_path):
     model = ScriptedChatModel(script=winner_script(DIMS, "Maya"))
     result = await ajudge_debate(debate, settings("debatrix"), model)
     assert result.status is Status.INCOMPLETE and "CallBudgetExceeded" in result.incomplete_reason
-    assert "3008 LLM calls" in result.incomplete_reason and model.calls == []
+    assert "3016 LLM calls" in result.incomplete_reason and model.calls == []
 
 
 def test_control_characters_in_names_are_rejected(tmp_path):

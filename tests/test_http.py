@@ -48,10 +48,13 @@ async def test_every_mode_over_http(server, uniforms, mode):
     structured = [r for r in sent if "response_format" in r]
     assert structured and all(r["response_format"]["type"] == "json_schema" for r in structured)
     assert all(r["temperature"] == 0 for r in sent)
-    winner_schema = next(r for r in structured if r["response_format"]["json_schema"]["name"] == "DecisionAnswer")
-    schema = winner_schema["response_format"]["json_schema"]["schema"]
-    assert set(schema["properties"]["winner"]["enum"]) <= {"Maya", "Theo", "tie"}
-    assert schema["properties"]["Maya"]["maximum"] == 10 and schema["required"] == ["Maya", "Theo", "winner"]
+    schemas = [r["response_format"]["json_schema"]["schema"] for r in structured
+               if r["response_format"]["json_schema"]["name"] == "DecisionAnswer"]
+    assert all(set(s["properties"]["winner"]["enum"]) <= {"Maya", "Theo", "tie"} for s in schemas)
+    assert all(s["properties"]["Maya"]["maximum"] == 10 for s in schemas)
+    # both orders of the debaters (a preference for the first listed cancels out), and logprobs asked for
+    assert {tuple(s["required"]) for s in schemas} == {("Maya", "Theo", "winner"), ("Theo", "Maya", "winner")}
+    assert all(r.get("logprobs") is True and r.get("top_logprobs") == 10 for r in structured)
 
 
 @pytest.mark.parametrize("method", ["json_schema", "tool"])
@@ -170,7 +173,7 @@ async def test_structured_answer_cut_at_the_token_limit_is_repaired(uniforms):
         schemas = [r["response_format"]["json_schema"]["schema"] for r in srv.requests if r.get("response_format")]
     assert result.status is Status.COMPLETE, result.incomplete_reason
     assert result.usage.repairs == 1 and result.usage.truncated_calls == 1
-    assert result.usage.llm_calls == 1 + 1  # the judgment with its scores and winner, plus the repair
+    assert result.usage.llm_calls == 2 + 1  # the judgment with its scores and winner in each order, one repair
     assert {sch["properties"]["comment"]["maxLength"] for sch in schemas} == {720}  # 12 characters a word
 
 
@@ -193,7 +196,7 @@ async def test_comment_stopped_at_max_length_keeps_whole_sentences(uniforms):
         result = await ajudge_debate(uniforms, merged_grammar_settings(srv))
     assert result.status is Status.COMPLETE, result.incomplete_reason
     assert result.dimensions[0].verdict.comment == "Clear case."
-    assert result.usage.truncated_calls == 1
+    assert result.usage.truncated_calls == 2  # the judgment in each order
 
 
 def test_http_transport_honours_proxy_variables(monkeypatch):

@@ -32,8 +32,9 @@ def script() -> dict:
 
 
 PER_SPEECH = {"analyze_speech": 4, "score_speech": 4}
-FINAL = {"judge_debate": 1, "decide_debate": 1}
-PANEL = {"panel_comment": 1, "panel_decide": 1}
+# the judgments that compare debaters are asked in both orders of the debaters (settings.orders = 2)
+FINAL = {"judge_debate": 2, "decide_debate": 2}
+PANEL = {"panel_comment": 2, "panel_decide": 2}
 
 
 def times(counts: dict, k: int) -> dict:
@@ -58,7 +59,7 @@ async def test_call_counts_and_usage(mode, uniforms):
     assert result.usage.llm_calls == sum(EXPECTED_CALLS[mode].values())
     # the progress display's total comes from the mode's shape: it must match what the graph really does
     n_dims = len(result.dimensions)
-    assert expected_calls(mode, 4, 2, n_dims, merged=False) == len(model.calls)
+    assert expected_calls(mode, 4, 2, n_dims, merged=False, orders=2) == len(model.calls)
     assert {n: u.calls for n, u in result.usage.by_node.items()} == EXPECTED_CALLS[mode]
     assert result.usage.prompt_tokens == sum(u.prompt_tokens for u in result.usage.by_node.values()) > 0
     assert result.mode == mode and result.settings["mode"] == mode
@@ -166,8 +167,8 @@ async def test_merged_score_call(uniforms):
     s = settings("debatrix", merge_score_call=True)
     result = await ajudge_debate(uniforms, s, model)
     assert result.status is Status.COMPLETE, result.incomplete_reason
-    assert Counter(c.node for c in model.calls) == {"analyze_speech": 12, "judge_debate": 3, "panel_comment": 1}
-    assert expected_calls("debatrix", 4, 2, 3, merged=True) == len(model.calls)
+    assert Counter(c.node for c in model.calls) == {"analyze_speech": 12, "judge_debate": 6, "panel_comment": 2}
+    assert expected_calls("debatrix", 4, 2, 3, merged=True, orders=2) == len(model.calls)
     assert result.dimensions[0].speech_judgments[0].comment == "c analyze_speech"
     assert result.dimensions[0].speech_judgments[0].score == 6
     assert [j.score for j in result.dimensions[0].debater_judgments] == [8, 5]
@@ -254,8 +255,8 @@ async def test_default_cap_on_requests_in_flight_never_lengthens_the_critical_pa
             finally:
                 object.__setattr__(self, "_now", self._now - 1)
 
-    width = max_in_flight("debatrix", 4, merged=False)
-    assert width == 8 and LLMSettings().max_concurrency >= width
+    width = max_in_flight("debatrix", 4, merged=False, orders=2)
+    assert width == 12 and LLMSettings().max_concurrency >= width
     model = Counting(script={"panel_decide": {"winner": bp_short.debaters[0].name}})
     result = await ajudge_debate(bp_short, settings("debatrix"), model)
     assert result.status is Status.COMPLETE, result.incomplete_reason
@@ -279,9 +280,10 @@ async def test_with_a_prompt_cache_scores_continue_the_conversation(uniforms):
             assert score.messages[: len(asked.messages)] == asked.messages
             assert score.messages[len(asked.messages)].content == f"analyze_speech comment on {dim} speech {i + 1} " \
                 f"for {uniforms.speeches[i].speaker}."
-        judge = next(c for c in model.calls if c.node == "judge_debate" and c.dimension == dim)
-        decide = next(c for c in model.calls if c.node == "decide_debate" and c.dimension == dim)
-        assert decide.messages[: len(judge.messages)] == judge.messages
+        judges = [c for c in model.calls if c.node == "judge_debate" and c.dimension == dim]
+        for decide in (c for c in model.calls if c.node == "decide_debate" and c.dimension == dim):
+            # each order's decision continues that order's judgment
+            assert sum(decide.messages[: len(j.messages)] == j.messages for j in judges) == 1
     assert [j.score for j in result.dimensions[0].speech_judgments] == [1, 2, 3, 4]
     plain = ScriptedChatModel(script=script())
     await ajudge_debate(uniforms, settings("debatrix"), plain)

@@ -1,0 +1,228 @@
+"""Reading the model's probabilities out of an answer: the expected score over the allowed values and the
+probability of each possible winner, from the per-token log probabilities an OpenAI-compatible server returns
+(``logprobs: true, top_logprobs: k``; OpenAI, llama.cpp and vLLM do).
+
+A small model's argmax answer is a poor judgment: on the speech-quality set most of its answers are one value, and
+a grammar that forces the answer's format can push the greedy path onto a token the model hardly wanted (a "1" it
+meant as a score of 1 continued as "10" because the grammar had no room for the newline it preferred). The
+distribution at the token where the value starts is read as the model left it, before any grammar: candidates that
+cannot start an allowed value are dropped and the rest renormalised.
+
+Every function takes the ``logprobs["content"]`` list (``[{token, logprob, top_logprobs: [{token, logprob}]}]``)
+and finds its way in the text those tokens spell, so offsets never depend on how the caller stripped the answer.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from typing import Any
+
+Logprobs = list[dict[str, Any]]
+
+
+def spelled(logprobs: Logprobs) -> tuple[str, list[tuple[int, int, dict[str, Any]]]]:
+    """The answer text the tokens spell, and each token's (start, end, entry)."""
+    text, spans = "", []
+    for entry in logprobs:
+        token = str(entry.get("token") or "")
+        spans.append((len(text), len(text) + len(token), entry))
+        text += token
+    return text, spans
+
+
+def _token_at(spans: list[tuple[int, int, dict[str, Any]]], offset: int) -> int | None:
+    for i, (start, end, _) in enumerate(spans):
+        if start <= offset < end:
+            return i
+    return None
+
+
+def _candidates(entry: dict[str, Any]) -> list[tuple[str, float]]:
+    """(token, probability) of the alternatives at one position; the sampled token among them."""
+    out: dict[str, float] = {}
+    for c in entry.get("top_logprobs") or []:
+        if c.get("logprob") is not None:
+            out[str(c.get("token") or "")] = math.exp(float(c["logprob"]))
+    token = str(entry.get("token") or "")
+    if token not in out and entry.get("logprob") is not None:
+        out[token] = math.exp(float(entry["logprob"]))
+    return list(out.items())
+
+
+def _normalised(probs: dict[Any, float]) -> dict[Any, float] | None:
+    total = sum(probs.values())
+    if total <= 0:
+        return None
+    return {k: v / total for k, v in probs.items()}
+
+
+# ------------------------------------------------------------------------------------------------ scores
+
+_DIGITS = re.compile(r"\d+")
+
+
+def score_distribution(logprobs: Logprobs, offset: int, allowed: Sequence[int]) -> dict[int, float] | None:
+    """The allowed integer values' probabilities for the number that starts at ``offset`` of the spelled text.
+
+    Tokenisers that write "10" as "1" then "0" make a "1" ambiguous: where the model wrote it, the next position's
+    alternatives say whether the number went on; where it was only an alternative, its mass goes to whichever
+    reading (1 or 10) lies nearer the rest of the distribution."""
+    text, spans = spelled(logprobs)
+    i = _token_at(spans, offset)
+    if i is None:
+        return None
+    start, _, entry = spans[i]
+    values = set(allowed)
+    probs: dict[int, float] = {}
+    undecided: list[tuple[str, float, bool]] = []  # digit strings that could still grow into another value
+    for token, p in _candidates(entry):
+        body = token.lstrip() if start < offset or not token[:1].isdigit() else token
+        m = _DIGITS.match(body)
+        if m is None or m.start() != 0:
+            continue
+        digits = m.group(0)
+        value = int(digits)
+        longer = [v for v in values if str(v).startswith(digits) and len(str(v)) > len(digits)]
+        if m.end() == len(body) and longer:
+            undecided.append((digits, p, token == entry.get("token")))
+        elif value in values:
+            probs[value] = probs.get(value, 0.0) + p
+    for digits, p, written in undecided:
+        short = int(digits) if int(digits) in values else None
+        if written and i + 1 < len(spans):
+            grow, stop = _continuation(spans[i + 1][2], digits, values)
+            if grow or stop:
+                total = sum(grow.values()) + stop
+                for v, q in grow.items():
+                    probs[v] = probs.get(v, 0.0) + p * q / total
+                if short is not None:
+                    probs[short] = probs.get(short, 0.0) + p * stop / total
+                continue
+        options = [v for v in values if str(v).startswith(digits)]
+        if not options:
+            continue
+        centre = (sum(v * q for v, q in probs.items()) / sum(probs.values())) if probs else None
+        pick = min(options, key=lambda v: abs(v - centre)) if centre is not None else (short or min(options))
+        probs[pick] = probs.get(pick, 0.0) + p
+    return _normalised(probs)
+
+
+def _continuation(entry: dict[str, Any], digits: str, values: set[int]) -> tuple[dict[int, float], float]:
+    """After the digits written so far: the probability of each allowed longer number, and of the number ending."""
+    grow: dict[int, float] = {}
+    stop = 0.0
+    for token, q in _candidates(entry):
+        m = _DIGITS.match(token)
+        if m is None:
+            stop += q
+        elif int(digits + m.group(0)) in values:
+            v = int(digits + m.group(0))
+            grow[v] = grow.get(v, 0.0) + q
+    return grow, stop
+
+
+def expectation(dist: dict[int, float] | None) -> float | None:
+    return None if not dist else sum(k * p for k, p in dist.items())
+
+
+# ------------------------------------------------------------------------------------------------ choices
+
+
+def choice_distribution(logprobs: Logprobs, offset: int, choices: Sequence[str]) -> dict[str, float] | None:
+    """Each choice's probability for the name that starts at ``offset`` of the spelled text, read at the token
+    where the choices part ways (case-insensitive: "Tie" is the tie). Alternatives that cannot begin any choice
+    (another word, a different tokenisation that stops before the names differ) are dropped."""
+    text, spans = spelled(logprobs)
+    lowered = [c.lower() for c in choices]
+    split = _common_prefix(lowered)
+    i = _token_at(spans, offset + split)
+    if i is None:
+        return None
+    start, _, entry = spans[i]
+    before = text[offset:start] if start > offset else ""  # the name's characters written before this token
+    probs: dict[str, float] = {}
+    for token, p in _candidates(entry):
+        body = token if start >= offset else token.lstrip(" \t\n\"'*_:")
+        written = (before + body).lower()
+        if len(written) <= split:  # stops before the names differ: says nothing about which
+            continue
+        if len(written) - split < 2 and token != entry.get("token") and written not in lowered:
+            continue  # one letter ("T") may begin any word, not only the name it begins
+        fits = [c for c, low in zip(choices, lowered)
+                if low.startswith(written) or (written.startswith(low) and not written[len(low):][:1].isalnum())]
+        for c in fits:
+            probs[c] = probs.get(c, 0.0) + p / len(fits)
+    return _normalised(probs)
+
+
+def _common_prefix(words: Sequence[str]) -> int:
+    n = 0
+    while all(len(w) > n for w in words) and len({w[n] for w in words}) == 1:
+        n += 1
+    return n
+
+
+_WINNER_LINE = re.compile(r"(?im)^[\W_]*(?:overall\s+)?winner[\W_]*?[:\-–—]\s*[*_\"']*\s*")
+
+
+def named_winner(text: str, choices: Sequence[str]) -> tuple[str, int] | None:
+    """The choice a judgment's last "Winner: ..." line names, and the offset where the name starts."""
+    for m in reversed(list(_WINNER_LINE.finditer(text))):
+        rest = text[m.end():].lower()
+        fits = sorted((c for c in choices if rest.startswith(c.lower())
+                       and not rest[len(c):][:1].isalnum()), key=len, reverse=True)
+        if fits:
+            return fits[0], m.end()
+    return None
+
+
+_CLAIMED = re.compile(r"(?i)\b(won|wins|is the (?:clear |overall )?winner|take[s]? the (?:debate|round))\b")
+
+
+def argued_winner(text: str, choices: Sequence[str]) -> str | None:
+    """The debater a judgment's prose says won ("X won the debate", "X is the winner"), when it names exactly
+    one; ``None`` when it names none or several. Read where a judgment has no "Winner:" line."""
+    named = set()
+    for sentence in re.split(r"(?<=[.!?])\s+", text):
+        if not _CLAIMED.search(sentence):
+            continue
+        low = sentence.lower()
+        hits = [c for c in choices if c.lower() != "tie" and re.search(rf"(?<!\w){re.escape(c.lower())}(?!\w)", low)]
+        if len(hits) == 1 and re.search(rf"(?<!\w){re.escape(hits[0].lower())}(?!\w)[^.!?]*?"
+                                        rf"(won|wins|is the|take)", low):
+            named.add(hits[0])
+    return named.pop() if len(named) == 1 else None
+
+
+# ------------------------------------------------------------------------------------------------ JSON answers
+
+
+def json_value_offset(text: str, key: str) -> int | None:
+    """Where the value of ``key`` starts in a JSON object answer (inside the quotes for a string value)."""
+    for spelling in dict.fromkeys((json.dumps(key, ensure_ascii=False), json.dumps(key))):
+        m = re.search(re.escape(spelling) + r"\s*:\s*", text)
+        if m:
+            return m.end() + (1 if text[m.end():m.end() + 1] == '"' else 0)
+    return None
+
+
+def json_score(logprobs: Logprobs, key: str, allowed: Sequence[int]) -> dict[int, float] | None:
+    text, _ = spelled(logprobs)
+    offset = json_value_offset(text, key)
+    return None if offset is None else score_distribution(logprobs, offset, allowed)
+
+
+def json_choice(logprobs: Logprobs, key: str, choices: Sequence[str]) -> dict[str, float] | None:
+    text, _ = spelled(logprobs)
+    offset = json_value_offset(text, key)
+    return None if offset is None else choice_distribution(logprobs, offset, choices)
+
+
+def text_choice(logprobs: Logprobs, choices: Sequence[str]) -> dict[str, float] | None:
+    """The winner distribution at the name on a free-text judgment's "Winner:" line."""
+    text, _ = spelled(logprobs)
+    found = named_winner(text, choices)
+    return None if found is None else choice_distribution(logprobs, found[1], choices)

@@ -1,0 +1,157 @@
+"""From answers to a verdict: the orders a comparing judgment is asked in, what each order's answer says (scores
+and winner, with their probabilities where the server gives them) and how the orders are combined.
+
+Why orders: a small judge prefers whoever the prompt lists first (on held-out 1v1 debates the default local model
+named the first debater in 31 of 36). Asking again with the debaters listed the other way round (rotations in
+British Parliamentary) and averaging the winner probabilities cancels a preference for a place; each order's answer
+and the remaining preference (``position_bias``) stay in the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from debatrix import probabilities as prob
+from debatrix.models import Debate, DebaterJudgment, OrderAnswer
+
+from .state import DebateAnalysis, WinnerDecision
+
+SCORES = range(1, 11)
+TIE = "tie"
+
+
+def orders_for(names: Sequence[str], k: int) -> list[tuple[str, ...]]:
+    """The first ``k`` listings of the debaters: as given, reversed (1v1) or rotated half-way, then the other
+    rotations, so that ``k = len(names)`` puts every debater in every place once."""
+    names = list(names)
+    n = len(names)
+    if n < 2 or k <= 1:
+        return [tuple(names)]
+    if n == 2:
+        return [tuple(names), tuple(reversed(names))]
+    shifts = [0, n // 2, *[s for s in range(1, n) if s != n // 2]]
+    return [tuple(names[s:] + names[:s]) for s in shifts[:min(k, n)]]
+
+
+def choices_in(order: Sequence[str], allow_tie: bool) -> list[str]:
+    return [*order, TIE] if allow_tie else list(order)
+
+
+def judgment_reading(text: str, logprobs: prob.Logprobs, choices: Sequence[str]
+                     ) -> tuple[str | None, dict[str, float] | None]:
+    """The winner a free-text judgment names on its "Winner:" line, and the probabilities at that name."""
+    found = prob.named_winner(text, choices)
+    if found is None:
+        return None, None
+    return found[0], prob.text_choice(logprobs, choices) if logprobs else None
+
+
+def order_answer(order: Sequence[str], choices: Sequence[str], comment: str, *,
+                 named: str | None = None, named_probs: dict[str, float] | None = None,
+                 decision: Any = None, decision_logprobs: prob.Logprobs | None = None) -> OrderAnswer:
+    """One order's answer. The winner is the one the comment names on its "Winner:" line where it has one (so the
+    verdict agrees with its reasons), else the decision's; a decision that names another winner than the comment
+    argues for is flagged."""
+    lp = decision_logprobs or []
+    argmax_scores: dict[str, int] = decision.scores() if decision is not None and hasattr(decision, "scores") else {}
+    scores: dict[str, float] = {}
+    for name, value in argmax_scores.items():
+        expected = prob.expectation(prob.json_score(lp, name, SCORES)) if lp else None
+        scores[name] = round(expected if expected is not None else float(value), 4)
+    decided = getattr(decision, "winner", None)
+    decided_probs = prob.json_choice(lp, "winner", choices) if lp and decided is not None else None
+    argued = named or prob.argued_winner(comment, [c for c in choices if c != TIE])
+    consistent = decided is None or argued is None or argued == decided
+    if named is not None:
+        winner, probabilities = named, named_probs
+    else:
+        winner, probabilities = decided, decided_probs
+    return OrderAnswer(order=tuple(order), winner=None if winner in (None, TIE) else winner,
+                       probabilities=_rounded(probabilities), scores=scores, argmax_scores=argmax_scores,
+                       comment=comment, consistent=consistent)
+
+
+def _rounded(p: dict[str, float] | None) -> dict[str, float] | None:
+    return None if p is None else {k: round(v, 4) for k, v in p.items()}
+
+
+def _as_probabilities(a: OrderAnswer, choices: Sequence[str]) -> dict[str, float]:
+    if a.probabilities is not None:
+        return {c: a.probabilities.get(c, 0.0) for c in choices}
+    return {c: float(c == (a.winner or TIE)) for c in choices}
+
+
+def combine(dimension: str, debate: Debate, answers: Sequence[OrderAnswer], allow_tie: bool) -> WinnerDecision:
+    """The orders' answers as one decision: winner probabilities averaged (each answer counting as certainty where
+    the server gave none), the most probable choice the winner; an exact draw between debaters goes to the higher
+    mean score, then to the first order's answer."""
+    names = [d.name for d in debate.debaters]
+    choices = choices_in(names, allow_tie)
+    method = "logprobs" if all(a.probabilities is not None for a in answers) else "argmax"
+    per_order = [_as_probabilities(a, choices) for a in answers]
+    mean = {c: sum(p[c] for p in per_order) / len(per_order) for c in choices}
+    warnings = []
+    best = max(mean.values())
+    top = [c for c in choices if abs(mean[c] - best) < 1e-9]
+    if len(top) == 1:
+        winner = top[0]
+    else:
+        score = {n: sum(a.scores.get(n, 0.0) for a in answers) for n in names}
+        ranked = sorted((c for c in top if c != TIE), key=lambda c: -score.get(c, 0.0))
+        if len(ranked) >= 2 and score[ranked[0]] != score[ranked[1]]:
+            winner = ranked[0]
+        else:
+            winner = answers[0].winner or TIE
+        warnings.append(f"the orders were split evenly between {', '.join(top)}; decided by "
+                        f"{'the scores' if winner in ranked[:1] and winner != answers[0].winner else 'the first order'}")
+    bias = _position_bias(answers, per_order, allow_tie)
+    # the comment shown is the judgment of an order that named this winner (the most confident one)
+    agreeing = [(p[winner], i) for i, (a, p) in enumerate(zip(answers, per_order)) if (a.winner or TIE) == winner]
+    chosen = answers[max(agreeing)[1]] if agreeing else answers[0]
+    consistent = bool(agreeing) and chosen.consistent
+    if not agreeing:
+        warnings.append(f"no order's judgment named {winner}: the comment shown argues for "
+                        f"{answers[0].winner or TIE}")
+    for a in answers:
+        if not a.consistent:
+            warnings.append(f"order {' / '.join(a.order)}: the decision named another winner than the judgment "
+                            "argued for; the judgment's winner was kept")
+    return WinnerDecision(dimension=dimension, comment=chosen.comment, winner=None if winner == TIE else winner,
+                          probabilities=_rounded(mean) if method == "logprobs" or len(answers) > 1 else None,
+                          method=method, orders=tuple(answers), position_bias=bias, consistent=consistent,
+                          warnings=tuple(warnings))
+
+
+def _position_bias(answers: Sequence[OrderAnswer], per_order: list[dict[str, float]], allow_tie: bool
+                   ) -> float | None:
+    """Mean share of the decisive probability the orders gave whoever they listed first, minus the fair share."""
+    shares = []
+    for a, p in zip(answers, per_order):
+        decisive = 1.0 - (p.get(TIE, 0.0) if allow_tie else 0.0)
+        if decisive > 1e-9:
+            shares.append(p[a.order[0]] / decisive)
+    if not shares:
+        return None
+    return round(sum(shares) / len(shares) - 1 / len(answers[0].order), 4)
+
+
+def debater_judgments(dimension: str, debate: Debate, decision: WinnerDecision) -> list[DebaterJudgment]:
+    """Every debater's score averaged over the orders, and its paragraph of the comment shown."""
+    from .nodes import debater_paragraph
+
+    names = [d.name for d in debate.debaters]
+    out = []
+    for name in names:
+        values = [a.scores[name] for a in decision.orders if name in a.scores]
+        argmax = [a.argmax_scores[name] for a in decision.orders if name in a.argmax_scores]
+        if not values:
+            continue
+        out.append(DebaterJudgment(dimension=dimension, debater=name, score=round(sum(values) / len(values), 3),
+                                   argmax_score=round(sum(argmax) / len(argmax), 3) if argmax else None,
+                                   comment=debater_paragraph(decision.comment, name, names)))
+    return out
+
+
+def shown_analysis(decision: WinnerDecision) -> DebateAnalysis:
+    return DebateAnalysis(dimension=decision.dimension, text=decision.comment)
