@@ -75,10 +75,31 @@ class Benchmark:
     def baselines(self, items: list[Item]) -> list[MetricRow]:
         return []
 
-    def subset(self, items: list[Item], limit: int | None) -> list[Item]:
-        """The items a ``--limit`` run judges: the first ``limit`` (benchmarks whose files are sorted by a
-        property override this with a seeded sample, so a subset stays representative)."""
-        return items[:limit] if limit else items
+    def subset(self, items: list[Item], limit: int | None, seed: int = 0) -> list[Item]:
+        """The items a ``--limit`` run judges, kept in file order: never silently the first N (files are often
+        sorted by a property) but a seeded random sample, or where items have a length (debates), one item drawn
+        from each of ``limit`` equal-sized length strata, so a small sample spans short and long debates."""
+        if not limit or limit >= len(items):
+            return items
+        import random
+
+        rng = random.Random(seed)
+        if self.stratified:
+            ranked = sorted(range(len(items)), key=lambda i: (self.size(items[i]), items[i].id))
+            keep = {ranked[rng.randrange(k * len(items) // limit, (k + 1) * len(items) // limit)]
+                    for k in range(limit)}
+        else:
+            keep = set(rng.sample(range(len(items)), limit))
+        return [it for i, it in enumerate(items) if i in keep]
+
+    stratified = False  # True: --limit samples by length strata (see :meth:`size`)
+
+    def size(self, item: Item) -> int:
+        """How long an item is, for length-stratified samples: its file's size in bytes."""
+        return item.path.stat().st_size if item.path is not None and item.path.exists() else 0
+
+    def result_of(self, record: dict[str, Any]) -> Any:
+        return None
 
     async def run_item(self, item: Item, settings: JudgeSettings, context: JudgeContext) -> dict[str, Any]:
         """Judge one item; returns the record fields ``status``, ``reason``, ``pred`` and ``usage``."""
@@ -92,6 +113,7 @@ class Benchmark:
             "reason": result.incomplete_reason,
             "pred": self.predictions(item, debate, result) if result.status.value == "complete" else {},
             "usage": usage_record(result.usage, time.perf_counter() - started),
+            "result": result,  # the runner stores it beside items.jsonl: analyses, comments, every order's answer
         }
 
 
@@ -103,5 +125,6 @@ def calls_usage(calls: list[Any], started: float) -> dict[str, Any]:
 def usage_record(u: Usage, seconds: float) -> dict[str, Any]:
     """One item's usage as stored in items.jsonl (cached calls included in llm_calls, as in results)."""
     return {"llm_calls": u.llm_calls, "prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens,
+            "prompt_tokens_processed": u.prompt_tokens_processed,
             "retries": u.retries, "repairs": u.repairs, "cached_calls": u.cached_calls,
             "truncated_calls": u.truncated_calls, "seconds": round(seconds, 3)}

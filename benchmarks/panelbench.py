@@ -58,6 +58,7 @@ class DebateArt(Benchmark):
     name = "debateart"
     description = "PanelBench DebateArt: 100 1v1 debates, winner per dimension (RMSE×100; pro 0, tie 0.5, con 1)"
     headline = tuple(f"rmse100_{d}_{m}" for d in (*DIMENSIONS, "general") for m in ("sc", "dp"))
+    stratified = True
 
     def __init__(self, root: str | Path | None = None):
         self.root = panelbench_root(root) / "DebateArt"
@@ -84,20 +85,23 @@ class DebateArt(Benchmark):
         return load_debate(item.path)
 
     def predictions(self, item: Item, debate: Debate, result: JudgeResult) -> dict[str, Any]:
-        """``{dimension: {"dp": v, "sc": v}}`` for every dimension the mode judged, plus ``general``."""
+        """``{dimension: {...}}`` for every dimension the mode judged, plus ``general``: ``dp`` and ``sc`` (the
+        verdict: probabilities averaged over the orders), ``dp_single`` / ``sc_single`` (the first order's answers
+        alone: what a judge asked once, in the file's order, by argmax, would say), ``p_con`` (the probability of
+        con winning, a tie counting half) and the verdict's ``bias``."""
         out: dict[str, Any] = {}
-        for d in result.dimensions:
-            if d.verdict is not None and d.name in (*DIMENSIONS, "general"):
-                out[d.name] = {"dp": side_value(debate, d.verdict.winner),
-                               "sc": side_value(debate, d.verdict.score_winner)}
-        if result.general is not None and result.general.verdict is not None:
-            v = result.general.verdict
-            out["general"] = {"dp": side_value(debate, v.winner), "sc": side_value(debate, v.score_winner)}
+        judged = [d for d in result.dimensions if d.name in (*DIMENSIONS, "general")]
+        if result.general is not None and result.general not in judged:
+            judged.append(result.general)
+        for d in judged:
+            if d.verdict is not None:
+                out[d.name] = _prediction(debate, d)
         return out
 
     def gold_record(self, item: DebateArtItem) -> dict[str, Any]:  # type: ignore[override]
+        debate = self.debate(item)
         return {"gold": item.gold, "is_many_round": item.is_many_round, "is_long": item.is_long,
-                "vote_count": item.vote_count}
+                "vote_count": item.vote_count, "first_side": side_value(debate, debate.speeches[0].speaker)}
 
     def metrics(self, records: list[dict[str, Any]]) -> list[MetricRow]:
         """RMSE×100 per dimension × method × subset over the complete records; completion over all."""
@@ -111,6 +115,26 @@ class DebateArt(Benchmark):
                     if pairs:
                         value = rmse100([p for p, _ in pairs], [g for _, g in pairs])
                         rows.append(MetricRow(f"rmse100_{dim}_{method}", subset, value, len(pairs)))
+        for dim in (*DIMENSIONS, "general"):
+            judged = [r for r in done if dim in r.get("pred", {})]
+            for method in ("dp_single", "sc_single"):
+                pairs = [(r["pred"][dim][method], r["gold"][dim]) for r in judged
+                         if r["pred"][dim].get(method) is not None]
+                if pairs:
+                    rows.append(MetricRow(f"rmse100_{dim}_{method}", "all",
+                                          rmse100([p for p, _ in pairs], [g for _, g in pairs]), len(pairs)))
+            if judged and "first_side" in judged[0]:
+                # how often the first speaker is named winner among the decisive verdicts, against the gold's rate
+                for method in ("dp", "dp_single", "sc", "gold"):
+                    picks = [(r["gold"][dim] if method == "gold" else r["pred"][dim].get(method), r["first_side"])
+                             for r in judged]
+                    decisive = [(p, f) for p, f in picks if p is not None and p != 0.5]
+                    if decisive:
+                        rows.append(MetricRow(f"first_speaker_wins_{dim}_{method}", "all",
+                                              sum(p == f for p, f in decisive) / len(decisive), len(decisive)))
+            biases = [r["pred"][dim]["bias"] for r in judged if r["pred"][dim].get("bias") is not None]
+            if biases:
+                rows.append(MetricRow(f"position_bias_{dim}", "all", sum(biases) / len(biases), len(biases)))
         return rows
 
     def baselines(self, items: list[DebateArtItem]) -> list[MetricRow]:  # type: ignore[override]
@@ -128,6 +152,23 @@ class DebateArt(Benchmark):
         """Each dimension's gold against the general gold (RMSE×100): 20.62 / 41.53 / 44.72 on this copy."""
         return {dim: rmse100([it.gold[dim] for it in items], [it.gold["general"] for it in items])
                 for dim in DIMENSIONS}
+
+
+def _prediction(debate: Debate, d: Any) -> dict[str, Any]:
+    from debatrix.graphs.panel import score_winner
+
+    v = d.verdict
+    first = v.orders[0] if v.orders else None
+    single_sc = None
+    if first is not None and len(first.argmax_scores) == len(debate.debaters):
+        single_sc = side_value(debate, score_winner(dict(first.argmax_scores), debate, d.allow_tie, d.tie_margin))
+    p_con = None
+    if v.probabilities:
+        con = next(x.name for x in debate.debaters if x.side is Side.CON)
+        p_con = round(v.probabilities.get(con, 0.0) + 0.5 * v.probabilities.get("tie", 0.0), 4)
+    return {"dp": side_value(debate, v.winner), "sc": side_value(debate, v.score_winner),
+            "dp_single": side_value(debate, first.winner) if first is not None else None, "sc_single": single_sc,
+            "p_con": p_con, "bias": v.position_bias, "method": v.method}
 
 
 SUBSETS = {
@@ -164,6 +205,7 @@ class BPCompetition(Benchmark):
     description = ("PanelBench BP-Competition: 22 British Parliamentary debates; correct when the predicted winner "
                    "is an advancing team")
     headline = ("completion_rate", "accuracy_dp", "accuracy_sc")
+    stratified = True
 
     def __init__(self, root: str | Path | None = None):
         self.root = panelbench_root(root) / "BP-Competition"

@@ -1,12 +1,18 @@
 """The ablation runner: every (mode, repeat, item) of a benchmark judged once, results appended to a JSONL file as
-they finish (a crashed run started again skips every finished item), then a summary table with means and 95%
-confidence intervals over repeats, constant/random baselines beside it, and plots.
+they finish (a crashed run started again skips every finished item), then a summary table with paired bootstrap
+confidence intervals over items, constant/random baselines beside it, and plots.
+
+A repeat is a new sample, never a replay: its index is the request's ``seed`` and part of the answer cache's key
+(like inspect_ai's epochs), and repeats at temperature 0 are refused (a greedy model answers the same again).
+``--shard i/N`` judges the items whose id hashes to shard i; ``merge_runs`` joins the shards' folders.
 
 Output folder::
 
-    run.json        what was run (benchmark, settings without secrets); a resume must match it
-    items.jsonl     one record per judged (mode, repeat, item)
-    summary.csv     mode, metric, subset, mean, ci95, repeats, n
+    run.json        what was run (benchmark, settings without secrets); a resume or a merge must match it
+    items.jsonl     one record per judged (mode, repeat, item), with the path of its full result
+    items/          the full result of every judged item (analyses, comments, every order's answer, probabilities)
+    items.md        per item and mode: prediction against gold, linked to the result file
+    summary.csv     mode, metric, subset, value, ci_low, ci_high, repeats, n (and each mode against the first)
     summary.md      the same as Markdown tables, baselines below
     summary.png     the headline metrics per mode with their confidence intervals
 """
@@ -15,15 +21,21 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import hashlib
 import io
 import json
+import math
 import os
 import time
+import warnings
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+
+import numpy as np
+from scipy import stats
 
 from debatrix.context import JudgeContext
 from debatrix.errors import ConfigurationError, DebatrixError
@@ -31,17 +43,21 @@ from debatrix.files import write_atomic
 from debatrix.runtime import settle_heap
 from debatrix.settings import JudgeSettings
 
+from debatrix.llm import SAMPLE
+
 from .base import Benchmark, Item, MetricRow
-from .metrics import mean_ci
+
+BOOTSTRAP_RESAMPLES = 1000
 
 
 @dataclass(frozen=True)
 class SummaryRow:
-    mode: str
+    mode: str  # a mode, or "A - B" for the paired difference of two modes on the same items
     metric: str
     subset: str
-    mean: float
-    ci95: float
+    value: float  # on all items, averaged over repeats
+    ci_low: float  # 95% paired bootstrap interval over items (NaN: too few items to resample)
+    ci_high: float
     repeats: int
     n: int
 
@@ -108,18 +124,50 @@ def _check_manifest(out_dir: Path, manifest: dict[str, Any]) -> None:
         write_atomic(path, json.dumps(manifest, indent=2))
 
 
+def shard_of(item_id: str, count: int) -> int:
+    """The shard (1..count) an item belongs to: stable across runs, machines and Python versions."""
+    return int(hashlib.sha256(item_id.encode()).hexdigest(), 16) % count + 1
+
+
+def parse_shard(text: str | None) -> tuple[int, int] | None:
+    """``"i/N"`` -> (i, N), 1 <= i <= N."""
+    if not text:
+        return None
+    try:
+        i, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise ConfigurationError(f"--shard {text!r}: expected i/N, e.g. 2/4") from None
+    if not 1 <= i <= n:
+        raise ConfigurationError(f"--shard {text!r}: i must be between 1 and N")
+    return i, n
+
+
+def check_repeats(settings: JudgeSettings, repeats: int) -> None:
+    if repeats < 1:
+        raise ConfigurationError("--repeats must be at least 1")
+    if repeats > 1 and settings.llm.temperature == 0:
+        raise ConfigurationError(
+            f"--repeats {repeats} at temperature 0 would judge every item {repeats} times the same way (a greedy "
+            "model answers the same again; the interval would be a false ±0): give --temperature > 0, under which "
+            "each repeat is a new sample with its own seed")
+
+
 async def run_benchmark(bench: Benchmark, settings: JudgeSettings, out_dir: Path, *,
                         modes: list[str], repeats: int = 1, limit: int | None = None, concurrency: int = 1,
                         retry_incomplete: bool = False, chat_model: Any = None,
                         on_record: Callable[[dict[str, Any], int, int], None] | None = None,
-                        settle: bool = False) -> RunReport:
+                        settle: bool = False, shard: tuple[int, int] | None = None, seed: int = 0) -> RunReport:
     """Judge every item in every mode ``repeats`` times, ``concurrency`` items at once, resuming from what
-    ``out_dir`` already holds. ``settle``: call :func:`debatrix.runtime.settle_heap` once the context is built (for
-    a process that does nothing else, like ``debatrix bench``)."""
-    if repeats < 1 or concurrency < 1:
-        raise ConfigurationError("--repeats and --concurrency must be at least 1")
+    ``out_dir`` already holds. ``limit``: a seeded sample (``seed``; length-stratified for debates); ``shard``:
+    (i, N), only the items of shard i. ``settle``: call :func:`debatrix.runtime.settle_heap` once the context is
+    built (for a process that does nothing else, like ``debatrix bench``)."""
+    check_repeats(settings, repeats)
+    if concurrency < 1:
+        raise ConfigurationError("--concurrency must be at least 1")
     out_dir.mkdir(parents=True, exist_ok=True)
-    items = bench.subset(bench.load(), limit)
+    items = bench.subset(bench.load(), limit, seed)
+    if shard is not None:
+        items = [it for it in items if shard_of(it.id, shard[1]) == shard[0]]
     if not bench.modes_matter:
         modes = modes[:1]
     _check_manifest(out_dir, _run_manifest(bench, settings))
@@ -140,9 +188,14 @@ async def run_benchmark(bench: Benchmark, settings: JudgeSettings, out_dir: Path
             async def one(mode: str, repeat: int, item: Item) -> None:
                 nonlocal done
                 async with gate:
+                    SAMPLE.set(repeat)  # this task's requests: seed and cache key of repeat k
                     record = await _judge_item(bench, item, settings.model_copy(update={"mode": mode}), context)
                 record = {"benchmark": bench.name, "mode": mode, "repeat": repeat, "item": item.id, **record,
                           **bench.gold_record(item)}
+                result = record.pop("result", None)
+                if result is not None:
+                    record["result_file"] = await asyncio.to_thread(_write_result, out_dir, mode, repeat, item.id,
+                                                                    result)
                 await appender.append(record)
                 done += 1
                 if on_record:
@@ -153,15 +206,41 @@ async def run_benchmark(bench: Benchmark, settings: JudgeSettings, out_dir: Path
                     tasks.create_task(one(m, k, it))
         finally:
             context.close()
-    records = [r for r in read_records(jsonl) if r["mode"] in modes and r["item"] in {it.id for it in items}]
+    ids = {it.id for it in items}
+    report = summarize_folder(bench, out_dir, modes, ids, items)
+    return RunReport(out_dir, len(todo), len(items) * len(modes) * repeats - len(todo),
+                     round(time.perf_counter() - started, 2), report[0], report[1])
+
+
+def _write_result(out_dir: Path, mode: str, repeat: int, item_id: str, result: Any) -> str:
+    rel = Path("items") / mode / f"r{repeat}" / f"{_safe(item_id)}.json"
+    path = out_dir / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = result.model_dump_json(indent=1) if hasattr(result, "model_dump_json") else json.dumps(result)
+    write_atomic(path, text)
+    return rel.as_posix()
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:120] or "item"
+
+
+def latest_records(jsonl: Path, modes: list[str] | None, ids: set[str] | None) -> list[dict[str, Any]]:
     latest: dict[tuple[str, int, str], dict[str, Any]] = {}
-    for r in records:  # a retried item's newest record wins
-        latest[record_key(r)] = r
-    summary = summarize(bench, list(latest.values()))
+    for r in read_records(jsonl):  # a retried item's newest record wins
+        if (modes is None or r["mode"] in modes) and (ids is None or r["item"] in ids):
+            latest[record_key(r)] = r
+    return list(latest.values())
+
+
+def summarize_folder(bench: Benchmark, out_dir: Path, modes: list[str] | None, ids: set[str] | None,
+                     items: list[Item]) -> tuple[list[SummaryRow], list[MetricRow]]:
+    records = latest_records(out_dir / "items.jsonl", modes, ids)
+    summary = summarize(bench, records)
     baselines = bench.baselines(items)
     write_summary(out_dir, bench, summary, baselines)
-    return RunReport(out_dir, len(todo), len(items) * len(modes) * repeats - len(todo),
-                     round(time.perf_counter() - started, 2), summary, baselines)
+    write_item_table(out_dir, records)
+    return summary, baselines
 
 
 async def _judge_item(bench: Benchmark, item: Item, settings: JudgeSettings, context: JudgeContext) -> dict:
@@ -172,24 +251,94 @@ async def _judge_item(bench: Benchmark, item: Item, settings: JudgeSettings, con
         return {"status": "incomplete", "reason": f"{type(e).__name__}: {e}", "pred": {}, "usage": {}}
 
 
-def summarize(bench: Benchmark, records: list[dict[str, Any]]) -> list[SummaryRow]:
-    by_run: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
-    for r in records:
-        by_run[(r["mode"], int(r["repeat"]))].append(r)
-    values: dict[tuple[str, str, str], list[tuple[float, int]]] = defaultdict(list)
-    for (mode, _), recs in sorted(by_run.items()):
-        for row in bench.metrics(recs):
-            values[(mode, row.metric, row.subset)].append((row.value, row.n))
-        seconds = [r["usage"].get("seconds", 0.0) for r in recs if r.get("usage")]
-        calls = [r["usage"].get("llm_calls", 0) for r in recs if r.get("usage")]
-        if seconds:
-            values[(mode, "seconds_per_item", "all")].append((sum(seconds) / len(seconds), len(seconds)))
-            values[(mode, "llm_calls_per_item", "all")].append((sum(calls) / len(calls), len(calls)))
+# ------------------------------------------------------------------------------------------------ summary
+
+
+def _usage_rows(records: list[dict[str, Any]]) -> list[MetricRow]:
     rows = []
-    for (mode, metric, subset), vals in values.items():
-        mean, ci = mean_ci([v for v, _ in vals])
-        rows.append(SummaryRow(mode, metric, subset, round(mean, 4), round(ci, 4), len(vals),
-                               round(sum(n for _, n in vals) / len(vals))))
+    for field, metric in (("seconds", "seconds_per_item"), ("llm_calls", "llm_calls_per_item"),
+                          ("prompt_tokens_processed", "prompt_tokens_read_per_item"),
+                          ("completion_tokens", "completion_tokens_per_item")):
+        values = [r["usage"][field] for r in records if (r.get("usage") or {}).get(field) is not None]
+        if values:
+            rows.append(MetricRow(metric, "all", sum(values) / len(values), len(values)))
+    return rows
+
+
+def _values(bench: Benchmark, records: list[dict[str, Any]]) -> dict[tuple[str, str], tuple[float, int, int]]:
+    """(metric, subset) -> (value averaged over repeats, repeats, items per repeat)."""
+    by_repeat: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for r in records:
+        by_repeat[int(r["repeat"])].append(r)
+    acc: dict[tuple[str, str], list[tuple[float, int]]] = defaultdict(list)
+    for recs in by_repeat.values():
+        for row in [*bench.metrics(recs), *_usage_rows(recs)]:
+            acc[(row.metric, row.subset)].append((row.value, row.n))
+    return {k: (float(np.mean([v for v, _ in vs])), len(vs), round(sum(n for _, n in vs) / len(vs)))
+            for k, vs in acc.items()}
+
+
+def _bootstrap(stat: Callable[[list[str]], dict[tuple[str, str], float]], ids: list[str], keys: list[Any],
+               seed: int = 0) -> dict[Any, tuple[float, float]]:
+    """95% percentile intervals of every key of ``stat`` over resamples of the items (all keys from the same
+    resamples, so differences between modes are paired)."""
+    if len(ids) < 3 or not keys:
+        return {k: (math.nan, math.nan) for k in keys}
+    index = np.arange(len(ids))
+
+    def statistic(sample: np.ndarray) -> np.ndarray:
+        values = stat([ids[i] for i in sample])
+        return np.array([values.get(k, math.nan) for k in keys])
+
+    with warnings.catch_warnings():  # a metric constant over resamples (a tiny sample) is expected, not news
+        warnings.simplefilter("ignore")
+        res = stats.bootstrap((index,), statistic, vectorized=False, n_resamples=BOOTSTRAP_RESAMPLES,
+                              method="percentile", random_state=np.random.default_rng(seed))
+    low, high = np.atleast_1d(res.confidence_interval.low), np.atleast_1d(res.confidence_interval.high)
+    return {k: (float(lo), float(hi)) for k, lo, hi in zip(keys, low, high)}
+
+
+def summarize(bench: Benchmark, records: list[dict[str, Any]]) -> list[SummaryRow]:
+    """Per mode, every metric on all items (mean over repeats) with a paired bootstrap interval over items; then
+    each further mode minus the first on the items both judged, for the headline metrics."""
+    by_mode: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    for r in records:
+        by_mode[r["mode"]][r["item"]].append(r)
+    rows: list[SummaryRow] = []
+    modes = list(dict.fromkeys(r["mode"] for r in records))
+
+    def stat_for(mode: str) -> Callable[[list[str]], dict[tuple[str, str], float]]:
+        def stat(sample: list[str]) -> dict[tuple[str, str], float]:
+            # an item drawn twice counts twice in every metric over a list of items (a metric keyed by item,
+            # like the leave-one-out kappa, sees it once)
+            recs = [r for i in sample for r in by_mode[mode][i]]
+            return {k: v for k, (v, _, _) in _values(bench, recs).items()}
+        return stat
+
+    for mode in modes:
+        ids = sorted(by_mode[mode])
+        values = _values(bench, [r for i in ids for r in by_mode[mode][i]])
+        cis = _bootstrap(stat_for(mode), ids, list(values))
+        for (metric, subset), (v, reps, n) in values.items():
+            lo, hi = cis[(metric, subset)]
+            rows.append(SummaryRow(mode, metric, subset, round(v, 4), round(lo, 4), round(hi, 4), reps, n))
+    headline = set(bench_headline(bench, rows))
+    for mode in modes[1:]:
+        base = modes[0]
+        ids = sorted(set(by_mode[mode]) & set(by_mode[base]))
+        a, b = stat_for(mode), stat_for(base)
+
+        def diff(sample: list[str], a=a, b=b) -> dict[tuple[str, str], float]:
+            va, vb = a(sample), b(sample)
+            return {k: va[k] - vb[k] for k in va if k in vb}
+
+        point = diff(ids)
+        keys = [k for k in point if k[0] in headline and k[1] == "all"]
+        cis = _bootstrap(diff, ids, keys)
+        for k in keys:
+            lo, hi = cis[k]
+            rows.append(SummaryRow(f"{mode} - {base}", k[0], k[1], round(point[k], 4), round(lo, 4), round(hi, 4),
+                                   1, len(ids)))
     return rows
 
 
@@ -205,24 +354,56 @@ def write_summary(out_dir: Path, bench: Benchmark, rows: list[SummaryRow], basel
         plot_summary(out_dir / "summary.png", bench, rows)
 
 
+def _interval(r: SummaryRow) -> str:
+    if math.isnan(r.ci_low):
+        return f"{r.value:.3f}"
+    return f"{r.value:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]"
+
+
 def markdown(bench: Benchmark, rows: list[SummaryRow], baselines: list[MetricRow]) -> str:
-    modes = list(dict.fromkeys(r.mode for r in rows))
-    keys = list(dict.fromkeys((r.metric, r.subset) for r in rows))
+    modes = [m for m in dict.fromkeys(r.mode for r in rows) if " - " not in m]
+    diffs = [m for m in dict.fromkeys(r.mode for r in rows) if " - " in m]
+    keys = list(dict.fromkeys((r.metric, r.subset) for r in rows if " - " not in r.mode))
     cell = {(r.mode, r.metric, r.subset): r for r in rows}
     lines = [f"# {bench.name}", "", bench.description, "",
-             "Mean ± 95% confidence half-width over repeats; n = items per repeat.", "",
-             "| metric | subset | " + (" | ".join(modes) if bench.modes_matter else "value (the mode does not apply)")
-             + " |", "|---|---|" + "---|" * len(modes)]
+             "Value on all items (mean over repeats) [95% paired bootstrap interval over items, "
+             f"{BOOTSTRAP_RESAMPLES} resamples]; n = items per repeat. Per-item predictions: [items.md](items.md).",
+             "", "| metric | subset | " + (" | ".join(modes) if bench.modes_matter else
+                                        "value (the mode does not apply)") + " |", "|---|---|" + "---|" * len(modes)]
     for metric, subset in keys:
         cells = []
         for m in modes:
             r = cell.get((m, metric, subset))
-            cells.append("" if r is None else f"{r.mean:.3f} ± {r.ci95:.3f} (n={r.n})")
+            cells.append("" if r is None else f"{_interval(r)} (n={r.n})")
         lines.append(f"| {metric} | {subset} | " + " | ".join(cells) + " |")
+    if diffs:
+        lines += ["", "## Paired differences (same items, same resamples)", "",
+                  "| metric | " + " | ".join(diffs) + " |", "|---|" + "---|" * len(diffs)]
+        for metric in dict.fromkeys(r.metric for r in rows if " - " in r.mode):
+            cells = [(lambda r: "" if r is None else f"{_interval(r)} (n={r.n})")(cell.get((d, metric, "all")))
+                     for d in diffs]
+            lines.append(f"| {metric} | " + " | ".join(cells) + " |")
     if baselines:
         lines += ["", "## Baselines", "", "| baseline | metric | subset | value | n |", "|---|---|---|---|---|"]
         lines += [f"| {b.baseline} | {b.metric} | {b.subset} | {b.value:.3f} | {b.n} |" for b in baselines]
     return "\n".join(lines) + "\n"
+
+
+def write_item_table(out_dir: Path, records: list[dict[str, Any]]) -> None:
+    """Per item and mode: status, prediction and gold, linked to the full result, so every figure of the summary
+    can be traced to the items behind it."""
+    lines = ["# Items", "", "| item | mode | repeat | status | prediction | gold | result |", "|---|---|---|---|---|---|---|"]
+    for r in sorted(records, key=lambda r: (r["item"], r["mode"], int(r["repeat"]))):
+        link = f"[result]({r['result_file']})" if r.get("result_file") else ""
+        status = r["status"] if r["status"] == "complete" else f"{r['status']}: {str(r.get('reason'))[:80]}"
+        lines.append(f"| {r['item']} | {r['mode']} | {r['repeat']} | {status} | {_short(r.get('pred'))} | "
+                     f"{_short(r.get('gold', r.get('human_mean')))} | {link} |")
+    write_atomic(out_dir / "items.md", "\n".join(lines) + "\n")
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":")) if value is not None else ""
+    return text.replace("|", "\\|")[:300]
 
 
 def plot_summary(path: Path, bench: Benchmark, rows: list[SummaryRow]) -> None:
@@ -231,7 +412,8 @@ def plot_summary(path: Path, bench: Benchmark, rows: list[SummaryRow]) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    headline = [r for r in rows if r.subset == "all" and r.metric in bench_headline(bench, rows)]
+    headline = [r for r in rows if r.subset == "all" and r.metric in bench_headline(bench, rows)
+                and " - " not in r.mode]
     metrics = list(dict.fromkeys(r.metric for r in headline))
     modes = list(dict.fromkeys(r.mode for r in headline))
     if not metrics:
@@ -241,11 +423,12 @@ def plot_summary(path: Path, bench: Benchmark, rows: list[SummaryRow]) -> None:
     for k, mode in enumerate(modes):
         vals = [next((r for r in headline if r.mode == mode and r.metric == m), None) for m in metrics]
         xs = [i + k * width for i in range(len(metrics))]
-        ax.bar(xs, [v.mean if v else 0 for v in vals], width, yerr=[v.ci95 if v else 0 for v in vals],
-               label=mode, capsize=3)
+        err = [[0 if v is None or math.isnan(v.ci_low) else v.value - v.ci_low for v in vals],
+               [0 if v is None or math.isnan(v.ci_high) else v.ci_high - v.value for v in vals]]
+        ax.bar(xs, [v.value if v else 0 for v in vals], width, yerr=err, label=mode, capsize=3)
     ax.set_xticks([i + width * (len(modes) - 1) / 2 for i in range(len(metrics))], metrics, rotation=20,
                   ha="right", fontsize=8)
-    ax.set_title(f"{bench.name}: headline metrics (95% CI over repeats)")
+    ax.set_title(f"{bench.name}: headline metrics (95% paired bootstrap intervals over items)")
     ax.legend(fontsize=8)
     fig.tight_layout()
     tmp = path.with_name(f".{path.stem}.tmp.png")
@@ -256,3 +439,35 @@ def plot_summary(path: Path, bench: Benchmark, rows: list[SummaryRow]) -> None:
 
 def bench_headline(bench: Benchmark, rows: list[SummaryRow]) -> list[str]:
     return list(getattr(bench, "headline", ())) or list(dict.fromkeys(r.metric for r in rows))[:6]
+
+
+def merge_runs(bench: Benchmark, folders: list[Path], out_dir: Path) -> tuple[list[SummaryRow], list[MetricRow], int]:
+    """Join the folders of a sharded run (same benchmark and settings) into ``out_dir`` and summarise them;
+    returns the summary, the baselines and the number of records joined."""
+    manifests = []
+    for folder in folders:
+        path = folder / "run.json"
+        if not path.exists():
+            raise ConfigurationError(f"{folder}: not a benchmark run folder (no run.json)")
+        manifests.append(json.loads(path.read_text(encoding="utf-8")))
+    if any(m != manifests[0] for m in manifests[1:]):
+        raise ConfigurationError("the folders hold runs with different settings or benchmarks; only shards of one "
+                                 "run can be merged")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    _check_manifest(out_dir, manifests[0])
+    merged: dict[tuple[str, int, str], dict[str, Any]] = {}
+    for folder in folders:
+        for r in latest_records(folder / "items.jsonl", None, None):
+            if r.get("result_file") and folder.resolve() != out_dir.resolve():
+                src = folder / r["result_file"]
+                if src.exists():
+                    dest = out_dir / r["result_file"]
+                    dest.parent.mkdir(parents=True, exist_ok=True)
+                    write_atomic(dest, src.read_text(encoding="utf-8"))
+            merged[record_key(r)] = r
+    lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in merged.values())
+    write_atomic(out_dir / "items.jsonl", lines)
+    ids = {r["item"] for r in merged.values()}
+    items = [it for it in bench.load() if it.id in ids]
+    summary, baselines = summarize_folder(bench, out_dir, None, None, items)
+    return summary, baselines, len(merged)

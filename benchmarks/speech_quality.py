@@ -94,15 +94,6 @@ class SpeechQuality(Benchmark):
             check_count(self.name, len(self._items), SIZE)
         return self._items
 
-    def subset(self, items: list[SpeechItem], limit: int | None) -> list[SpeechItem]:  # type: ignore[override]
-        """The file is grouped by speech source: a limited run takes a seeded sample, in file order."""
-        if not limit or limit >= len(items):
-            return items
-        import random
-
-        keep = set(random.Random(0).sample(range(len(items)), limit))
-        return [it for i, it in enumerate(items) if i in keep]
-
     def gold_record(self, item: SpeechItem) -> dict[str, Any]:  # type: ignore[override]
         return {"human_mean": round(item.human_mean, 4), "source": item.source, "variant": self.variant}
 

@@ -437,10 +437,21 @@ def serve(
 
 @app.command()
 def bench(
-    benchmark: Annotated[str, typer.Argument(help="debateart, bp, speech-quality, claims or critiques")],
-    modes: Annotated[str, typer.Option(help="comma-separated judge modes to compare")] = "debatrix",
-    repeats: Annotated[int, typer.Option(help="runs of every item per mode (mean and 95% CI over them)")] = 1,
-    limit: Annotated[int | None, typer.Option(help="only the first N items")] = None,
+    benchmark: Annotated[str, typer.Argument(help="debateart, bp, speech-quality, claims or critiques; or merge "
+                                                   "(join the folders of a sharded run into --out)")],
+    folders: Annotated[list[Path] | None, typer.Argument(help="merge: the shards' result folders")] = None,
+    modes: Annotated[str, typer.Option(help="comma-separated judge modes to compare (differences are against "
+                                            "the first)")] = "debatrix",
+    repeats: Annotated[int, typer.Option(help="samples of every item per mode (needs --temperature > 0; each "
+                                              "repeat has its own seed and cache entries)")] = 1,
+    limit: Annotated[int | None, typer.Option(help="a seeded sample of N items (debates: one per length "
+                                                   "stratum)")] = None,
+    seed: Annotated[int, typer.Option(help="seed of the --limit sample")] = 0,
+    shard: Annotated[str | None, typer.Option(help="i/N: only the items of shard i of N (stable by item id); "
+                                                   "join the folders with `debatrix bench merge`")] = None,
+    orders: Annotated[int | None, typer.Option(help="orders the debaters are listed in when compared "
+                                                    "(default 2)")] = None,
+    temperature: Annotated[float | None, typer.Option(help="sampling temperature (default 0)")] = None,
     concurrency: Annotated[int, typer.Option(help="items judged at once")] = 1,
     out: Annotated[Path | None, typer.Option(help="results folder (default results/<benchmark>); a rerun "
                                                   "resumes it")] = None,
@@ -464,8 +475,13 @@ def bench(
 ) -> None:
     """Score the judge against a benchmark's gold labels; resumable; writes items.jsonl, summary.csv/.md/.png."""
     from debatrix.benchmarks import BENCHMARKS, make_benchmark
-    from debatrix.benchmarks.runner import run_benchmark
+    from debatrix.benchmarks.runner import parse_shard, run_benchmark
 
+    if benchmark == "merge":
+        _merge(folders or [], out, data, variant)
+        return
+    if folders:
+        _fail(f"unexpected arguments {' '.join(map(str, folders))} (only `debatrix bench merge` takes folders)")
     if benchmark not in BENCHMARKS:
         _fail(f"unknown benchmark {benchmark!r}: use one of {', '.join(BENCHMARKS)}")
     mode_list = [m.strip() for m in modes.split(",") if m.strip()]
@@ -477,9 +493,11 @@ def bench(
                               backend=backend, analysis_words=analysis_words, comment_words=comment_words,
                               merge_score_call=merge_score_call, context_window=context_window, timeout=timeout,
                               concurrency=max_in_flight, memory={"embedding": "hash"},
-                              cache=folder / "llm_cache.sqlite" if cache else None, requests_per_second=rps)
+                              cache=folder / "llm_cache.sqlite" if cache else None, requests_per_second=rps,
+                              orders=orders, temperature=temperature)
     try:
         b = make_benchmark(benchmark, data, variant)
+        where = parse_shard(shard)
     except (DebatrixError, ValueError) as e:
         _fail(str(e))
         raise
@@ -495,13 +513,35 @@ def bench(
     try:
         report = asyncio.run(run_benchmark(b, settings, folder, modes=mode_list, repeats=repeats, limit=limit,
                                            concurrency=concurrency, retry_incomplete=retry_incomplete,
-                                           on_record=show, settle=True))
+                                           on_record=show, settle=True, shard=where, seed=seed))
     except DebatrixError as e:
         _fail(str(e).replace("\n", "; "))
         raise
     out_console.print((folder / "summary.md").read_text(encoding="utf-8"), markup=False, highlight=False)
     console.print(f"{report.judged} judged now, {report.skipped} already done, {report.seconds:.1f}s; results in "
                   f"{folder}/ (items.jsonl, summary.csv, summary.md, summary.png)", highlight=False)
+
+
+def _merge(folders: list[Path], out: Path | None, data: Path | None, variant: str | None) -> None:
+    import json as _json
+
+    from debatrix.benchmarks import make_benchmark
+    from debatrix.benchmarks.runner import merge_runs
+
+    if len(folders) < 1 or out is None:
+        _fail("usage: debatrix bench merge FOLDER [FOLDER ...] --out MERGED")
+    manifest = folders[0] / "run.json"
+    if not manifest.exists():
+        _fail(f"{folders[0]}: not a benchmark run folder (no run.json)")
+    try:
+        name = _json.loads(manifest.read_text(encoding="utf-8"))["benchmark"]
+        b = make_benchmark(name, data, variant)
+        _, _, joined = merge_runs(b, folders, out)
+    except (DebatrixError, ValueError, KeyError) as e:
+        _fail(f"cannot merge: {e}")
+        raise
+    out_console.print((out / "summary.md").read_text(encoding="utf-8"), markup=False, highlight=False)
+    console.print(f"{joined} records from {len(folders)} folders joined in {out}/", highlight=False)
 
 
 @app.command()

@@ -45,8 +45,8 @@ from .tokens import count_message_tokens, count_tokens
 
 T = TypeVar("T", bound=BaseModel)
 
-# The sample a request belongs to (a benchmark repeat). Set, it becomes the request's ``seed`` and so part of the
-# answer cache's key: repeat k is a new sample, never a replay of repeat 0's cached answers.
+# The sample a request belongs to (a benchmark repeat). From 1 on it becomes the request's ``seed`` and so part of
+# the answer cache's key: repeat k is a new sample, never a replay of repeat 0's cached answers.
 SAMPLE: ContextVar[int | None] = ContextVar("debatrix_sample", default=None)
 Method = Literal["json_schema", "tool", "parse"]
 
@@ -222,7 +222,9 @@ class LLMGateway:
             self._model = make_http_model(settings) if self._http else make_chat_model(settings)
         self.method: Method = self._choose_method()
         self.completed_requests = 0  # for progress estimates
-        self.logprobs_supported = True  # until the server refuses them
+        # log probabilities are asked of OpenAI-compatible servers (until one refuses them); other LangChain chat
+        # models may reject the unknown request fields, unless they say they take them (``debatrix_logprobs``)
+        self.logprobs_supported = self._speaks_openai() or bool(getattr(self._model, "debatrix_logprobs", False))
         self._turn = 0  # round robin over the per-loop connection pools
         self._identity = self._model_identity()
 
@@ -286,6 +288,11 @@ class LLMGateway:
         name = getattr(m, "model_name", None) or getattr(m, "model", None) or type(m).__name__
         return f"{name} ({self.method} structured output)"
 
+    def _speaks_openai(self) -> bool:
+        from langchain_openai import ChatOpenAI
+
+        return isinstance(self._model, (ChatOpenAI, HTTPChatModel))
+
     def _choose_method(self) -> Method:
         wanted = self.settings.structured_output
         if wanted != "auto":
@@ -335,7 +342,7 @@ class LLMGateway:
         """Send with retries; returns the answer and the number of attempts (0: answered from the cache)."""
         key = None
         sample = SAMPLE.get()
-        if sample is not None:
+        if sample:  # repeat 0 is the plain request (its answers are those of `debatrix judge --cache`)
             model = model.bind(seed=sample)
         if self.cache is not None:
             options = dict(getattr(model, "kwargs", None) or {})

@@ -253,6 +253,7 @@ class DimensionResult(Frozen):
     name: str
     weight: float
     allow_tie: bool
+    tie_margin: float = 0.0  # SC calls a tie when the debaters' scores are this close (where ties are allowed)
     analyses: tuple[SpeechAnalysis, ...] = ()
     speech_judgments: tuple[SpeechJudgment, ...] = ()
     debate_analysis: str | None = None

@@ -181,7 +181,7 @@ def _dimension_result(state: JudgeState, dim: Dimension) -> DimensionResult:
         sc = score_winner({j.debater: j.score for j in judgments}, debate, dim.allow_tie, dim.tie_margin)
         verdict = Verdict(**decision.model_dump(), score_winner=sc)
     return DimensionResult(
-        name=dim.name, weight=dim.weight, allow_tie=dim.allow_tie,
+        name=dim.name, weight=dim.weight, allow_tie=dim.allow_tie, tie_margin=dim.tie_margin,
         analyses=tuple(sorted((a for a in state.get("analyses", []) if a.dimension == dim.name), key=lambda a: a.index)),
         speech_judgments=tuple(sorted((s for s in state.get("speech_judgments", []) if s.dimension == dim.name),
                                       key=lambda s: s.index)),
