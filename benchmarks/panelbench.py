@@ -84,6 +84,10 @@ class DebateArt(Benchmark):
     def debate(self, item: Item) -> Debate:
         return load_debate(item.path)
 
+    def size(self, item: Item) -> int:
+        """The debate's length in characters of speech (the motion files only point at the speeches)."""
+        return sum(len(s.content) for s in self.debate(item).speeches)
+
     def predictions(self, item: Item, debate: Debate, result: JudgeResult) -> dict[str, Any]:
         """``{dimension: {...}}`` for every dimension the mode judged, plus ``general``: ``dp`` and ``sc`` (the
         verdict: probabilities averaged over the orders), ``dp_single`` / ``sc_single`` (the first order's answers
@@ -232,6 +236,10 @@ class BPCompetition(Benchmark):
 
     def debate(self, item: Item) -> Debate:
         return load_debate(item.path)
+
+    def size(self, item: Item) -> int:
+        """The debate's length in characters of speech (the motion files only point at the speeches)."""
+        return sum(len(s.content) for s in self.debate(item).speeches)
 
     def predictions(self, item: Item, debate: Debate, result: JudgeResult) -> dict[str, Any]:
         v = result.general.verdict if result.general else None
