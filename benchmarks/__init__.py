@@ -12,7 +12,7 @@ from .base import Benchmark, BenchmarkDataError
 BENCHMARKS = {
     "debateart": "PanelBench DebateArt (1v1 debates, per-dimension winners; RMSE×100)",
     "bp": "PanelBench BP-Competition (British Parliamentary; accuracy against the advancing teams)",
-    "speech-quality": "single opening speeches rated 1-5 (variants: plain, cot, multi; tau-c, kappa)",
+    "speech-quality": "single opening speeches rated 1-5 (variants: plain, cot, multi, aspects; tau-c, kappa)",
     "claims": "claim matching: Explicit / Implicit / Negative (matchers: llm, embedding; ROC AUC, F1)",
     "critiques": "critique rubric ratings from a JSONL file (--data required; ranking error, weighted loss)",
 }

@@ -39,7 +39,20 @@ SIZE = 631
 SCALE = (1, 2, 3, 4, 5)
 KAPPA_LABELS = (-1, 1, 2, 3, 4, 5)
 MIN_SHARED = 50
-VARIANTS = ("plain", "cot", "multi")
+VARIANTS = ("plain", "cot", "multi", "aspects")
+# The ``aspects`` recipe: the Debatable Intelligence question and three narrower ones, each asked over the same
+# prompt prefix (system, topic, speech: read once where the server caches prompts), each read as a probability-
+# weighted score; their mean on a 0-1 scale is the rating. One number from a small model is mostly its favourite
+# answer; several questions that look at different sides of the speech average some of that away.
+ASPECTS: tuple[tuple[str, str, int, int], ...] = (
+    ("overall", "Is this a good opening speech for supporting the topic? 1 means strongly disagree (a poor opening "
+                "speech), 5 means strongly agree (an excellent one).", 1, 5),
+    ("reasoning", "How well reasoned is it: clear claims, each backed by reasons or evidence? 1 is very poor, 9 is "
+                  "excellent.", 1, 9),
+    ("persuasion", "How persuasive would it be to a thoughtful, neutral listener? 1 is not at all, 9 is "
+                   "extremely.", 1, 9),
+    ("delivery", "How clear, well organised and well expressed is it? 1 is very poor, 9 is excellent.", 1, 9),
+)
 MULTI_DIMENSIONS = ("argument", "source", "language")
 
 
@@ -102,6 +115,8 @@ class SpeechQuality(Benchmark):
         started = time.perf_counter()
         if self.variant == "multi":
             return await self._multi(item, settings, context, started)
+        if self.variant == "aspects":
+            return await self._aspects(item, context, started)
         fence = "SPEECH-DATA-" + hashlib.sha256(item.text.encode()).hexdigest()[:12]
         system = P.render("system.j2", P.SystemVars(fence=fence))
         text = P.render("rate_speech.j2", P.RateSpeechVars(
@@ -115,6 +130,32 @@ class SpeechQuality(Benchmark):
                 "pred": {"argmax": r.argmax, "weighted": r.weighted, "distribution": r.distribution,
                          "answer": answer[-300:]},
                 "usage": calls_usage([record], started)}
+
+    async def _aspects(self, item: SpeechItem, context: JudgeContext, started: float) -> dict[str, Any]:
+        fence = "SPEECH-DATA-" + hashlib.sha256(item.text.encode()).hexdigest()[:12]
+        system = SystemMessage(content=P.render("system.j2", P.SystemVars(fence=fence)))
+        speech = P.sanitize(item.text, fence)
+        records, parts, answers = [], {}, {}
+        for name, question, low, high in ASPECTS:  # one after another: each reuses the speech the first read
+            text = P.render("rate_speech_aspect.j2", P.RateAspectVars(topic=item.topic, speech=speech, fence=fence,
+                                                                    question=question, low=low, high=high))
+            answer, logprobs, record = await context.gateway.text_with_logprobs(
+                [system, HumanMessage(content=text)], node=f"rate_speech_{name}", max_tokens=6)
+            records.append(record)
+            r = rating_from(answer, logprobs, range(low, high + 1))
+            value = r.weighted if r.weighted is not None else r.argmax
+            answers[name] = r.argmax
+            if value is not None:
+                parts[name] = (value - low) / (high - low)
+        usage = calls_usage(records, started)
+        if not parts:
+            return {"status": "complete", "reason": None, "pred": {"argmax": None, "weighted": None,
+                                                                   "aspects": answers}, "usage": usage}
+        mean = sum(parts.values()) / len(parts)
+        return {"status": "complete", "reason": None,
+                "pred": {"argmax": answers.get("overall"), "weighted": round(1 + 4 * mean, 4),
+                         "aspects": {k: round(v, 4) for k, v in parts.items()}, "answers": answers},
+                "usage": usage}
 
     async def _multi(self, item: SpeechItem, settings: JudgeSettings, context: JudgeContext,
                      started: float) -> dict[str, Any]:

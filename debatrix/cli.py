@@ -456,7 +456,7 @@ def bench(
     out: Annotated[Path | None, typer.Option(help="results folder (default results/<benchmark>); a rerun "
                                                   "resumes it")] = None,
     data: Annotated[Path | None, typer.Option(help="data folder or file (default: ../shared/data/...)")] = None,
-    variant: Annotated[str | None, typer.Option(help="speech-quality: plain, cot or multi; claims: llm or "
+    variant: Annotated[str | None, typer.Option(help="speech-quality: plain, cot, multi or aspects; claims: llm or "
                                                      "embedding")] = None,
     retry_incomplete: Annotated[bool, typer.Option(help="judge items that ended incomplete again")] = False,
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL (default: the local model)")] = None,

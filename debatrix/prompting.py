@@ -126,6 +126,15 @@ class RateSpeechVars(_Vars):
     words: int
 
 
+class RateAspectVars(_Vars):
+    topic: str
+    speech: str
+    fence: str
+    question: str
+    low: int
+    high: int
+
+
 class MatchClaimVars(_Vars):
     motion: str
     speech: str
@@ -166,6 +175,7 @@ TEMPLATES: dict[str, type[_Vars]] = {
     "json_instruction.j2": SchemaVars,
     "repair.j2": RepairVars,
     "rate_speech.j2": RateSpeechVars,
+    "rate_speech_aspect.j2": RateAspectVars,
     "match_claim.j2": MatchClaimVars,
     "critique_comment.j2": CritiqueCommentVars,
     "critique_rate.j2": NoVars,

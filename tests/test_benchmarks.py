@@ -336,3 +336,81 @@ async def test_claims_embedding_matcher_on_a_subset(tmp_path):
     rows = {r.metric: r for r in report.summary}
     assert 0.0 <= rows["roc_auc"].value <= 1.0 and rows["roc_auc"].n == 60
     assert rows["llm_calls_per_item"].value == 0
+
+
+async def test_a_repeat_is_a_new_sample_never_a_cache_replay(tmp_path, uniforms):
+    """The repeat index is the request's seed and part of the answer cache's key: repeat 1 of a cached run is sent
+    again (with seed 1), repeat 0 is answered from the cache."""
+    from debatrix.llm import SAMPLE
+
+    from debatrix.api import ajudge_debate
+
+    s = settings("direct", orders=1, cache_path=tmp_path / "cache.sqlite", temperature=0.7)
+    first = ScriptedChatModel()
+    await ajudge_debate(uniforms, s, first)
+    again = ScriptedChatModel()
+    replay = await ajudge_debate(uniforms, s, again)
+    assert again.calls == [] and replay.usage.cached_calls == replay.usage.llm_calls == 2
+
+    class Seeds(ScriptedChatModel):
+        async def _agenerate(self, messages, stop=None, run_manager=None, **kwargs):
+            seeds.append(kwargs.get("seed"))
+            return await super()._agenerate(messages, stop, run_manager, **kwargs)
+
+    seeds: list = []
+    token = SAMPLE.set(1)
+    try:
+        repeat = await ajudge_debate(uniforms, s, Seeds())
+    finally:
+        SAMPLE.reset(token)
+    assert repeat.usage.cached_calls == 0 and seeds == [1, 1]  # sent, with the repeat's seed
+
+
+async def test_repeats_at_temperature_zero_are_refused(tmp_path):
+    from debatrix.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="temperature 0"):
+        await run_benchmark(make_benchmark("critiques", tmp_path / "unread.jsonl"), settings("direct"), tmp_path,
+                            modes=["direct"], repeats=3, chat_model=ScriptedChatModel())
+
+
+@data_required
+async def test_shards_cover_the_sample_once_and_merge_into_one_summary(tmp_path):
+    from debatrix.benchmarks.runner import merge_runs, shard_of
+
+    b = make_benchmark("debateart")
+    sample = b.subset(b.load(), 4, seed=3)
+    assert sample == b.subset(b.load(), 4, seed=3) and sample != b.subset(b.load(), 4, seed=4)
+    model = ScriptedChatModel(script={"decide_debate": lambda c: {**{n: 6 for n in c.names}, "winner": c.names[0]}})
+    folders = []
+    for i in (1, 2):
+        out = tmp_path / f"shard{i}"
+        await run_benchmark(b, settings("direct"), out, modes=["direct"], limit=4, seed=3, shard=(i, 2),
+                            chat_model=model)
+        folders.append(out)
+    judged = [r["item"] for f in folders for r in read_records(f / "items.jsonl")]
+    assert sorted(judged) == sorted(it.id for it in sample)  # every sampled item once, in one shard
+    assert all(shard_of(r["item"], 2) == i for i, f in ((1, folders[0]), (2, folders[1]))
+               for r in read_records(f / "items.jsonl"))
+    summary, _, joined = merge_runs(b, folders, tmp_path / "merged")
+    assert joined == 4 and (tmp_path / "merged" / "summary.md").exists()
+    assert all((tmp_path / "merged" / r["result_file"]).exists()
+               for r in read_records(tmp_path / "merged" / "items.jsonl"))
+    assert next(r for r in summary if r.metric == "completion_rate").n == 4
+
+
+@data_required
+async def test_speech_quality_aspects_recipe_over_http(tmp_path):
+    """The aspects recipe asks four questions over the same speech prefix and averages their weighted scores."""
+    b = make_benchmark("speech-quality", variant="aspects")
+    with FakeOpenAIServer(responder=logprob_responder(lambda body: "4")) as srv:
+        s = JudgeSettings(llm=LLMSettings(base_url=srv.base_url, model="fake"), memory=MemorySettings(embedding="hash"))
+        await run_benchmark(b, s, tmp_path / "sq", modes=["direct"], limit=3)
+        prompts = [r["messages"][-1]["content"] for r in srv.requests]
+    assert len(prompts) == 12
+    head = prompts[0][: prompts[0].index("Question:")]
+    assert all(p.startswith(head) for p in prompts[:4])  # one speech, four questions after the same prefix
+    r0 = read_records(tmp_path / "sq" / "items.jsonl")[0]["pred"]
+    # every answer is 4 at 60% and 3 at 40%: 3.6 on 1-5 (0.65), and 3.6 on 1-9 (0.325) for the other three
+    assert r0["aspects"]["overall"] == pytest.approx(0.65) and r0["aspects"]["reasoning"] == pytest.approx(0.325)
+    assert r0["weighted"] == pytest.approx(1 + 4 * (0.65 + 3 * 0.325) / 4)

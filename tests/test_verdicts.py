@@ -1,0 +1,150 @@
+"""Probability-weighted scores and winners, the orders a comparing judgment is asked in, and how their answers
+combine into one verdict. The token lists are shaped like a llama.cpp / OpenAI ``logprobs.content`` answer; the
+first is the real local model's (raw, pre-grammar alternatives: the grammar forced "10" where the model wanted
+"1" then a newline)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from debatrix import probabilities as prob
+from debatrix.api import ajudge_debate
+from debatrix.graphs import verdicts as V
+from debatrix.models import Status
+from debatrix.testing import ScriptedChatModel
+
+from .conftest import settings
+
+
+def tok(token: str, top: dict[str, float] | None = None) -> dict:
+    """A token with its alternatives given as probabilities (the sampled one included)."""
+    top = top or {token: 1.0}
+    return {"token": token, "logprob": math.log(top.get(token, 1e-6)),
+            "top_logprobs": [{"token": t, "logprob": math.log(p)} for t, p in top.items()]}
+
+
+# {"Alice": 10, "Bob": 10, "winner": "Alice"} as the 1.5B model wrote it under a grammar
+DECISION = [tok("{\n"), tok(" "), tok(' "'), tok("Alice"), tok('":'), tok(" "),
+            tok("1", {"1": 0.55, "8": 0.134, "7": 0.11, "9": 0.1, "5": 0.057, "6": 0.02}),
+            tok("0", {"0": 0.98, ",\n": 0.02}), tok(",\n"), tok(" "), tok(' "'), tok("Bob"), tok('":'), tok(" "),
+            tok("1", {"1": 0.53, "0": 0.44, "5": 0.012, "2": 0.006}),
+            tok("0", {"\n": 0.96, "0": 0.025, ",\n": 0.012}), tok(",\n"), tok(" "), tok(' "'), tok("winner"),
+            tok('":'), tok(' "', {' "': 0.9, " null": 0.1}),
+            tok("Alice", {"Both": 0.23, "Alice": 0.145, "T": 0.13, "Bob": 0.018, "tie": 0.03}), tok('"\n'),
+            tok("}")]
+
+
+def test_expected_scores_read_the_model_not_the_grammar():
+    alice = prob.json_score(DECISION, "Alice", range(1, 11))
+    bob = prob.json_score(DECISION, "Bob", range(1, 11))
+    # Alice's "1" went on to "0" with 98%: mostly a 10; Bob's "1" would have ended there: a 1, not the forced 10
+    assert alice[10] == pytest.approx(0.55 * 0.98 / 0.971, rel=0.01) and prob.expectation(alice) > 8.5
+    assert bob[1] > 0.9 and prob.expectation(bob) < 1.5
+    assert sum(alice.values()) == pytest.approx(1.0) and set(alice) <= set(range(1, 11))
+
+
+def test_winner_probability_at_the_point_the_names_part():
+    p = prob.json_choice(DECISION, "winner", ["Alice", "Bob", "tie"])
+    # "Both" and a lone "T" (any word may start so) are not choices: dropped, the rest renormalised
+    assert set(p) == {"Alice", "Bob", "tie"} and p["Alice"] == pytest.approx(0.145 / 0.193, rel=0.01)
+    # names that share a prefix part where they differ ("Debater A" / "Debater B")
+    lp = [tok("Winner"), tok(":"), tok(" Debater"), tok(" B", {" B": 0.6, " A": 0.4})]
+    assert prob.text_choice(lp, ["Debater A", "Debater B"]) == pytest.approx({"Debater A": 0.4, "Debater B": 0.6})
+
+
+def test_winner_line_and_argued_winner():
+    text = "Maya argued well.\nTheo did not.\n**Winner:** Theo"
+    assert prob.named_winner(text, ["Maya", "Theo", "tie"]) == ("Theo", text.index("Theo", text.index("Winner")))
+    assert prob.named_winner("Maya won on the facts.", ["Maya", "Theo"]) is None
+    assert prob.argued_winner("Theo spoke first. Maya won the debate because she answered.", ["Maya", "Theo"]) \
+        == "Maya"
+    assert prob.argued_winner("Both were fine.", ["Maya", "Theo"]) is None
+
+
+def test_orders_cover_every_place():
+    assert V.orders_for(["A", "B"], 2) == [("A", "B"), ("B", "A")]
+    assert V.orders_for(["A", "B"], 1) == [("A", "B")]
+    bp = V.orders_for(["OG", "OO", "CG", "CO"], 4)
+    assert bp[:2] == [("OG", "OO", "CG", "CO"), ("CG", "CO", "OG", "OO")]
+    assert all(sorted(o[i] for o in bp) == ["CG", "CO", "OG", "OO"] for i in range(4))  # every team every place
+
+
+def _answer(order, winner, probs=None, scores=None, comment=""):
+    return V.OrderAnswer(order=order, winner=winner, probabilities=probs, scores=scores or {},
+                         comment=comment or f"Winner: {winner}")
+
+
+def test_combining_orders_cancels_a_first_place_preference(uniforms):
+    first = _answer(("Maya", "Theo"), "Maya", {"Maya": 0.8, "Theo": 0.2})
+    second = _answer(("Theo", "Maya"), "Theo", {"Maya": 0.4, "Theo": 0.6})
+    d = V.combine("argument", uniforms, [first, second], allow_tie=False)
+    assert d.winner == "Maya" and d.probabilities == {"Maya": 0.6, "Theo": 0.4} and d.method == "logprobs"
+    assert d.position_bias == pytest.approx((0.8 + 0.6) / 2 - 0.5)  # each order favoured its first-listed
+    assert d.comment == "Winner: Maya" and d.consistent  # the comment shown argues for the winner
+    # without probabilities each answer counts as certainty; an even split goes to the higher mean score
+    split = V.combine("argument", uniforms, [_answer(("Maya", "Theo"), "Maya", scores={"Maya": 6, "Theo": 7}),
+                                             _answer(("Theo", "Maya"), "Theo", scores={"Maya": 6, "Theo": 8})],
+                      allow_tie=False)
+    assert split.method == "argmax" and split.winner == "Theo" and split.position_bias == 0.5
+    assert any("split evenly" in w for w in split.warnings)
+
+
+def test_a_decision_that_contradicts_its_judgment_is_caught(uniforms):
+    """The judgment's Winner line names Theo, the structured decision Maya: the verdict keeps the judgment's
+    winner (so comment and verdict agree) and flags the order."""
+    script = {"judge_debate": "Maya: clear.\nTheo: clearer.\nWinner: Theo",
+              "decide_debate": lambda c: {**{n: 7 for n in c.names}, "winner": "Maya"}}
+    result = await_judge(uniforms, script)
+    v = result.general.verdict
+    assert result.status is Status.COMPLETE and v.winner == "Theo" and v.comment.endswith("Winner: Theo")
+    assert not all(o.consistent for o in v.orders) and any("another winner" in w for w in v.warnings)
+
+
+def await_judge(debate, script, **kw):
+    import asyncio
+
+    return asyncio.run(ajudge_debate(debate, settings("direct", **kw), ScriptedChatModel(script=script)))
+
+
+class LogprobModel(ScriptedChatModel):
+    """A scripted model that also returns token log probabilities, as an OpenAI-compatible server does."""
+
+    debatrix_logprobs: bool = True
+
+    def _answer(self, messages, run_manager):
+        result = super()._answer(messages, run_manager)
+        message = result.generations[0].message
+        text = message.content
+        if '"winner"' in text:  # decisions: 60/40 for whoever the answer names, scores certain
+            parts, rest = [], text
+            head, _, tail = rest.partition('"winner": "')
+            name = tail.split('"')[0]
+            other = next(n for n in ("Maya", "Theo") if n != name)
+            parts = [tok(head + '"winner": "'), tok(name, {name: 0.6, other: 0.4}), tok(tail[len(name):])]
+        else:
+            parts = [tok(text)]
+        message.response_metadata["logprobs"] = {"content": parts}
+        return result
+
+
+async def test_graph_verdict_from_probabilities(uniforms):
+    """Both orders' decisions name their first-listed debater at 60%: the averaged probabilities tie 50/50, so
+    the scores decide; the result keeps each order's answer and the bias (+0.1 towards the first place)."""
+    model = LogprobModel(script={"decide_debate": lambda c: {"Maya": 7, "Theo": 8, "winner": c.names[0]}})
+    result = await ajudge_debate(uniforms, settings("direct"), model)
+    v = result.general.verdict
+    assert result.status is Status.COMPLETE and v.method == "logprobs"
+    assert v.probabilities == {"Maya": 0.5, "Theo": 0.5} and v.winner == "Theo" == v.score_winner
+    assert [o.order for o in v.orders] == [("Maya", "Theo"), ("Theo", "Maya")]
+    assert v.position_bias == pytest.approx(0.1)
+    assert sum(c.node == "decide_debate" for c in model.calls) == 2
+
+
+async def test_one_order_and_no_probabilities_is_the_old_judge(uniforms):
+    model = ScriptedChatModel(script={"decide_debate": lambda c: {"Maya": 7, "Theo": 6, "winner": "Maya"}})
+    result = await ajudge_debate(uniforms, settings("direct", orders=1), model)
+    v = result.general.verdict
+    assert v.method == "argmax" and len(v.orders) == 1 and v.winner == "Maya" and v.probabilities is None
+    assert sum(c.node == "judge_debate" for c in model.calls) == 1
