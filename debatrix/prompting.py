@@ -219,10 +219,29 @@ def fence_for(debate: Debate) -> str:
     return f"DATA-{debate.fingerprint[:6]}"
 
 
+# chat-template and tool markers ("<|im_start|>", "<tool_call>", "[INST]"): a server that parses special tokens in
+# message text would otherwise read them as a real turn of the conversation
+_TEMPLATE_TAG = re.compile(r"<(\|[^<>|\n]{0,40}\||/?[A-Za-z_][\w-]{0,30})>|\[/?INST\]|<<SYS>>|<</SYS>>", re.I)
+
+
+def _defused(m: re.Match[str]) -> str:
+    return m.group(0).replace("<", "‹").replace(">", "›").replace("[", "(").replace("]", ")")
+
+
 def sanitize(text: str, fence: str) -> str:
-    """Drop control characters and any copy of the fence marker (speech text cannot close its own block)."""
+    """Drop control characters and any copy of the fence marker (speech text cannot close its own block); defuse
+    chat-template tags."""
     text = _CONTROL.sub("", text.replace("\r\n", "\n"))
-    return text.replace(fence, "[marker removed]")
+    return _TEMPLATE_TAG.sub(_defused, text.replace(fence, "[marker removed]"))
+
+
+SPEECH_MARK = "│ "
+
+
+def marked(text: str) -> str:
+    """Every line of a debater's text starts with :data:`SPEECH_MARK` (data marking): a line in a speech that poses
+    as a verdict, a system message or another turn of the conversation still reads as the speech it is."""
+    return "\n".join(SPEECH_MARK + line for line in text.strip("\n").split("\n"))
 
 
 def side_label(debate: Debate, name: str) -> str:
@@ -236,7 +255,7 @@ def speech_block(debate: Debate, index: int, fence: str) -> str:
     return render(
         "speech_block.j2",
         SpeechBlockVars(fence=fence, index=index + 1, speaker=speech.speaker, side=side_label(debate, speech.speaker),
-                        content=sanitize(speech.content, fence)),
+                        content=marked(sanitize(speech.content, fence))),
     )
 
 

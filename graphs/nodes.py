@@ -103,7 +103,8 @@ async def _relevant(ctx: JudgeContext, memory: Any, debate: Debate, index: int) 
     chunks = await asyncio.to_thread(memory.relevant, index, debate.speeches[index].content, ctx.settings.memory.top_k)
     fence = P.fence_for(debate)
     blocks = [P.render("speech_block.j2", P.SpeechBlockVars(
-        fence=fence, index=c["index"] + 1, speaker=c["speaker"], side="excerpt", content=P.sanitize(c["text"], fence)))
+        fence=fence, index=c["index"] + 1, speaker=c["speaker"], side="excerpt",
+        content=P.marked(P.sanitize(c["text"], fence))))
         for c in chunks]
     return P.render("relevant_chunks.j2", P.ItemsVars(items=blocks))
 
