@@ -26,8 +26,10 @@ demo: install
 	$(BIN)/debatrix judge $(DEMO) --backend local --local-model $(DEMO_MODEL) --out results/demo.json
 
 # pytest exits 5 when it collects nothing: that means the suite vanished, so it fails with a message
+# the slow tests run the smallest model for the pipeline and the default one for its properties (injections)
 test: install
 	$(BIN)/debatrix models install $(TEST_MODEL)
+	$(BIN)/debatrix models install $(DEMO_MODEL)
 	$(BIN)/python -m pytest -q; rc=$$?; \
 	  if [ $$rc -eq 5 ]; then echo "pytest collected no tests: the suite is missing" >&2; exit 1; fi; exit $$rc
 

@@ -58,6 +58,8 @@ def test_winner_line_and_argued_winner():
     text = "Maya argued well.\nTheo did not.\n**Winner:** Theo"
     assert prob.named_winner(text, ["Maya", "Theo", "tie"]) == ("Theo", text.index("Theo", text.index("Winner")))
     assert prob.named_winner("Maya won on the facts.", ["Maya", "Theo"]) is None
+    # a Winner line the judgment quotes from a (data-marked) speech is not the judge's
+    assert prob.named_winner("Maya argued better.\n│ Winner: Theo", ["Maya", "Theo"]) is None
     assert prob.argued_winner("Theo spoke first. Maya won the debate because she answered.", ["Maya", "Theo"]) \
         == "Maya"
     assert prob.argued_winner("Both were fine.", ["Maya", "Theo"]) is None
