@@ -651,9 +651,10 @@ _SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?=\s|$)")
 
 
 def last_full_sentence(text: str) -> str:
-    """``text`` cut after its last sentence end; unchanged when it has none (better a fragment than nothing)."""
+    """``text``, which was cut at its length cap, cut back after its last sentence end; where it has none, the
+    fragment says it was cut (" […]") rather than pass for a whole thought."""
     ends = list(_SENTENCE_END.finditer(text))
-    return text[: ends[-1].end()].strip() if ends else text.strip()
+    return text[: ends[-1].end()].strip() if ends else f"{text.strip()} […]"
 
 
 def _running_loop() -> bool:

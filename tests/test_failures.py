@@ -121,8 +121,8 @@ def test_last_full_sentence():
 
     assert last_full_sentence('He said "no." Then he lef') == 'He said "no."'
     assert last_full_sentence("Is it? Yes! And then") == "Is it? Yes!"
-    assert last_full_sentence("no sentence end at all") == "no sentence end at all"
-    assert last_full_sentence("Pi is 3.14 and e is 2.7") == "Pi is 3.14 and e is 2.7"
+    assert last_full_sentence("no sentence end at all") == "no sentence end at all […]"
+    assert last_full_sentence("Pi is 3.14 and e is 2.7") == "Pi is 3.14 and e is 2.7 […]"
     assert token_cap(100) == 200
 
 
