@@ -139,6 +139,9 @@ class DebateArt(Benchmark):
             biases = [r["pred"][dim]["bias"] for r in judged if r["pred"][dim].get("bias") is not None]
             if biases:
                 rows.append(MetricRow(f"position_bias_{dim}", "all", sum(biases) / len(biases), len(biases)))
+            flags = [r["pred"][dim]["consistent"] for r in judged if "consistent" in r["pred"][dim]]
+            if flags:  # verdicts whose comment argues for the winner they name
+                rows.append(MetricRow(f"consistent_{dim}", "all", sum(flags) / len(flags), len(flags)))
         return rows
 
     def baselines(self, items: list[DebateArtItem]) -> list[MetricRow]:  # type: ignore[override]
@@ -172,7 +175,7 @@ def _prediction(debate: Debate, d: Any) -> dict[str, Any]:
         p_con = round(v.probabilities.get(con, 0.0) + 0.5 * v.probabilities.get("tie", 0.0), 4)
     return {"dp": side_value(debate, v.winner), "sc": side_value(debate, v.score_winner),
             "dp_single": side_value(debate, first.winner) if first is not None else None, "sc_single": single_sc,
-            "p_con": p_con, "bias": v.position_bias, "method": v.method}
+            "p_con": p_con, "bias": v.position_bias, "method": v.method, "consistent": v.consistent}
 
 
 SUBSETS = {
