@@ -260,6 +260,12 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
         ctx.close()
 
 
+def _judged_winner(v: Any) -> str:
+    name = v.winner or "tie"
+    p = (v.probabilities or {}).get(name)
+    return f"{name} ({p:.0%})" if p is not None and v.method == "logprobs" else name
+
+
 def print_summary(result: JudgeResult, con: Console) -> None:
     if not result.dimensions and result.general is None:  # refused before judging: the status line says why
         con.print(f"status: {result.status.value} ({result.incomplete_reason}) | no LLM call was made",
@@ -281,12 +287,23 @@ def print_summary(result: JudgeResult, con: Console) -> None:
     if result.general is not None and (not rows or rows[0].name != "general" or len(rows) > 1):
         rows.append(result.general)
     for d in rows:
-        scores = {j.debater: f"{j.score:g}" for j in d.debater_judgments}
+        scores = {j.debater: f"{j.score:.3g}" for j in d.debater_judgments}
         v = d.verdict
         table.add_row(d.name, f"{d.weight:g}", *[scores.get(n, "-") for n in names],
-                      (v.winner or "tie") if v else "-", (v.score_winner or "tie") if v else "-",
+                      _judged_winner(v) if v else "-", (v.score_winner or "tie") if v else "-",
                       style="bold" if d is result.general else None)
     con.print(table)
+    verdicts = [d.verdict for d in rows if d.verdict is not None]
+    if any(v.orders and len(v.orders) > 1 for v in verdicts):
+        biases = [v.position_bias for v in verdicts if v.position_bias is not None]
+        con.print(f"judged in {len(verdicts[0].orders)} orders of the debaters ("
+                  + ("winner probabilities from the model's log probabilities" if verdicts[0].method == "logprobs"
+                     else "the server gave no probabilities: each answer counts as certain")
+                  + (f"); preference for the first-listed: {sum(biases) / len(biases):+.2f}" if biases else ")"),
+                  highlight=False)
+    for v in verdicts:
+        for w in v.warnings:
+            con.print(f"[yellow]{v.dimension}: {w}[/]", highlight=False)
     if result.general and result.general.verdict:
         con.print(f"[bold]Winner: {result.general.verdict.winner or 'tie'}[/]", highlight=False)
     if result.dimensions and result.dimensions[0].speech_judgments:
