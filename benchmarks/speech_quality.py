@@ -170,10 +170,14 @@ class SpeechQuality(Benchmark):
             return {"status": "incomplete", "reason": result.incomplete_reason, "pred": {}, "usage": usage}
         weights = {d.name: context.registry.get(d.name).weight for d in result.dimensions}
         total = sum(weights.values())
-        ten = sum(d.speech_judgments[0].score * weights[d.name] for d in result.dimensions) / total
-        five = 1 + (ten - 1) * 4 / 9
+        def five(points: float) -> float:
+            return 1 + (points - 1) * 4 / 9
+
+        answered = sum(d.speech_judgments[0].score * weights[d.name] for d in result.dimensions) / total
+        expected = sum(d.speech_judgments[0].value * weights[d.name] for d in result.dimensions) / total
         return {"status": "complete", "reason": None,
-                "pred": {"argmax": int(round(five)), "weighted": round(five, 4), "ten_point": round(ten, 3)},
+                "pred": {"argmax": int(round(five(answered))), "weighted": round(five(expected), 4),
+                         "ten_point": round(expected, 3)},
                 "usage": usage}
 
     # --------------------------------------------------------------------------------------- metrics
