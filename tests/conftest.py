@@ -47,6 +47,15 @@ def debate_0466():
     return load_debate(PANELBENCH / "DebateArt" / "motion" / "debateart_0466.yml")
 
 
+def installed_model(name: str) -> str:
+    """A catalogue model the test needs, or a skip that names the install command (`make test` installs both)."""
+    from debatrix.local import installed_path
+
+    if not installed_path(name).exists():
+        pytest.skip(f"{name} is not installed: run `debatrix models install {name}` (make test does)")
+    return name
+
+
 def settings(mode: str = "debatrix", orders: int = 2, **llm) -> JudgeSettings:
     """Test settings; ``orders=1`` for tests about one path of calls (repairs, retries), not about orders."""
     return JudgeSettings(mode=mode, orders=orders, llm=LLMSettings(**llm), memory=MemorySettings(embedding="hash"))

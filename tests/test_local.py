@@ -12,18 +12,17 @@ import pytest
 from debatrix import JudgeSettings, LLMSettings, MemorySettings
 from debatrix.api import ajudge_debate
 from debatrix.context import JudgeContext
-from debatrix.local import (CATALOG, LocalServer, ModelNotInstalled, PortInUse, ServerStartupTimeout,
-                            installed_path, model_path)
+from debatrix.local import CATALOG, LocalServer, ModelNotInstalled, PortInUse, ServerStartupTimeout, model_path
 from debatrix.models import JudgeResult, Status
+
+from .conftest import installed_model
 
 SMALL = "smollm2-135m"
 
 
 @pytest.fixture(scope="module")
 def small_model():
-    if not installed_path(SMALL).exists():
-        pytest.skip(f"{SMALL} is not installed: run `debatrix models install {SMALL}` (make test does)")
-    return SMALL
+    return installed_model(SMALL)
 
 
 def local_settings(mode: str = "debatrix", **llm) -> JudgeSettings:

@@ -9,17 +9,16 @@ import pytest
 from debatrix.api import ajudge_debate
 from debatrix.benchmarks.injection import ATTACKS, report, run_suite
 from debatrix.context import JudgeContext
-from debatrix.local import installed_path
 from debatrix.settings import JudgeSettings, LLMSettings, MemorySettings
+
+from .conftest import installed_model
 
 DEFAULT = "qwen2.5-coder-1.5b"
 
 
 @pytest.fixture(scope="module")
 def default_model():
-    if not installed_path(DEFAULT).exists():
-        pytest.skip(f"{DEFAULT} is not installed: run `debatrix models install {DEFAULT}` (make test does)")
-    return DEFAULT
+    return installed_model(DEFAULT)
 
 
 @pytest.mark.slow
