@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 import time
 from enum import Enum
@@ -12,6 +13,7 @@ from typing import Annotated, Any
 import typer
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from . import __version__
@@ -33,8 +35,18 @@ Mode = Enum("Mode", {m: m for m in MODE_NAMES}, type=str)  # type: ignore[misc]
 
 
 
+_UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def plain(text: object) -> str:
+    """Text from an input file, a model or a server, made safe for the terminal: control characters (the ESC of
+    ANSI/OSC sequences that would clear the screen, retitle the window or plant links) and bidi overrides shown as
+    "\ufffd", rich markup escaped."""
+    return escape(_UNPRINTABLE.sub("\ufffd", str(text)))
+
+
 def _fail(message: str, code: int = 2) -> None:
-    console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    console.print(f"[bold red]error:[/] {plain(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -84,14 +96,14 @@ def validate(
             d = load_debate(path)
         except InvalidDebateError as e:
             bad += 1
-            console.print(f"[red]invalid[/] {e}".replace("\n", "; "), highlight=False, soft_wrap=True)
+            console.print(f"[red]invalid[/] {plain(str(e).replace(chr(10), '; '))}", highlight=False, soft_wrap=True)
             continue
         dims = resolve_dimensions(settings.mode, settings.dimensions, d.format, registry)
         need = largest_request(d, settings.mode, settings, dims)
         fits = need.tokens <= window
         too_big += not fits
         verdict = "[green]ok[/]" if fits else "[red]too long[/]"
-        out_console.print(f"{verdict} {path}: {d.id} ({d.format.value}, {len(d.debaters)} debaters, "
+        out_console.print(f"{verdict} {plain(path)}: {plain(d.id)} ({d.format.value}, {len(d.debaters)} debaters, "
                           f"{len(d.speeches)} speeches); mode {settings.mode}: largest request {need.tokens} "
                           f"tokens ({need.what}), {'within' if fits else 'more than'} {limit}",
                           highlight=False, soft_wrap=True)
@@ -199,7 +211,7 @@ def judge(
     else:
         print_summary(result, out_console)
     if out:
-        console.print(f"result written to {out}", highlight=False)
+        console.print(f"result written to {plain(out)}", highlight=False)
     if result.status is not Status.COMPLETE:
         raise typer.Exit(3)
 
@@ -238,7 +250,7 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
         total, single = expected_calls(*shape, settings.orders), expected_calls(*shape, 1)
         orders = (f" ({total - single} of them to judge in {order_count(len(debate.debaters), settings.orders)} "
                   "orders of the debaters; --orders 1 judges in one)" if total > single else "")
-        console.print(f"judging [bold]{debate.id}[/] ({debate.format.value}, {len(debate.speeches)} speeches) in "
+        console.print(f"judging [bold]{plain(debate.id)}[/] ({debate.format.value}, {len(debate.speeches)} speeches) in "
                       f"mode [bold]{settings.mode}[/] on {', '.join(d.name for d in dims)}: {total} LLM calls"
                       f"{orders} with {ctx.gateway.description}"
                       + (f" at {ctx.settings.llm.base_url}" if ctx.settings.llm.base_url else ""), highlight=False)
@@ -251,8 +263,8 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
             elapsed = loop.time() - started
             done = ctx.gateway.completed_requests
             eta = f", ~{elapsed / done * max(total - done, 0):.0f}s left" if done else ""
-            where = f"[cyan]{event.dimension}[/]" if event.dimension else "[cyan]panel[/]"
-            console.print(f"[dim]{elapsed:6.1f}s {done:>3}/{total} calls{eta}[/] {where} {event.detail}",
+            where = f"[cyan]{plain(event.dimension)}[/]" if event.dimension else "[cyan]panel[/]"
+            console.print(f"[dim]{elapsed:6.1f}s {done:>3}/{total} calls{eta}[/] {where} {plain(event.detail)}",
                           highlight=False)
 
         return await ajudge_debate(debate, ctx.settings, context=ctx, on_event=show)
@@ -268,7 +280,7 @@ def _judged_winner(v: Any) -> str:
 
 def print_summary(result: JudgeResult, con: Console) -> None:
     if not result.dimensions and result.general is None:  # refused before judging: the status line says why
-        con.print(f"status: {result.status.value} ({result.incomplete_reason}) | no LLM call was made",
+        con.print(f"status: {result.status.value} ({plain(result.incomplete_reason)}) | no LLM call was made",
                   highlight=False, soft_wrap=True)
         return
     names: list[str] = []
@@ -276,11 +288,11 @@ def print_summary(result: JudgeResult, con: Console) -> None:
         for j in d.debater_judgments:
             if j.debater not in names:
                 names.append(j.debater)
-    table = Table(title=f"{result.debate_id} — {result.motion}", title_justify="left")
+    table = Table(title=f"{plain(result.debate_id)} — {plain(result.motion)}", title_justify="left")
     table.add_column("dimension")
     table.add_column("weight", justify="right")
     for n in names:
-        table.add_column(n, justify="right")
+        table.add_column(plain(n), justify="right")
     table.add_column("winner (judge)")
     table.add_column("winner (scores)")
     rows = list(result.dimensions)
@@ -289,8 +301,8 @@ def print_summary(result: JudgeResult, con: Console) -> None:
     for d in rows:
         scores = {j.debater: f"{j.score:.3g}" for j in d.debater_judgments}
         v = d.verdict
-        table.add_row(d.name, f"{d.weight:g}", *[scores.get(n, "-") for n in names],
-                      _judged_winner(v) if v else "-", (v.score_winner or "tie") if v else "-",
+        table.add_row(plain(d.name), f"{d.weight:g}", *[scores.get(n, "-") for n in names],
+                      plain(_judged_winner(v)) if v else "-", plain(v.score_winner or "tie") if v else "-",
                       style="bold" if d is result.general else None)
     con.print(table)
     verdicts = [d.verdict for d in rows if d.verdict is not None]
@@ -303,17 +315,17 @@ def print_summary(result: JudgeResult, con: Console) -> None:
                   highlight=False)
     for v in verdicts:
         for w in v.warnings:
-            con.print(f"[yellow]{v.dimension}: {w}[/]", highlight=False)
+            con.print(f"[yellow]{plain(v.dimension)}: {plain(w)}[/]", highlight=False)
     if result.general and result.general.verdict:
-        con.print(f"[bold]Winner: {result.general.verdict.winner or 'tie'}[/]", highlight=False)
+        con.print(f"[bold]Winner: {plain(result.general.verdict.winner or 'tie')}[/]", highlight=False)
     if result.dimensions and result.dimensions[0].speech_judgments:
         st = Table(title="speech scores", title_justify="left")
         st.add_column("#", justify="right")
         st.add_column("speaker")
         for d in result.dimensions:
-            st.add_column(d.name, justify="right")
+            st.add_column(plain(d.name), justify="right")
         for i, s in enumerate(result.dimensions[0].speech_judgments):
-            row = [str(s.index + 1), s.speaker]
+            row = [str(s.index + 1), plain(s.speaker)]
             for d in result.dimensions:
                 row.append(next((f"{x.score}" for x in d.speech_judgments if x.index == s.index), "-"))
             st.add_row(*row)
@@ -332,7 +344,8 @@ def print_summary(result: JudgeResult, con: Console) -> None:
             ut.add_row(node, str(n.calls), str(n.prompt_tokens), *seen, str(n.completion_tokens), str(n.cached_calls),
                        str(n.retries), str(n.repairs), str(n.truncated_calls), f"{n.seconds / max(n.calls, 1):.2f}")
         con.print(ut)
-    con.print(f"status: {result.status.value}" + (f" ({result.incomplete_reason})" if result.incomplete_reason else "")
+    con.print(f"status: {result.status.value}" + (f" ({plain(result.incomplete_reason)})" if result.incomplete_reason
+                                                  else "")
               + f" | {u.llm_calls} LLM calls, {u.prompt_tokens} prompt + {u.completion_tokens} completion tokens, "
               + (f"{u.prompt_tokens_processed} prompt tokens read by the model ({u.cached_prompt_tokens} more reused "
                  "from its cache), " if u.prompt_tokens_processed is not None else "")
@@ -523,9 +536,10 @@ def bench(
     def show(record: dict[str, Any], done: int, total: int) -> None:
         elapsed = time.perf_counter() - started
         eta = elapsed / done * (total - done)
-        status = "" if record["status"] == "complete" else f" [yellow]{record['status']}: {record.get('reason')}[/]"
-        console.print(f"[dim]{elapsed:7.1f}s {done:>4}/{total}, ~{eta:.0f}s left[/] {record['mode']} "
-                      f"#{record['repeat']} {record['item']}{status}", highlight=False)
+        status = ("" if record["status"] == "complete" else
+                  f" [yellow]{plain(record['status'])}: {plain(record.get('reason'))}[/]")
+        console.print(f"[dim]{elapsed:7.1f}s {done:>4}/{total}, ~{eta:.0f}s left[/] {plain(record['mode'])} "
+                      f"#{record['repeat']} {plain(record['item'])}{status}", highlight=False)
 
     try:
         report = asyncio.run(run_benchmark(b, settings, folder, modes=mode_list, repeats=repeats, limit=limit,

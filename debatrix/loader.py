@@ -53,14 +53,51 @@ def _read_text(path: Path) -> str:
         ) from None
 
 
+class _DuplicateKey(ValueError):
+    def __init__(self, key: Any, line: int | None):
+        super().__init__(f"key {key!r} appears twice in one mapping" + (f" (line {line})" if line else ""))
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """YAML that refuses a key given twice in one mapping (PyYAML silently keeps the last)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise _DuplicateKey(key, key_node.start_mark.line + 1)
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def _json_pairs(text: str) -> Any:
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in out:
+                hits = [m.start() for m in re.finditer(re.escape(json.dumps(key)) + r"\s*:", text)]
+                line = text.count("\n", 0, hits[1]) + 1 if len(hits) > 1 else None
+                raise _DuplicateKey(key, line)
+            out[key] = value
+        return out
+
+    return hook
+
+
 def _parse(path: Path) -> Any:
     text = _read_text(path)
+    kind = path.suffix.lstrip(".").upper() if path.suffix.lower() == ".json" else "YAML"
     try:
         if path.suffix.lower() == ".json":
-            return json.loads(text)
-        return yaml.safe_load(text)
+            return json.loads(text, object_pairs_hook=_json_pairs(text))
+        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 (a SafeLoader subclass)
+    except _DuplicateKey as e:
+        raise InvalidDebateError(str(path), [("", str(e))]) from None
     except (yaml.YAMLError, json.JSONDecodeError) as e:
-        raise InvalidDebateError(str(path), [("", f"not valid {path.suffix.lstrip('.').upper() or 'YAML'}: {e}")]) from None
+        raise InvalidDebateError(str(path), [("", f"not valid {kind}: {e}")]) from None
+    except ValueError as e:  # e.g. an integer of more digits than Python converts (sys.get_int_max_str_digits)
+        raise InvalidDebateError(str(path), [("", f"not usable {kind}: {str(e).splitlines()[0][:160]}")]) from None
 
 
 def _problems(err: ValidationError) -> list[tuple[str, str]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from functools import cached_property
 from datetime import datetime
 from enum import StrEnum
@@ -39,13 +40,23 @@ class Debater(Frozen):
     @field_validator("name")
     @classmethod
     def _clean_name(cls, v: str) -> str:
-        if v != v.strip():
-            raise ValueError("debater name has leading or trailing whitespace")
+        v = clean_name(v)
         if v.lower() == "tie":
             raise ValueError("'tie' is reserved and cannot be a debater name")
-        if any(ord(c) < 32 or ord(c) == 127 for c in v):
-            raise ValueError("debater name contains control characters")
         return v
+
+
+def clean_name(v: str) -> str:
+    """A name as the judge uses it: NFKC-normalised (full-width and compatibility forms fold to one spelling), with
+    no invisible or direction-changing characters (two names that print alike are one name)."""
+    v = unicodedata.normalize("NFKC", v)
+    if v != v.strip():
+        raise ValueError("name has leading or trailing whitespace")
+    bad = [c for c in v if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")]
+    if bad:
+        raise ValueError("name contains invisible, control or bidirectional characters "
+                         f"({', '.join(f'U+{ord(c):04X}' for c in dict.fromkeys(bad))})")
+    return v
 
 
 class Speech(Frozen):
@@ -53,6 +64,11 @@ class Speech(Frozen):
 
     speaker: str = Field(min_length=1)
     content: str
+
+    @field_validator("speaker")
+    @classmethod
+    def _clean_speaker(cls, v: str) -> str:
+        return clean_name(v)
 
     @field_validator("content")
     @classmethod
