@@ -34,7 +34,10 @@ class TemplateError(ConfigurationError):
 
 
 class IncompleteJudgment(DebatrixError):
-    """Base for errors that end a run with an *incomplete* result rather than a crash."""
+    """Base for errors that end a run with an *incomplete* result rather than a crash. ``calls``: the requests the
+    failed step made (:class:`debatrix.models.CallRecord`), so the result still counts them."""
+
+    calls: list = []
 
 
 class ContextWindowExceeded(IncompleteJudgment):

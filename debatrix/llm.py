@@ -368,41 +368,47 @@ class LLMGateway:
             return min(0.5 * 2 ** (state.attempt_number - 1), self.settings.retry_max_wait)
 
         try:
-            async for attempt in AsyncRetrying(
-                stop=stop_after_attempt(self.settings.max_retries + 1),
-                wait=wait,
-                retry=retry_if_exception(_is_transient),
-                reraise=True,
-            ):
-                with attempt:
-                    attempts += 1
-                    if self._limiter is not None:
-                        await self._limiter.aacquire()
-                    async with self._gate(messages) as served:
-                        answer = await asyncio.wait_for(
-                            model.ainvoke(messages, config={"metadata": meta, "tags": ["debatrix"]}),
-                            timeout=self.settings.timeout,
-                        )
-                        if served is not None:  # the affinity scheduler compares prompts with what was served
-                            served["answer"] = _ROLE_TEXT["ai"] + _answer_text(answer)
-        except (asyncio.TimeoutError, TimeoutError, openai.APITimeoutError) as e:
-            raise LLMTimeoutError(
-                f"{meta.get('debatrix_node')}: no answer within {self.settings.timeout:g} s after {attempts} attempts"
-            ) from e
-        except ChatHTTPError as e:
-            raise self._status_error(e.status, e.message, attempts, meta) from e
-        except openai.APIStatusError as e:
-            raise self._status_error(e.status_code, str(e), attempts, meta) from e
-        except (openai.APIConnectionError, httpx.TransportError, aiohttp.ClientError, ConnectionError) as e:
-            raise LLMError(f"{meta.get('debatrix_node')}: cannot reach the model server after {attempts} attempts "
-                           f"({type(e).__name__})") from e
-        except openai.LengthFinishReasonError:
-            raise  # structured() turns it into a repair request
-        except (openai.OpenAIError, ChatResponseError) as e:
-            raise LLMError(f"{meta.get('debatrix_node')}: {type(e).__name__}: {e}") from e
-        except Exception as e:  # a chat model or proxy answering something that is not a chat completion
-            raise LLMError(f"{meta.get('debatrix_node')}: the model call failed: {type(e).__name__}: "
-                           f"{str(e)[:200]}") from e
+            try:
+                async for attempt in AsyncRetrying(
+                    stop=stop_after_attempt(self.settings.max_retries + 1),
+                    wait=wait,
+                    retry=retry_if_exception(_is_transient),
+                    reraise=True,
+                ):
+                    with attempt:
+                        attempts += 1
+                        if self._limiter is not None:
+                            await self._limiter.aacquire()
+                        async with self._gate(messages) as served:
+                            answer = await asyncio.wait_for(
+                                model.ainvoke(messages, config={"metadata": meta, "tags": ["debatrix"]}),
+                                timeout=self.settings.timeout,
+                            )
+                            if served is not None:  # the affinity scheduler compares prompts with what was served
+                                served["answer"] = _ROLE_TEXT["ai"] + _answer_text(answer)
+            except (asyncio.TimeoutError, TimeoutError, openai.APITimeoutError) as e:
+                raise LLMTimeoutError(
+                    f"{meta.get('debatrix_node')}: no answer within {self.settings.timeout:g} s after {attempts} attempts"
+                ) from e
+            except ChatHTTPError as e:
+                raise self._status_error(e.status, e.message, attempts, meta) from e
+            except openai.APIStatusError as e:
+                raise self._status_error(e.status_code, str(e), attempts, meta) from e
+            except (openai.APIConnectionError, httpx.TransportError, aiohttp.ClientError, ConnectionError) as e:
+                raise LLMError(f"{meta.get('debatrix_node')}: cannot reach the model server after {attempts} attempts "
+                               f"({type(e).__name__})") from e
+            except openai.LengthFinishReasonError:
+                raise  # structured() turns it into a repair request
+            except (openai.OpenAIError, ChatResponseError) as e:
+                raise LLMError(f"{meta.get('debatrix_node')}: {type(e).__name__}: {e}") from e
+            except Exception as e:  # a chat model or proxy answering something that is not a chat completion
+                raise LLMError(f"{meta.get('debatrix_node')}: the model call failed: {type(e).__name__}: "
+                               f"{str(e)[:200]}") from e
+        except IncompleteJudgment as err:  # the failed request still counts, with its retries
+            err.calls = [*getattr(err, "calls", []), CallRecord(
+                node=str(meta.get("debatrix_node")), dimension=meta.get("debatrix_dimension"),
+                attempts=max(attempts, 1), failed=True)]
+            raise
         self.completed_requests += 1
         if not isinstance(answer, AIMessage):
             raise LLMError(f"{meta.get('debatrix_node')}: chat model returned {type(answer).__name__}, not a message")
@@ -537,6 +543,9 @@ class LLMGateway:
                 answer, attempts = await self._send_probed(model, messages,
                                                            self._meta(node, dimension, schema.__name__, meta),
                                                            probe and self.method != "tool")
+            except IncompleteJudgment as e:  # the repair request failed: the first answer still counts
+                e.calls = [*records, *getattr(e, "calls", [])]
+                raise
             except openai.LengthFinishReasonError as e:  # the SDK's parse helper refuses a cut-off answer
                 usage = e.completion.usage
                 records.append(CallRecord(node=node, dimension=dimension, repaired=repair, truncated=True,
@@ -565,7 +574,9 @@ class LLMGateway:
             messages = [*messages, AIMessage(content=raw),
                         HumanMessage(content=render("repair.j2", RepairVars(problem=problem, json_schema=json_schema)))]
         err = VerdictParseError if "winner" in schema.model_fields else StructuredOutputError
-        raise err(_where(node, dimension), raw, problem)
+        failure = err(_where(node, dimension), raw, problem)
+        failure.calls = records  # the answers it was made of, the repair included, are counted
+        raise failure
 
     def _meta(self, node: str, dimension: str | None, kind: str, extra: dict[str, Any] | None) -> dict[str, Any]:
         return {"debatrix_node": node, "debatrix_dimension": dimension, "debatrix_kind": kind, **(extra or {})}

@@ -143,6 +143,7 @@ class CallRecord(Frozen):
     repaired: bool = False
     truncated: bool = False  # the answer hit its token cap and was cut back to the last full sentence
     cached: bool = False  # answered from the response cache: no request was sent
+    failed: bool = False  # no usable answer came back (after ``attempts`` tries): the run ended incomplete
     # what the server says it really processed (llama.cpp's ``timings``; OpenAI's ``cached_tokens``): prompt tokens
     # it computed and prompt tokens it reused from its KV/prompt cache. None: the server did not say.
     prompt_tokens_processed: int | None = None

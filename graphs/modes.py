@@ -108,13 +108,22 @@ def _judge_graph(ctx: JudgeContext | None, mode: str, column: Any) -> StateGraph
     if shape.panel:
         g.add_node("panel_comment", bind(guarded("panel_comment", panel_comment), ctx))
         g.add_node("panel_decide", bind(guarded("panel_decide", panel_decide), ctx))
-        g.add_conditional_edges("column", after_columns, ["panel_comment", "finish"])
+        # a conditional edge straight from the columns would be decided per column, each seeing only its own
+        # failures, so one failed dimension would not stop the panel: the columns join first
+        g.add_node("columns_done", columns_done)
+        g.add_edge("column", "columns_done")
+        g.add_conditional_edges("columns_done", after_columns, ["panel_comment", "finish"])
         g.add_conditional_edges("panel_comment", after_panel_comment, ["panel_decide", "finish"])
         g.add_edge("panel_decide", "finish")
     else:
         g.add_edge("column", "finish")
     g.add_edge("finish", END)
     return g
+
+
+async def columns_done(state: JudgeState) -> dict:
+    """Where the dimension columns join (no work of its own)."""
+    return {}
 
 
 def after_panel_comment(state: JudgeState) -> str:

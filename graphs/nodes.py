@@ -36,7 +36,8 @@ def guarded(name: str, fn: Node) -> Node:
         except IncompleteJudgment as e:
             dim = state.get("dimension")
             where = f"{dim.name}/{name}" if isinstance(dim, Dimension) else name
-            return {"failures": [f"{where}: {type(e).__name__}: {e}"]}
+            # the requests it made still count (retries, repairs, tokens), though they gave no usable answer
+            return {"failures": [f"{where}: {type(e).__name__}: {e}"], "calls": list(getattr(e, "calls", []))}
 
     return node
 

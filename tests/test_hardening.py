@@ -98,3 +98,38 @@ def test_escape_sequences_from_the_input_never_reach_the_terminal(tmp_path):
 def test_examples_still_load():
     for path in EXAMPLES.glob("*.yaml"):
         load_debate(path)
+
+
+async def test_a_failed_dimension_stops_the_panel_and_no_verdict_is_invented(uniforms):
+    """One dimension's score call keeps answering 11: the panel must not run on the other two, the failed
+    dimension and the general result carry no verdict (no SC "tie" that was never decided), and the repair
+    requests are counted."""
+    from debatrix.api import ajudge_debate
+    from debatrix.models import Status
+    from debatrix.testing import ScriptedChatModel
+
+    from .conftest import settings
+
+    model = ScriptedChatModel(script={"score_speech": lambda c: {"score": 11 if c.dimension == "source" else 6}})
+    result = await ajudge_debate(uniforms, settings("debatrix"), model)
+    assert result.status is Status.INCOMPLETE and "source/score_speech" in result.incomplete_reason
+    assert not any(c.node.startswith("panel") for c in model.calls)
+    assert result.dimension("source").verdict is None and result.general.verdict is None
+    assert result.usage.repairs >= 1 and result.usage.llm_calls == len(model.calls)
+
+
+async def test_retries_of_a_request_that_finally_failed_are_counted(uniforms):
+    from debatrix.api import ajudge_debate
+    from debatrix.models import Status
+    from debatrix.testing import ScriptedChatModel
+
+    from .conftest import settings
+
+    def down(call):
+        raise ConnectionError("connection reset")
+
+    model = ScriptedChatModel(script={"judge_debate": down})
+    result = await ajudge_debate(uniforms, settings("direct", orders=1, max_retries=2, retry_max_wait=0.05),
+                                 model)
+    assert result.status is Status.INCOMPLETE and "cannot reach the model server" in result.incomplete_reason
+    assert len(model.calls) == 3 and result.usage.retries == 2 and result.usage.llm_calls == 1
