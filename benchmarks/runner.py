@@ -81,7 +81,16 @@ def read_records(path: Path) -> list[dict[str, Any]]:
         data = data[: data.rfind(b"\n") + 1]
         with path.open("r+b") as fh:
             fh.truncate(len(data))
-    return [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
+    records = []
+    for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError as e:  # a damaged middle line is not a killed write: do not guess
+            raise ConfigurationError(f"{path}: line {number} is not valid JSON ({e.msg}); remove or repair that "
+                                     "line (its item is judged again on the next run)") from None
+    return records
 
 
 def record_key(r: dict[str, Any]) -> tuple[str, int, str]:
@@ -105,10 +114,16 @@ class _Appender:
             os.fsync(fh.fileno())
 
 
-def _run_manifest(bench: Benchmark, settings: JudgeSettings) -> dict[str, Any]:
+def _run_manifest(bench: Benchmark, settings: JudgeSettings, out_dir: Path) -> dict[str, Any]:
     s = settings.public_dict()
     s.pop("mode", None)
     s.get("llm", {}).pop("max_concurrency", None)  # may change between resumes without changing results
+    cache = s.get("llm", {}).get("cache_path")
+    if cache:  # relative to the results folder, so a copied or moved folder is still the same run
+        try:
+            s["llm"]["cache_path"] = Path(cache).resolve().relative_to(out_dir.resolve()).as_posix()
+        except ValueError:
+            pass
     return {"benchmark": bench.name, "settings": s}
 
 
@@ -170,7 +185,7 @@ async def run_benchmark(bench: Benchmark, settings: JudgeSettings, out_dir: Path
         items = [it for it in items if shard_of(it.id, shard[1]) == shard[0]]
     if not bench.modes_matter:
         modes = modes[:1]
-    _check_manifest(out_dir, _run_manifest(bench, settings))
+    _check_manifest(out_dir, _run_manifest(bench, settings, out_dir))
     jsonl = out_dir / "items.jsonl"
     previous = read_records(jsonl)
     finished = {record_key(r) for r in previous if r["status"] == "complete" or not retry_incomplete}

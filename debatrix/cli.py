@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 import sys
+import tempfile
 import time
 from enum import Enum
 from pathlib import Path
@@ -22,7 +23,7 @@ from .files import write_atomic
 from .loader import load_debate
 from .models import Debate, DebateFormat, JudgeResult, Status
 from .runtime import settle_heap
-from .settings import JudgeSettings, LLMSettings, MemorySettings
+from .settings import JudgeSettings, LLMSettings, MemorySettings, redact_url
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Judge debates with LLMs: Debatrix's iterative chronological, multi-dimensional judge.")
@@ -199,13 +200,15 @@ def judge(
         memory=dict(backend=memory, path=memory_path, host=chroma_host, port=chroma_port, embedding=embedding,
                     retrieval=retrieval), cache=cache, requests_per_second=rps, transport=transport,
         orders=orders, temperature=temperature)
+    if out:
+        _check_writable(out)  # before anything is paid for
     try:
         result = asyncio.run(_judge(debate, settings, quiet))
     except DebatrixError as e:
         _fail(str(e).replace("\n", "; "))
         raise
     if out:
-        write_atomic(out, result.model_dump_json(indent=2))
+        out = _save(out, result)
     if json_output:
         out_console.print_json(result.model_dump_json())
     else:
@@ -214,6 +217,35 @@ def judge(
         console.print(f"result written to {plain(out)}", highlight=False)
     if result.status is not Status.COMPLETE:
         raise typer.Exit(3)
+
+
+def _check_writable(out: Path) -> None:
+    """``--out`` must name a file we can create or replace: checked before the first LLM call."""
+    if out.is_dir():
+        _fail(f"--out {out} is a folder: give a file path")
+    parent = out.parent if str(out.parent) else Path(".")
+    if not parent.is_dir():
+        _fail(f"--out {out}: the folder {parent} does not exist")
+    try:
+        with tempfile.NamedTemporaryFile(dir=parent, prefix=".debatrix-probe-", delete=True):
+            pass
+    except OSError as e:
+        _fail(f"--out {out}: cannot write in {parent} ({e.strerror or e})")
+
+
+def _save(out: Path, result: JudgeResult) -> Path:
+    """Write the result; if that fails after all (disk full, permissions changed), save it where we can and say
+    where, so the judgment paid for is not lost."""
+    text = result.model_dump_json(indent=2)
+    try:
+        write_atomic(out, text)
+        return out
+    except OSError as e:
+        fallback = Path(tempfile.gettempdir()) / f"debatrix-{re.sub(r'[^A-Za-z0-9_.-]', '_', result.debate_id)[:60]}-{int(time.time())}.json"
+        write_atomic(fallback, text)
+        console.print(f"[red]could not write {plain(out)} ({plain(e.strerror or e)}); the result was saved to "
+                      f"{plain(fallback)}[/]", highlight=False)
+        return fallback
 
 
 async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeResult:
@@ -253,7 +285,8 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
         console.print(f"judging [bold]{plain(debate.id)}[/] ({debate.format.value}, {len(debate.speeches)} speeches) in "
                       f"mode [bold]{settings.mode}[/] on {', '.join(d.name for d in dims)}: {total} LLM calls"
                       f"{orders} with {ctx.gateway.description}"
-                      + (f" at {ctx.settings.llm.base_url}" if ctx.settings.llm.base_url else ""), highlight=False)
+                      + (f" at {plain(redact_url(ctx.settings.llm.base_url))}" if ctx.settings.llm.base_url else ""),
+                      highlight=False)
         loop = asyncio.get_running_loop()
         started = loop.time()
 

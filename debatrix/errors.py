@@ -41,9 +41,14 @@ class IncompleteJudgment(DebatrixError):
 
 
 class ContextWindowExceeded(IncompleteJudgment):
-    def __init__(self, needed: int, window: int, what: str, limit: str | None = None):
+    def __init__(self, needed: int, window: int, what: str, limit: str | None = None, server: str | None = None):
+        """``server``: the server's own words where it refused the request as too long (``needed`` unknown)."""
         self.needed, self.window, self.what = needed, window, what
         where = limit or f"the model's context window is {window} tokens"
+        if server is not None:
+            super().__init__(f"{what}: the server refused the request as too long for its context ({server}); "
+                             "the debate is not judged rather than truncated")
+            return
         super().__init__(
             f"{what} needs {needed} tokens (with room for the answer) but {where}; "
             "the debate is not judged rather than truncated"

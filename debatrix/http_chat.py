@@ -45,8 +45,14 @@ class Endpoint:
     event loop (an aiohttp session belongs to the loop that made it)."""
 
     def __init__(self, base_url: str, api_key: str | None, payload: dict[str, Any], max_connections: int):
-        self.url = base_url.rstrip("/") + "/chat/completions"
+        parts = urllib.parse.urlsplit(base_url.rstrip("/") + "/chat/completions")
         self.headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if "@" in parts.netloc:  # user:password in the URL: basic auth, unless an API key is given (it wins)
+            if not api_key:
+                self.headers["Authorization"] = aiohttp.BasicAuth(parts.username or "",
+                                                                  parts.password or "").encode()
+            parts = parts._replace(netloc=parts.netloc.rsplit("@", 1)[1])
+        self.url = urllib.parse.urlunsplit(parts)
         if api_key:
             self.headers["Authorization"] = f"Bearer {api_key}"
         self.payload = payload

@@ -400,10 +400,10 @@ class LLMGateway:
             except openai.LengthFinishReasonError:
                 raise  # structured() turns it into a repair request
             except (openai.OpenAIError, ChatResponseError) as e:
-                raise LLMError(f"{meta.get('debatrix_node')}: {type(e).__name__}: {e}") from e
+                raise LLMError(f"{meta.get('debatrix_node')}: {type(e).__name__}: {self.scrub(str(e))}") from e
             except Exception as e:  # a chat model or proxy answering something that is not a chat completion
                 raise LLMError(f"{meta.get('debatrix_node')}: the model call failed: {type(e).__name__}: "
-                               f"{str(e)[:200]}") from e
+                               f"{self.scrub(str(e))[:200]}") from e
         except IncompleteJudgment as err:  # the failed request still counts, with its retries
             err.calls = [*getattr(err, "calls", []), CallRecord(
                 node=str(meta.get("debatrix_node")), dimension=meta.get("debatrix_dimension"),
@@ -421,9 +421,24 @@ class LLMGateway:
         if status == 400:
             text = message.lower()
             if "context" in text and ("length" in text or "window" in text or "exceed" in text):
-                return ContextWindowExceeded(-1, self.settings.context_window, str(node))
-            return LLMError(f"{node}: the server rejected the request (400): {message[:200]}")
+                return ContextWindowExceeded(-1, self.settings.context_window, str(node),
+                                             server=self.scrub(message)[:300])
+            return LLMError(f"{node}: the server rejected the request (400): {self.scrub(message)[:200]}")
         return LLMError(f"{node}: server error {status} after {attempts} attempts")
+
+    def scrub(self, text: str) -> str:
+        """A server's message without the secrets it may echo (the API key, a password in the endpoint URL)."""
+        key = self.settings.api_key.get_secret_value() if self.settings.api_key else None
+        if key:
+            text = text.replace(key, "***")
+        url = self.settings.base_url or ""
+        if "@" in url:
+            from urllib.parse import urlsplit
+
+            password = urlsplit(url).password
+            if password:
+                text = text.replace(password, "***")
+        return text
 
     def _record(self, node: str, dimension: str | None, messages: list[BaseMessage], answer: AIMessage,
                 started: float, attempts: int, repaired: bool) -> CallRecord:
@@ -468,6 +483,12 @@ class LLMGateway:
         answer, attempts = await self._send_probed(model, messages, self._meta(node, dimension, "text", meta), probe)
         text = _answer_text(answer).strip()
         truncated = (answer.response_metadata or {}).get("finish_reason") == "length"
+        # a server that ignores the token cap (or a proxy that pads) must not hand the next prompt megabytes: what
+        # is kept is held to the cap (a token is rarely more than 8 characters)
+        most = 8 * min(token_cap(words) if words and self.settings.cap_text_answers else
+                       self.settings.max_output_tokens, self.settings.max_output_tokens)
+        if len(text) > most:
+            text, truncated = text[:most], True
         if truncated:
             text = last_full_sentence(text)
         if not text:

@@ -122,5 +122,24 @@ class JudgeSettings(_Frozen):
         return self.model_copy(update=update) if update else self
 
     def public_dict(self) -> dict[str, Any]:
-        """Everything needed to rerun, never the API key."""
-        return self.model_dump(mode="json")
+        """Everything needed to rerun, never the API key nor a password in the endpoint's URL."""
+        data = self.model_dump(mode="json")
+        if data.get("llm", {}).get("base_url"):
+            data["llm"]["base_url"] = redact_url(data["llm"]["base_url"])
+        return data
+
+
+def redact_url(url: str | None) -> str | None:
+    """``url`` with any user:password part replaced by ``***`` (what is shown or stored of an endpoint)."""
+    if not url:
+        return url
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<unparsable URL>"
+    if "@" not in parts.netloc:
+        return url
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc=f"***@{host}"))

@@ -133,3 +133,125 @@ async def test_retries_of_a_request_that_finally_failed_are_counted(uniforms):
                                  model)
     assert result.status is Status.INCOMPLETE and "cannot reach the model server" in result.incomplete_reason
     assert len(model.calls) == 3 and result.usage.retries == 2 and result.usage.llm_calls == 1
+
+
+@pytest.mark.parametrize("where", ["folder", "missing folder", "read-only"])
+def test_an_unusable_out_path_is_refused_before_any_call(tmp_path, where):
+    out = {"folder": tmp_path, "missing folder": tmp_path / "nope" / "r.json",
+           "read-only": tmp_path / "ro" / "r.json"}[where]
+    if where == "read-only":
+        out.parent.mkdir()
+        out.parent.chmod(0o500)
+        if os.access(out.parent, os.W_OK):  # root ignores permissions: nothing to test here
+            pytest.skip("running as a user who can write anywhere")
+    with FakeOpenAIServer() as srv:
+        proc = cli("judge", str(EXAMPLES / "school_uniforms.yaml"), "--mode", "direct", "--base-url",
+                   srv.base_url, "--model", "fake", "--out", str(out), env={"OPENAI_API_KEY": "sk-test"})
+        sent = len(srv.requests)
+    refused(proc, "--out")
+    assert sent == 0  # nothing was paid for
+
+
+def test_result_is_saved_elsewhere_when_the_out_file_cannot_be_written_at_the_end(tmp_path, monkeypatch, capsys):
+    from debatrix import cli as C
+    from debatrix.models import JudgeResult
+
+    from datetime import UTC, datetime
+
+    result = JudgeResult(debatrix_version="x", debate_id="a/b", motion="m", format="1v1", mode="direct",
+                         status="complete", started_at=datetime.now(UTC), finished_at=datetime.now(UTC))
+
+    def full(path, text):
+        if "debatrix-" not in str(path):
+            raise OSError(28, "No space left on device")
+        path.write_text(text)
+
+    monkeypatch.setattr(C, "write_atomic", full)
+    saved = C._save(tmp_path / "r.json", result)
+    assert saved != tmp_path / "r.json" and saved.exists() and "a_b" in saved.name
+    saved.unlink()
+
+
+def test_a_corrupt_cache_file_is_a_clear_error(tmp_path):
+    bad = tmp_path / "cache.sqlite"
+    bad.write_bytes(b"this is not a database" * 100)
+    proc = cli("judge", str(EXAMPLES / "school_uniforms.yaml"), "--mode", "direct", "--base-url",
+               "http://127.0.0.1:9/v1", "--model", "fake", "--cache", str(bad), env={"OPENAI_API_KEY": "sk-test"})
+    refused(proc, "not a usable answer cache", str(bad))
+
+
+def test_a_broken_middle_line_of_items_jsonl_names_file_and_line(tmp_path):
+    from debatrix.benchmarks.runner import read_records
+    from debatrix.errors import ConfigurationError
+
+    path = tmp_path / "items.jsonl"
+    path.write_text('{"a": 1}\n{"b": \n{"c": 3}\n')
+    with pytest.raises(ConfigurationError, match="line 2 is not valid JSON"):
+        read_records(path)
+    path.write_text('{"a": 1}\n{"b": 2')  # a killed write: the cut last line is dropped, as before
+    assert read_records(path) == [{"a": 1}]
+
+
+async def test_a_huge_answer_is_held_to_its_cap(uniforms):
+    from debatrix.api import ajudge_debate
+    from debatrix.testing import ScriptedChatModel
+
+    from .conftest import settings
+
+    model = ScriptedChatModel(script={"judge_debate": "Maya argued well. " * 300_000})  # ~5 MB
+    result = await ajudge_debate(uniforms, settings("direct", orders=1), model)
+    assert result.status.value == "complete", result.incomplete_reason
+    assert len(result.general.verdict.comment) < 5000 and result.usage.truncated_calls >= 1
+    assert result.general.verdict.comment.endswith(".")
+
+
+def test_a_context_error_from_the_server_is_reported_in_its_words(uniforms):
+    from debatrix.llm import LLMGateway
+    from debatrix.settings import LLMSettings
+
+    gw = LLMGateway(LLMSettings(base_url="http://u:hunter2@127.0.0.1:9/v1", api_key="sk-secret-1"))
+    err = gw._status_error(400, "This model's maximum context length is 8192 tokens (key sk-secret-1)", 1,
+                           {"debatrix_node": "judge_debate"})
+    assert "needs -1" not in str(err) and "maximum context length is 8192" in str(err)
+    assert "sk-secret-1" not in str(err)
+
+
+def test_url_credentials_are_never_stored_or_shown(tmp_path):
+    from debatrix.settings import JudgeSettings, LLMSettings
+
+    s = JudgeSettings(llm=LLMSettings(base_url="http://user:hunter2@127.0.0.1:8080/v1"))
+    assert "hunter2" not in json.dumps(s.public_dict()) and "***@127.0.0.1:8080" in json.dumps(s.public_dict())
+    with FakeOpenAIServer() as srv:
+        url = srv.base_url.replace("http://", "http://user:hunter2@")
+        out = tmp_path / "r.json"
+        proc = cli("judge", str(EXAMPLES / "school_uniforms.yaml"), "--mode", "direct", "--base-url", url,
+                   "--model", "fake", "--out", str(out), env={"OPENAI_API_KEY": "sk-test"})
+    assert proc.returncode == 0, proc.stderr
+    assert "hunter2" not in proc.stdout + proc.stderr and "hunter2" not in out.read_text()
+
+
+async def test_a_moved_results_folder_is_still_the_same_run(tmp_path):
+    """run.json stores the answer cache relative to the results folder: a copied folder resumes."""
+    import shutil
+
+    from debatrix.benchmarks import make_benchmark
+    from debatrix.benchmarks.runner import run_benchmark
+    from debatrix.testing import ScriptedChatModel
+
+    from .conftest import settings
+
+    path = tmp_path / "critiques.jsonl"
+    path.write_text(json.dumps({"position_id": "p", "position": "x", "critique_id": "c", "critique": "y",
+                                "ratings": {"centrality": 1, "strength": 1, "correctness": 1, "clarity": 1,
+                                            "dead_weight": 0, "single_issue": 1, "overall": 1}}) + "\n")
+    first = tmp_path / "a"
+    s = settings("direct", cache_path=first / "llm_cache.sqlite")
+    b = make_benchmark("critiques", path)
+    model = ScriptedChatModel(script={"rate_critique": "Centrality: 1"})
+    await run_benchmark(b, s, first, modes=["direct"], chat_model=model)
+    assert json.loads((first / "run.json").read_text())["settings"]["llm"]["cache_path"] == "llm_cache.sqlite"
+    moved = tmp_path / "b"
+    shutil.copytree(first, moved)
+    report = await run_benchmark(b, settings("direct", cache_path=moved / "llm_cache.sqlite"), moved,
+                                 modes=["direct"], chat_model=model)
+    assert report.skipped == 1 and report.judged == 0
