@@ -18,7 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from . import __version__
-from .errors import ConfigurationError, DebatrixError, InvalidDebateError
+from .errors import ConfigurationError, DebatrixError, InvalidDebateError, ServiceUnavailable
 from .files import write_atomic
 from .loader import load_debate
 from .models import Debate, DebateFormat, JudgeResult, Status
@@ -204,6 +204,9 @@ def judge(
         _check_writable(out)  # before anything is paid for
     try:
         result = asyncio.run(_judge(debate, settings, quiet))
+    except ServiceUnavailable as e:  # not the input's fault: a different exit status, so scripts can retry
+        _fail(str(e), code=4)
+        raise
     except DebatrixError as e:
         _fail(str(e).replace("\n", "; "))
         raise
@@ -578,6 +581,9 @@ def bench(
         report = asyncio.run(run_benchmark(b, settings, folder, modes=mode_list, repeats=repeats, limit=limit,
                                            concurrency=concurrency, retry_incomplete=retry_incomplete,
                                            on_record=show, settle=True, shard=where, seed=seed))
+    except ServiceUnavailable as e:
+        _fail(str(e), code=4)
+        raise
     except DebatrixError as e:
         _fail(str(e).replace("\n", "; "))
         raise

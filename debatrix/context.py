@@ -83,6 +83,9 @@ class JudgeContext:
         from debatrix.memory import MemoryStore
 
         settings = settings or JudgeSettings()
+        memory = MemoryStore(settings.memory)
+        if settings.memory.backend != "ephemeral":
+            memory.check()  # a folder that cannot be used or a server that is down: found before any call
         server = None
         if chat_model is None and settings.llm.uses_local:
             from .local import LocalServer, local_llm_settings
@@ -96,7 +99,7 @@ class JudgeContext:
             settings = settings.model_copy(update={"llm": local_llm_settings(settings.llm, server)})
         try:
             return cls(settings=settings, gateway=LLMGateway(settings.llm, chat_model),
-                       memory=MemoryStore(settings.memory), registry=DimensionRegistry(settings.dimension_dirs),
+                       memory=memory, registry=DimensionRegistry(settings.dimension_dirs),
                        local_server=server)
         except BaseException:
             if server is not None:

@@ -17,6 +17,10 @@ class InvalidDebateError(DebatrixError):
         super().__init__("\n".join(lines))
 
 
+class ServiceUnavailable(DebatrixError):
+    """A service the run needs (a chromadb server, ...) does not answer: not bad input, try again later."""
+
+
 class ConfigurationError(DebatrixError):
     """Settings, dimension files or templates are inconsistent."""
 

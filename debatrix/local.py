@@ -327,7 +327,7 @@ class LocalServer:
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
 
-    def stop(self, timeout: float = 10.0) -> None:
+    def stop(self, timeout: float = 5.0) -> None:
         p, self.process = self.process, None
         if p is None or p.poll() is not None:
             return

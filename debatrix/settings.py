@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
 
 class _Frozen(BaseModel):
@@ -90,6 +90,12 @@ class MemorySettings(_Frozen):
     top_k: int = Field(default=3, ge=1)
     chunk_tokens: int = Field(default=256, ge=32)
     keep: bool = Field(default=False, description="keep the run's collections after judging")
+
+    @model_validator(mode="after")
+    def _complete(self) -> MemorySettings:
+        if self.backend == "persistent" and self.path is None:
+            raise ValueError("memory backend 'persistent' needs a folder (--memory-path / memory.path)")
+        return self
 
 
 LOCAL_LENGTHS = {"analysis_words": 40, "comment_words": 20}

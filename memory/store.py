@@ -27,7 +27,7 @@ from typing import Any
 import chromadb
 from chromadb.config import Settings as ChromaSettings
 
-from debatrix.errors import ConfigurationError
+from debatrix.errors import ConfigurationError, ServiceUnavailable
 from debatrix.models import Debate, SpeechAnalysis
 from debatrix.settings import MemorySettings
 from debatrix.tokens import encoding
@@ -88,9 +88,17 @@ class MemoryStore:
                 raise ConfigurationError("memory.backend=persistent needs memory.path")
             return chromadb.PersistentClient(path=str(s.path), settings=chroma)
         try:
-            return chromadb.HttpClient(host=s.host, port=s.port, settings=chroma)
+            client = chromadb.HttpClient(host=s.host, port=s.port, settings=chroma)
+            client.heartbeat()
+            return client
         except Exception as e:  # chromadb raises plain ValueError/ConnectionError here
-            raise ConfigurationError(f"cannot reach the chromadb server at {s.host}:{s.port}: {e}") from None
+            raise ServiceUnavailable(f"cannot reach the chromadb server at {s.host}:{s.port} "
+                                     f"({type(e).__name__}); start it or choose --memory ephemeral") from None
+
+    def check(self) -> None:
+        """Open the memory backend now (a folder, a server), so a bad option or a server that is down is found
+        before the first LLM call rather than after some were paid for."""
+        _ = self.client
 
     def run(self, run_id: str, debate: Debate | None = None, resumed: bool = True) -> RunMemory:
         """The memories of one run, opened once; on opening, the debate's speeches go into the context memory when

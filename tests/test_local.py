@@ -81,6 +81,33 @@ def test_serves_health_and_stops_cleanly(small_model):
     assert subprocess.run(["kill", "-0", str(pid)], capture_output=True).returncode != 0
 
 
+def test_server_stops_at_once_with_a_request_in_flight(small_model):
+    """SIGTERM ends the server at once even while it generates (a clean shutdown would wait for the answer)."""
+    import json
+    import threading
+    import time
+    import urllib.request
+
+    server = LocalServer(small_model, parallel=1).start()
+    body = json.dumps({"messages": [{"role": "user", "content": "Count from one to a thousand in words."}],
+                       "max_tokens": 4000, "temperature": 0}).encode()
+    request = urllib.request.Request(server.base_url + "/chat/completions", body,
+                                     {"Content-Type": "application/json"})
+
+    def ask() -> None:
+        try:
+            urllib.request.urlopen(request, timeout=120).read()
+        except Exception:
+            pass  # the server went away mid-answer: expected
+
+    threading.Thread(target=ask, daemon=True).start()
+    time.sleep(1.5)  # generating by now
+    process = server.process
+    process.send_signal(__import__("signal").SIGTERM)
+    process.wait(timeout=5)  # raises if it ignored the signal (it took ~25 s to die before)
+    server.stop()
+
+
 async def test_server_killed_mid_run_is_incomplete_with_the_cause(small_model, uniforms):
     """The model server dies after the first answer: the run ends incomplete, naming the cause; no crash."""
     with LocalServer(small_model, parallel=1) as server:
