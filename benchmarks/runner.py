@@ -41,7 +41,7 @@ from debatrix.context import JudgeContext
 from debatrix.errors import ConfigurationError, DebatrixError
 from debatrix.files import write_atomic
 from debatrix.runtime import settle_heap
-from debatrix.settings import JudgeSettings
+from debatrix.settings import JudgeSettings, redact_url
 
 from debatrix.llm import SAMPLE
 
@@ -194,6 +194,7 @@ async def run_benchmark(bench: Benchmark, settings: JudgeSettings, out_dir: Path
     started = time.perf_counter()
     if todo:
         context = await asyncio.to_thread(JudgeContext.create, settings, chat_model)
+        await asyncio.to_thread(_log_invocation, out_dir, context, len(todo))
         if settle:
             settle_heap()
         try:
@@ -225,6 +226,25 @@ async def run_benchmark(bench: Benchmark, settings: JudgeSettings, out_dir: Path
     report = summarize_folder(bench, out_dir, modes, ids, items)
     return RunReport(out_dir, len(todo), len(items) * len(modes) * repeats - len(todo),
                      round(time.perf_counter() - started, 2), report[0], report[1])
+
+
+def _log_invocation(out_dir: Path, context: JudgeContext, items: int) -> None:
+    """One line per invocation in ``runs.jsonl``: what actually ran (run.json holds what was asked for; on the
+    local backend the model, its file and sha256, the context and the server settings are only known now)."""
+    from datetime import UTC, datetime
+
+    from debatrix import __version__
+    from debatrix.local import served_by
+
+    llm = context.settings.llm
+    entry = {"started": datetime.now(UTC).isoformat(timespec="seconds"), "debatrix": __version__,
+             "to_judge": items, "model": context.gateway.description,
+             "served": served_by(context.local_server) if context.local_server is not None else
+             {"backend": "openai", "base_url": redact_url(llm.base_url), "model": llm.model,
+              "context_window": llm.context_window},
+             "settings": context.settings.public_dict()}
+    with (out_dir / "runs.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
 
 
 def _write_result(out_dir: Path, mode: str, repeat: int, item_id: str, result: Any) -> str:

@@ -357,6 +357,17 @@ def context_for(needed: int, trained: int) -> int:
     return min(trained, max(4096, 1024 * math.ceil(needed / 1024)))
 
 
+def served_by(server: LocalServer) -> dict[str, Any]:
+    """What a local run really ran on, for its records: the model file and its sha256 (the catalogue's, checked at
+    install), the context and the server's settings."""
+    spec = CATALOG.get(server.name)
+    return {"backend": "local", "model": server.name, "model_file": str(server.model_path),
+            "sha256": spec.sha256 if spec is not None and server.model_path == installed_path(server.name) else None,
+            "context": server.context, "context_per_request": server.context_per_request,
+            "parallel": server.parallel, "threads": server.threads, "cache_ram_mib": server.cache_ram_mib,
+            "flash_attention": True}
+
+
 def local_llm_settings(llm: LLMSettings, server: LocalServer) -> LLMSettings:
     """Point the LLM settings at a running local server: its URL, model alias, per-request context window and
     the server's json_schema (grammar) support for structured output."""

@@ -31,6 +31,12 @@ from debatrix.models import (
 
 from .state import DebateAnalysis, JudgeState
 
+
+def served_by(server: Any) -> dict[str, Any]:
+    from debatrix.local import served_by as local
+
+    return local(server)
+
 def make_prepare(mode: str) -> Callable:
     async def prepare(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
         from .budget import fit_problem
@@ -250,7 +256,8 @@ def make_finish(mode: str, per_speech: bool, panel: bool) -> Callable:
             mode=mode, status=Status.INCOMPLETE if failures else Status.COMPLETE,
             incomplete_reason="; ".join(failures) or None, dimensions=tuple(dims), general=general,
             usage=Usage.from_calls(state.get("calls", []), (finished - started).total_seconds()),
-            settings={**ctx.settings.public_dict(), "model": ctx.gateway.description, "run_id": state["run_id"]},
+            settings={**ctx.settings.public_dict(), "model": ctx.gateway.description, "run_id": state["run_id"],
+                      **({"served": served_by(ctx.local_server)} if ctx.local_server is not None else {})},
             started_at=started, finished_at=finished,
         )
         if per_speech:  # only the per-speech modes open memories

@@ -414,3 +414,14 @@ async def test_speech_quality_aspects_recipe_over_http(tmp_path):
     # every answer is 4 at 60% and 3 at 40%: 3.6 on 1-5 (0.65), and 3.6 on 1-9 (0.325) for the other three
     assert r0["aspects"]["overall"] == pytest.approx(0.65) and r0["aspects"]["reasoning"] == pytest.approx(0.325)
     assert r0["weighted"] == pytest.approx(1 + 4 * (0.65 + 3 * 0.325) / 4)
+
+
+async def test_every_invocation_logs_what_ran(tmp_path):
+    path = tmp_path / "critiques.jsonl"
+    path.write_text(json.dumps({"position_id": "p", "position": "x", "critique_id": "c", "critique": "y",
+                                "ratings": {"centrality": 1, "strength": 1, "correctness": 1, "clarity": 1,
+                                            "dead_weight": 0, "single_issue": 1, "overall": 1}}) + "\n")
+    await run_benchmark(make_benchmark("critiques", path), settings("direct"), tmp_path / "r", modes=["direct"],
+                        chat_model=ScriptedChatModel(script={"rate_critique": "Centrality: 1"}))
+    runs = [json.loads(line) for line in (tmp_path / "r" / "runs.jsonl").read_text().splitlines()]
+    assert len(runs) == 1 and runs[0]["to_judge"] == 1 and "ScriptedChatModel" in runs[0]["model"]

@@ -226,3 +226,14 @@ def _children_serving() -> bool:
 def test_no_stray_servers_after_the_module():
     assert not _children_serving(), "a local model server outlived its test"
     assert sys.modules.get("xllamacpp") is None  # the server runs in a child process, never in the test process
+
+
+def test_records_name_the_model_that_really_ran(small_model):
+    """On the local backend the settings asked for say backend "auto" and an OpenAI default model name; the
+    records say what served the run: the model, its file and sha256, the context and the server settings."""
+    from debatrix.local import CATALOG, installed_path, served_by
+
+    server = LocalServer(small_model, parallel=1, context=4096)
+    record = served_by(server)
+    assert record["model"] == small_model and record["model_file"] == str(installed_path(small_model))
+    assert record["sha256"] == CATALOG[small_model].sha256 and record["context"] == 4096
