@@ -21,7 +21,10 @@ from __future__ import annotations
 
 import asyncio
 import re
+import shutil
+import sqlite3
 import threading
+from pathlib import Path
 from typing import Any
 
 import chromadb
@@ -33,6 +36,8 @@ from debatrix.settings import MemorySettings
 from debatrix.tokens import encoding
 
 from .embeddings import make_embedding
+
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 _SAFE = re.compile(r"[^a-zA-Z0-9._-]")
 
@@ -139,6 +144,22 @@ class MemoryStore:
                 self.client.delete_collection(name)
             except Exception:  # never created (the run failed before opening its memory)
                 pass
+        if self.settings.backend == "persistent":
+            self._sweep()
+
+    def _sweep(self) -> None:
+        """chromadb leaves a deleted collection's index folder behind (one per run, forever): remove the index
+        folders no segment refers to any more. Folders of live collections, ours or another process's, are
+        referred to and stay."""
+        root = Path(self.settings.path or ".")
+        try:
+            with sqlite3.connect(root / "chroma.sqlite3", timeout=30) as db:
+                live = {row[0] for row in db.execute("SELECT id FROM segments")}
+        except sqlite3.Error:
+            return  # not the layout we know: leave everything as it is
+        for folder in root.iterdir():
+            if folder.is_dir() and _UUID.fullmatch(folder.name) and folder.name not in live:
+                shutil.rmtree(folder, ignore_errors=True)
 
 
 class RunMemory:

@@ -149,3 +149,22 @@ async def test_memories_on_a_chromadb_server(uniforms, chroma_server):
     got = ana.get()
     assert ana.count() == len(uniforms.speeches)  # one analysis per speech, stored on the server
     assert {m["dimension"] for m in got["metadatas"]} == {"general"}
+
+
+async def test_persistent_runs_leave_no_orphan_index_folders(tmp_path, uniforms):
+    """chromadb keeps a deleted collection's index folder: after two runs only the database file remains; a run
+    kept for inspection keeps its folders."""
+    from debatrix import JudgeSettings, LLMSettings, MemorySettings
+    from debatrix.api import ajudge_debate
+    from debatrix.testing import ScriptedChatModel
+
+    def run(keep: bool):
+        s = JudgeSettings(mode="chronological", llm=LLMSettings(),
+                          memory=MemorySettings(backend="persistent", path=tmp_path, embedding="hash", keep=keep))
+        return ajudge_debate(uniforms, s, ScriptedChatModel())
+
+    for _ in range(2):
+        assert (await run(False)).status.value == "complete"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["chroma.sqlite3"]
+    await run(True)
+    assert len([p for p in tmp_path.iterdir() if p.is_dir()]) >= 1
