@@ -171,16 +171,21 @@ async def run_benchmark(bench: Benchmark, settings: JudgeSettings, out_dir: Path
                         modes: list[str], repeats: int = 1, limit: int | None = None, concurrency: int = 1,
                         retry_incomplete: bool = False, chat_model: Any = None,
                         on_record: Callable[[dict[str, Any], int, int], None] | None = None,
-                        settle: bool = False, shard: tuple[int, int] | None = None, seed: int = 0) -> RunReport:
+                        settle: bool = False, shard: tuple[int, int] | None = None, seed: int = 0,
+                        max_length: int | None = None) -> RunReport:
     """Judge every item in every mode ``repeats`` times, ``concurrency`` items at once, resuming from what
-    ``out_dir`` already holds. ``limit``: a seeded sample (``seed``; length-stratified for debates); ``shard``:
+    ``out_dir`` already holds. ``limit``: a seeded sample (``seed``; length-stratified for debates), among the
+    items of at most ``max_length`` characters where given; ``shard``:
     (i, N), only the items of shard i. ``settle``: call :func:`debatrix.runtime.settle_heap` once the context is
     built (for a process that does nothing else, like ``debatrix bench``)."""
     check_repeats(settings, repeats)
     if concurrency < 1:
         raise ConfigurationError("--concurrency must be at least 1")
     out_dir.mkdir(parents=True, exist_ok=True)
-    items = bench.subset(bench.load(), limit, seed)
+    items = bench.load()
+    if max_length is not None:  # a compute budget: only items up to this length (characters), sampled among them
+        items = [it for it in items if bench.size(it) <= max_length]
+    items = bench.subset(items, limit, seed)
     if shard is not None:
         items = [it for it in items if shard_of(it.id, shard[1]) == shard[0]]
     if not bench.modes_matter:

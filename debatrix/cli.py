@@ -513,6 +513,8 @@ def bench(
     limit: Annotated[int | None, typer.Option(help="a seeded sample of N items (debates: one per length "
                                                    "stratum)")] = None,
     seed: Annotated[int, typer.Option(help="seed of the --limit sample")] = 0,
+    max_length: Annotated[int | None, typer.Option(help="only items of at most this many characters (debates: "
+                                                        "of speech), e.g. to fit a compute budget")] = None,
     shard: Annotated[str | None, typer.Option(help="i/N: only the items of shard i of N (stable by item id); "
                                                    "join the folders with `debatrix bench merge`")] = None,
     orders: Annotated[int | None, typer.Option(help="orders the debaters are listed in when compared "
@@ -580,7 +582,8 @@ def bench(
     try:
         report = asyncio.run(run_benchmark(b, settings, folder, modes=mode_list, repeats=repeats, limit=limit,
                                            concurrency=concurrency, retry_incomplete=retry_incomplete,
-                                           on_record=show, settle=True, shard=where, seed=seed))
+                                           on_record=show, settle=True, shard=where, seed=seed,
+                                           max_length=max_length))
     except ServiceUnavailable as e:
         _fail(str(e), code=4)
         raise
