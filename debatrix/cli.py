@@ -343,11 +343,11 @@ def print_summary(result: JudgeResult, con: Console) -> None:
     con.print(table)
     verdicts = [d.verdict for d in rows if d.verdict is not None]
     if any(v.orders and len(v.orders) > 1 for v in verdicts):
-        biases = [v.position_bias for v in verdicts if v.position_bias is not None]
+        bias = result.position_bias
         con.print(f"judged in {len(verdicts[0].orders)} orders of the debaters ("
                   + ("winner probabilities from the model's log probabilities" if verdicts[0].method == "logprobs"
                      else "the server gave no probabilities: each answer counts as certain")
-                  + (f"); preference for the first-listed: {sum(biases) / len(biases):+.2f}" if biases else ")"),
+                  + (f"); preference for the first-listed: {bias:+.2f}" if bias is not None else ")"),
                   highlight=False)
     for v in verdicts:
         for w in v.warnings:

@@ -294,6 +294,9 @@ class JudgeResult(Frozen):
     incomplete_reason: str | None = None
     dimensions: tuple[DimensionResult, ...] = ()
     general: DimensionResult | None = None
+    # the run's preference for whoever a prompt listed first: the mean of its verdicts' position_bias (None where
+    # no verdict was judged in several orders with probabilities)
+    position_bias: float | None = None
     usage: Usage = Field(default_factory=Usage)
     settings: dict[str, Any] = Field(default_factory=dict)
     started_at: datetime

@@ -251,10 +251,13 @@ def make_finish(mode: str, per_speech: bool, panel: bool) -> Callable:
                 failures += _missing(general, debate, False)
         started = datetime.fromisoformat(state["started_at"])
         finished = datetime.now(UTC)
+        biases = [d.verdict.position_bias for d in [*dims, *([general] if panel and general else [])]
+                  if d.verdict is not None and d.verdict.position_bias is not None]
         result = JudgeResult(
             debatrix_version=__version__, debate_id=debate.id, motion=debate.motion, format=debate.format,
             mode=mode, status=Status.INCOMPLETE if failures else Status.COMPLETE,
             incomplete_reason="; ".join(failures) or None, dimensions=tuple(dims), general=general,
+            position_bias=round(sum(biases) / len(biases), 4) if biases else None,
             usage=Usage.from_calls(state.get("calls", []), (finished - started).total_seconds()),
             settings={**ctx.settings.public_dict(), "model": ctx.gateway.description, "run_id": state["run_id"],
                       **({"served": served_by(ctx.local_server)} if ctx.local_server is not None else {})},

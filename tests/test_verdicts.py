@@ -140,7 +140,7 @@ async def test_graph_verdict_from_probabilities(uniforms):
     assert result.status is Status.COMPLETE and v.method == "logprobs"
     assert v.probabilities == {"Maya": 0.5, "Theo": 0.5} and v.winner == "Theo" == v.score_winner
     assert [o.order for o in v.orders] == [("Maya", "Theo"), ("Theo", "Maya")]
-    assert v.position_bias == pytest.approx(0.1)
+    assert v.position_bias == pytest.approx(0.1) and result.position_bias == pytest.approx(0.1)
     assert sum(c.node == "decide_debate" for c in model.calls) == 2
 
 
