@@ -194,7 +194,8 @@ async def run_benchmark(bench: Benchmark, settings: JudgeSettings, out_dir: Path
     jsonl = out_dir / "items.jsonl"
     previous = read_records(jsonl)
     finished = {record_key(r) for r in previous if r["status"] == "complete" or not retry_incomplete}
-    todo = [(m, k, it) for m in modes for k in range(repeats) for it in items if (m, k, it.id) not in finished]
+    # item by item (every mode of an item, then the next): a run stopped early still holds paired comparisons
+    todo = [(m, k, it) for it in items for k in range(repeats) for m in modes if (m, k, it.id) not in finished]
     appender = _Appender(jsonl)
     started = time.perf_counter()
     if todo:
