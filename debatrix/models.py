@@ -243,6 +243,7 @@ class OrderAnswer(Frozen):
     scores: dict[str, float] = Field(default_factory=dict)  # debater -> score (expected where available)
     argmax_scores: dict[str, int] = Field(default_factory=dict)
     comment: str = ""
+    decision_winner: str | None = None  # what the structured decision named (None: a tie, or no decision)
     consistent: bool = True  # False: the decision named another winner than the comment argues for
 
 

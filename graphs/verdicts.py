@@ -69,7 +69,8 @@ def order_answer(order: Sequence[str], choices: Sequence[str], comment: str, *,
         winner, probabilities = decided, decided_probs
     return OrderAnswer(order=tuple(order), winner=None if winner in (None, TIE) else winner,
                        probabilities=_rounded(probabilities), scores=scores, argmax_scores=argmax_scores,
-                       comment=comment, consistent=consistent)
+                       comment=comment, consistent=consistent,
+                       decision_winner=None if decided in (None, TIE) else decided)
 
 
 def _rounded(p: dict[str, float] | None) -> dict[str, float] | None:
@@ -100,11 +101,10 @@ def combine(dimension: str, debate: Debate, answers: Sequence[OrderAnswer], allo
         score = {n: sum(a.scores.get(n, 0.0) for a in answers) for n in names}
         ranked = sorted((c for c in top if c != TIE), key=lambda c: -score.get(c, 0.0))
         if len(ranked) >= 2 and score[ranked[0]] != score[ranked[1]]:
-            winner = ranked[0]
+            winner, how = ranked[0], "the higher mean score"
         else:
-            winner = answers[0].winner or TIE
-        warnings.append(f"the orders were split evenly between {', '.join(top)}; decided by "
-                        f"{'the scores' if winner in ranked[:1] and winner != answers[0].winner else 'the first order'}")
+            winner, how = answers[0].winner or TIE, "the first order's answer"
+        warnings.append(f"the orders were split evenly between {', '.join(top)}; decided by {how}")
     bias = _position_bias(answers, per_order, allow_tie)
     # the comment shown is the judgment of an order that named this winner (the most confident one)
     agreeing = [(p[winner], i) for i, (a, p) in enumerate(zip(answers, per_order)) if (a.winner or TIE) == winner]
@@ -115,8 +115,10 @@ def combine(dimension: str, debate: Debate, answers: Sequence[OrderAnswer], allo
                         f"{answers[0].winner or TIE}")
     for a in answers:
         if not a.consistent:
-            warnings.append(f"order {' / '.join(a.order)}: the decision named another winner than the judgment "
-                            "argued for; the judgment's winner was kept")
+            kept = (f"the judgment's Winner line ({a.winner or TIE}) was kept" if a.winner != a.decision_winner
+                    else "the decision's was kept")
+            warnings.append(f"order {' / '.join(a.order)}: the decision named {a.decision_winner or TIE} but the "
+                            f"judgment argues otherwise; {kept}")
     return WinnerDecision(dimension=dimension, comment=chosen.comment, winner=None if winner == TIE else winner,
                           probabilities=_rounded(mean) if method == "logprobs" or len(answers) > 1 else None,
                           method=method, orders=tuple(answers), position_bias=bias, consistent=consistent,

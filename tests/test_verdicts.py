@@ -101,7 +101,8 @@ def test_a_decision_that_contradicts_its_judgment_is_caught(uniforms):
     result = await_judge(uniforms, script)
     v = result.general.verdict
     assert result.status is Status.COMPLETE and v.winner == "Theo" and v.comment.endswith("Winner: Theo")
-    assert not all(o.consistent for o in v.orders) and any("another winner" in w for w in v.warnings)
+    assert not all(o.consistent for o in v.orders) and any("argues otherwise; the judgment's Winner line (Theo)"
+                                                           in w for w in v.warnings)
 
 
 def await_judge(debate, script, **kw):
