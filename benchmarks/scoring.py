@@ -3,11 +3,12 @@ over the allowed values, from the log probabilities the server returns for the t
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from debatrix import probabilities as prob
 
 _LABELLED = re.compile(r"(?:score|rating|answer)\s*(?:is|of)?\s*[:=]?\s*\**\s*(\d+(?:\.\d+)?)", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\d.])(\d+)(?![\d.])")
@@ -57,26 +58,10 @@ def rating_from(text: str, logprobs: list[dict[str, Any]], allowed: Sequence[int
 
 
 def distribution_at(text: str, offset: int, logprobs: list[dict[str, Any]], allowed: Sequence[int]
-                     ) -> dict[int, float] | None:
-    """The allowed values' probabilities at the token that starts at ``offset`` of the (stripped) answer."""
+                    ) -> dict[int, float] | None:
+    """The allowed values' probabilities at the token that starts at ``offset`` of the (stripped) answer: the
+    debate graph's reader (:func:`debatrix.probabilities.score_distribution`), offsets shifted for the strip."""
     if not logprobs:
         return None
-    joined = "".join(t.get("token", "") for t in logprobs)
-    shift = len(joined) - len(joined.lstrip())  # the answer text was stripped
-    pos = 0
-    for tok in logprobs:
-        token = tok.get("token", "")
-        start, end = pos - shift, pos - shift + len(token)
-        pos += len(token)
-        if start <= offset < end or (start > offset):
-            candidates = tok.get("top_logprobs") or [{"token": token, "logprob": tok.get("logprob", 0.0)}]
-            probs: dict[int, float] = {}
-            for c in candidates:
-                t = c.get("token", "").strip()
-                if _allowed(t, allowed) and c.get("logprob") is not None:
-                    probs[int(float(t))] = probs.get(int(float(t)), 0.0) + math.exp(c["logprob"])
-            total = sum(probs.values())
-            if total <= 0:
-                return None
-            return {k: v / total for k, v in sorted(probs.items())}
-    return None
+    spelled, _ = prob.spelled(logprobs)
+    return prob.score_distribution(logprobs, offset + len(spelled) - len(spelled.lstrip()), allowed)

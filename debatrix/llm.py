@@ -511,8 +511,8 @@ class LLMGateway:
             return await self._send(model, messages, meta)
 
     async def text_with_logprobs(self, messages: list[BaseMessage], *, node: str, max_tokens: int,
-                                 top_logprobs: int = 10, dimension: str | None = None,
-                                 meta: dict[str, Any] | None = None, json_schema: type[BaseModel] | None = None
+                                 dimension: str | None = None, meta: dict[str, Any] | None = None,
+                                 json_schema: type[BaseModel] | None = None
                                  ) -> tuple[str, list[dict[str, Any]], CallRecord]:
         """The answer text plus the per-token log probabilities (``[{token, logprob, top_logprobs: [...]}, ...]``;
         empty when the server returns none), for probability-weighted scores. With ``json_schema`` the answer is
@@ -521,13 +521,11 @@ class LLMGateway:
         extra: dict[str, Any] = {}
         if json_schema is not None:
             extra["response_format"] = json.loads(_response_format(json_schema, None))
-        model = self.model.bind(logprobs=True, top_logprobs=top_logprobs,
-                                max_tokens=min(max_tokens, self.settings.max_output_tokens), **extra)
+        model = self.model.bind(max_tokens=min(max_tokens, self.settings.max_output_tokens), **extra)
         started = time.perf_counter()
-        answer, attempts = await self._send(model, messages, self._meta(node, dimension, "text", meta))
-        logprobs = ((answer.response_metadata or {}).get("logprobs") or {}).get("content") or []
+        answer, attempts = await self._send_probed(model, messages, self._meta(node, dimension, "text", meta), True)
         record = self._record(node, dimension, messages, answer, started, attempts, False)
-        return _answer_text(answer).strip(), list(logprobs), record
+        return _answer_text(answer).strip(), _logprobs(answer), record
 
     async def structured(self, messages: list[BaseMessage], schema: type[T], *, node: str,
                          dimension: str | None = None, meta: dict[str, Any] | None = None,

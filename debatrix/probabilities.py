@@ -41,14 +41,13 @@ def _token_at(spans: list[tuple[int, int, dict[str, Any]]], offset: int) -> int 
 
 
 def _candidates(entry: dict[str, Any]) -> list[tuple[str, float]]:
-    """(token, probability) of the alternatives at one position; the sampled token among them."""
+    """(token, probability) of the alternatives at one position: the top alternatives the server listed (a token a
+    grammar forced that the model itself ranked below them is not among them), else the written token alone."""
     out: dict[str, float] = {}
-    for c in entry.get("top_logprobs") or []:
+    for c in entry.get("top_logprobs") or [entry]:
         if c.get("logprob") is not None:
-            out[str(c.get("token") or "")] = math.exp(float(c["logprob"]))
-    token = str(entry.get("token") or "")
-    if token not in out and entry.get("logprob") is not None:
-        out[token] = math.exp(float(entry["logprob"]))
+            token = str(c.get("token") or "")
+            out[token] = out.get(token, 0.0) + math.exp(float(c["logprob"]))
     return list(out.items())
 
 
