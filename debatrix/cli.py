@@ -19,7 +19,7 @@ from rich.table import Table
 
 from . import __version__
 from .errors import ConfigurationError, DebatrixError, InvalidDebateError, ServiceUnavailable
-from .files import write_atomic
+from .files import check_writable, write_atomic
 from .loader import load_debate
 from .models import Debate, DebateFormat, JudgeResult, Status
 from .runtime import settle_heap
@@ -223,17 +223,12 @@ def judge(
 
 
 def _check_writable(out: Path) -> None:
-    """``--out`` must name a file we can create or replace: checked before the first LLM call."""
-    if out.is_dir():
-        _fail(f"--out {out} is a folder: give a file path")
-    parent = out.parent if str(out.parent) else Path(".")
-    if not parent.is_dir():
-        _fail(f"--out {out}: the folder {parent} does not exist")
+    """``--out`` must name a file we can create or replace (its folder is created as the write would): checked
+    before the first LLM call."""
     try:
-        with tempfile.NamedTemporaryFile(dir=parent, prefix=".debatrix-probe-", delete=True):
-            pass
+        check_writable(out)
     except OSError as e:
-        _fail(f"--out {out}: cannot write in {parent} ({e.strerror or e})")
+        _fail(f"--out {out}: cannot write it ({e.strerror or e})")
 
 
 def _save(out: Path, result: JudgeResult) -> Path:

@@ -7,6 +7,17 @@ import tempfile
 from pathlib import Path
 
 
+def check_writable(path: Path) -> None:
+    """Raise ``OSError`` (or ``IsADirectoryError``) unless :func:`write_atomic` can write ``path``: creates its folder
+    as that would, and a probe file in it. For checking an output path before work that would be lost."""
+    path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a folder: give a file path")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.probe."):
+        pass
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to a temporary file beside ``path``, flush it to disk, then rename it over ``path``."""
     path = Path(path)

@@ -137,7 +137,9 @@ async def test_retries_of_a_request_that_finally_failed_are_counted(uniforms):
 
 @pytest.mark.parametrize("where", ["folder", "missing folder", "read-only"])
 def test_an_unusable_out_path_is_refused_before_any_call(tmp_path, where):
-    out = {"folder": tmp_path, "missing folder": tmp_path / "nope" / "r.json",
+    # a folder that cannot be created: its parent is a file (a missing folder is created, as the write would)
+    (tmp_path / "plain-file").write_text("x")
+    out = {"folder": tmp_path, "missing folder": tmp_path / "plain-file" / "nope" / "r.json",
            "read-only": tmp_path / "ro" / "r.json"}[where]
     if where == "read-only":
         out.parent.mkdir()
