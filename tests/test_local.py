@@ -14,6 +14,7 @@ from debatrix.api import ajudge_debate
 from debatrix.context import JudgeContext
 from debatrix.local import CATALOG, LocalServer, ModelNotInstalled, PortInUse, ServerStartupTimeout, model_path
 from debatrix.models import JudgeResult, Status
+from graphs.modes import expected_calls
 
 from .conftest import installed_model
 
@@ -146,7 +147,11 @@ async def test_debatrix_mode_end_to_end_on_the_smallest_model(small_model, four_
         assert {j.debater for j in d.debater_judgments} == names
         assert d.verdict.winner is None or d.verdict.winner in names
     assert again.general.verdict.winner in names
-    assert again.usage.llm_calls == 32 and again.usage.completion_tokens > 0
+    # 4 speeches × 3 dimensions × (analysis + score), then per order a judgment and a decision per dimension and
+    # for the panel: 24 + 2 orders × 2 calls × 4
+    calls = expected_calls("debatrix", len(four_day_week.speeches), len(names), 3, merged=False,
+                           orders=ctx.settings.orders)
+    assert calls == 40 and again.usage.llm_calls == calls and again.usage.completion_tokens > 0
     # llama.cpp says what it really computed: the dimensions' analyses of a speech share the system prompt, the
     # header and the speech, and each score continues the analysis just written, so most prompt tokens come from
     # the server's cache and a score reads little more than its question
