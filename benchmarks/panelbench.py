@@ -9,6 +9,7 @@ read two ways from each judged dimension: direct prediction (DP, the winner judg
 from __future__ import annotations
 
 import csv
+import functools
 import math
 import random
 from collections import Counter
@@ -21,6 +22,9 @@ from debatrix.models import Debate, JudgeResult, Side
 
 from .base import Benchmark, Item, MetricRow, check_count, data_root
 from .metrics import accuracy, rmse100
+
+# a run asks for an item's debate to size it, judge it and read its gold; the files do not change under a run
+_debate = functools.lru_cache(maxsize=256)(load_debate)
 
 DIMENSIONS = ("argument", "source", "language")
 TIE_DIMENSIONS = ("source", "language")
@@ -82,7 +86,7 @@ class DebateArt(Benchmark):
         return items
 
     def debate(self, item: Item) -> Debate:
-        return load_debate(item.path)
+        return _debate(item.path)
 
     def size(self, item: Item) -> int:
         """The debate's length in characters of speech (the motion files only point at the speeches)."""
@@ -238,7 +242,7 @@ class BPCompetition(Benchmark):
         return items
 
     def debate(self, item: Item) -> Debate:
-        return load_debate(item.path)
+        return _debate(item.path)
 
     def size(self, item: Item) -> int:
         """The debate's length in characters of speech (the motion files only point at the speeches)."""

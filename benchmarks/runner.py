@@ -31,19 +31,21 @@ import warnings
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from scipy import stats
 
+from debatrix import __version__
 from debatrix.context import JudgeContext
 from debatrix.errors import ConfigurationError, DebatrixError
 from debatrix.files import write_atomic
+from debatrix.llm import SAMPLE
+from debatrix.local import served_by
 from debatrix.runtime import settle_heap
 from debatrix.settings import JudgeSettings, redact_url
-
-from debatrix.llm import SAMPLE
 
 from .base import Benchmark, Item, MetricRow
 
@@ -237,11 +239,6 @@ async def run_benchmark(bench: Benchmark, settings: JudgeSettings, out_dir: Path
 def _log_invocation(out_dir: Path, context: JudgeContext, items: int) -> None:
     """One line per invocation in ``runs.jsonl``: what actually ran (run.json holds what was asked for; on the
     local backend the model, its file and sha256, the context and the server settings are only known now)."""
-    from datetime import UTC, datetime
-
-    from debatrix import __version__
-    from debatrix.local import served_by
-
     llm = context.settings.llm
     entry = {"started": datetime.now(UTC).isoformat(timespec="seconds"), "debatrix": __version__,
              "to_judge": items, "model": context.gateway.description,

@@ -18,6 +18,7 @@ from debatrix.context import JudgeContext
 from debatrix.dimension import Dimension
 from debatrix.errors import InvalidDebateError
 from debatrix.llm import winner_answer
+from debatrix.local import served_by
 from debatrix.models import (
     Debate,
     DebateFormat,
@@ -31,11 +32,6 @@ from debatrix.models import (
 
 from .state import DebateAnalysis, JudgeState
 
-
-def served_by(server: Any) -> dict[str, Any]:
-    from debatrix.local import served_by as local
-
-    return local(server)
 
 def make_prepare(mode: str) -> Callable:
     async def prepare(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
