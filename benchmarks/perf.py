@@ -3,9 +3,11 @@
 Starts an OpenAI-compatible server on 127.0.0.1 that answers every request with schema-valid output after a fixed
 latency L, then prints for each mode on a DebateArt and a BP debate: wall time, the critical-path bound
 (sequential LLM rounds × L), their ratio, LLM calls and tokens; the throughput of 1, 4 and 16 concurrent debates
-against the same debates judged one after another; and the peak memory of one BP debate run (a child process).
+against the same debates judged one after another; the peak memory of one BP debate run (a child process); and the
+judging process's CPU per LLM call on each transport.
 
     python -m debatrix.benchmarks.perf [--latency 0.2] [--modes debatrix,direct] [--concurrency 1,4,16]
+                                       [--sections modes,throughput,memory,cpu] [--cpu-calls 2000]
 """
 
 from __future__ import annotations
@@ -113,6 +115,38 @@ def peak_memory(url: str) -> None:
           "(the process that judges; the model server is not counted)")
 
 
+async def cpu_per_call(url: str, calls: int, in_flight: int = 32) -> None:
+    """The judge process's CPU per LLM call, by transport: ``calls`` short text requests through the gateway with
+    ``in_flight`` at a time, against the fake server (its CPU is its own process's). The LangChain callback
+    machinery runs on both transports; this is what it and the client cost."""
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    from debatrix.llm import LLMGateway
+
+    print(f"\n## CPU per LLM call\n\n{calls} text calls, {in_flight} in flight, no cache; CPU time of the judging "
+          "process (the fake server runs in its own)\n")
+    print("| transport | CPU per call (ms) | wall (s) |\n|---|---:|---:|")
+    messages = [SystemMessage(content="You are an impartial debate adjudicator."),
+                HumanMessage(content="Analyse the speech. " * 40)]
+    for transport in ("http", "langchain"):
+        gateway = LLMGateway(LLMSettings(base_url=url, model="fake-model", transport=transport, timeout=60,
+                                         max_concurrency=in_flight, cache_path=None))
+        gate = asyncio.Semaphore(in_flight)
+
+        async def call(i: int) -> None:
+            async with gate:
+                await gateway.text(messages, node="analyze_speech", meta={"i": i})
+
+        try:
+            await asyncio.gather(*(call(i) for i in range(min(calls, 64))))  # warm: pools, imports
+            cpu, wall = time.process_time(), time.perf_counter()
+            await asyncio.gather(*(call(i) for i in range(calls)))
+            cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        finally:
+            gateway.close()
+        print(f"| {transport} | {cpu / calls * 1000:.2f} | {wall:.1f} |")
+
+
 def start_server(latency: float) -> tuple[subprocess.Popen, str]:
     """The fake model in its own process, so that its work never competes with the judge's for the GIL."""
     from debatrix.local import free_port
@@ -131,9 +165,14 @@ async def main_async(args: argparse.Namespace) -> None:
         print(f"# debatrix performance ({os.cpu_count()} CPUs, Python {sys.version.split()[0]})")
         print(f"\nfake model server in its own process, answering after L = {args.latency * 1000:.0f} ms "
               "(token counts there are characters / 4)")
-        await modes_table(url, args.latency, args.modes)
-        await throughput(url, args.latency, args.concurrency)
-        peak_memory(url)
+        if "modes" in args.sections:
+            await modes_table(url, args.latency, args.modes)
+        if "throughput" in args.sections:
+            await throughput(url, args.latency, args.concurrency)
+        if "memory" in args.sections:
+            peak_memory(url)
+        if "cpu" in args.sections:
+            await cpu_per_call(url, args.cpu_calls)
     finally:
         proc.terminate()
         proc.wait(10)
@@ -146,6 +185,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--latency", type=float, default=0.2, help="seconds per LLM call (default 0.2)")
     ap.add_argument("--modes", type=lambda v: v.split(","), default=list(MODES))
     ap.add_argument("--concurrency", type=lambda v: [int(x) for x in v.split(",")], default=[1, 4, 16])
+    ap.add_argument("--sections", type=lambda v: v.split(","), default=["modes", "throughput", "memory", "cpu"],
+                    help="what to measure (default: modes,throughput,memory,cpu)")
+    ap.add_argument("--cpu-calls", type=int, default=2000, help="calls per transport in the cpu section")
     args = ap.parse_args(argv)
     asyncio.run(main_async(args))
 

@@ -26,7 +26,7 @@ from .models import Debate, Debater, JudgeResult, Side, Speech, Status  # noqa: 
 from .settings import JudgeSettings, LLMSettings, MemorySettings  # noqa: E402
 
 _LAZY = {"judge_debate", "ajudge_debate", "build_judge_graph", "judge_speech", "ajudge_speech", "JudgeContext",
-         "MODES"}
+         "MODES", "checkpoint_serializer", "checkpoint_types"}
 
 
 def __getattr__(name: str) -> Any:  # heavy imports (langgraph, chromadb) only when the judge is used

@@ -8,8 +8,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.runnables import RunnableConfig
 
 from debatrix.graphs import MODES, build_graph
+from debatrix.graphs.serde import checkpoint_serializer, checkpoint_types
 
 from .context import JudgeContext
 from .errors import ConfigurationError, ContextWindowExceeded
@@ -67,17 +69,29 @@ def _event(namespace: tuple[str, ...], node: str, update: Any) -> ProgressEvent 
     return None
 
 
-async def _run(graph: Any, debate: Debate, ctx: JudgeContext,
-               on_event: Callable[[ProgressEvent], None] | None, run_id: str | None) -> JudgeResult:
+def run_config(debate: Debate, config: RunnableConfig | None, run_name: str) -> RunnableConfig:
+    """The caller's LangChain config (callbacks, tags, metadata, run name) with room for the debate's steps: every
+    LLM call of the run reaches the callbacks, under a run named after the debate unless the caller named it."""
+    merged: RunnableConfig = {**(config or {})}  # type: ignore[typeddict-item]
+    merged["recursion_limit"] = max(merged.get("recursion_limit") or 0, recursion_limit(debate))
+    merged.setdefault("run_name", run_name)
+    merged["metadata"] = {"debatrix_debate": debate.id, **(merged.get("metadata") or {})}
+    return merged
+
+
+async def _run(graph: Any, debate: Debate, ctx: JudgeContext, on_event: Callable[[ProgressEvent], None] | None,
+               run_id: str | None, config: RunnableConfig | None = None, run_name: str = "debatrix judge"
+               ) -> JudgeResult:
     result: JudgeResult | None = None
     state: dict[str, Any] = {"debate": debate}
     if run_id:
         state["run_id"] = run_id
-    config = {"recursion_limit": recursion_limit(debate)}
-    async for namespace, chunk in graph.astream(state, context=ctx, config=config, stream_mode="updates",
-                                                subgraphs=True):
+    async for namespace, chunk in graph.astream(state, context=ctx, config=run_config(debate, config, run_name),
+                                                stream_mode="updates", subgraphs=True):
         for node, update in chunk.items():
-            if node == "finish" and not namespace:
+            # only the judge graph has a "finish" node; its namespace is not empty when a parent graph's node runs
+            # the judge (the parent's checkpoint namespace comes first)
+            if node == "finish" and isinstance(update, dict) and isinstance(update.get("result"), JudgeResult):
                 result = update["result"]
             elif on_event is not None and (event := _event(namespace, node, update)):
                 on_event(event)
@@ -89,9 +103,13 @@ async def _run(graph: Any, debate: Debate, ctx: JudgeContext,
 async def ajudge_debate(debate: Debate, settings: JudgeSettings | None = None,
                         chat_model: BaseChatModel | None = None, *, context: JudgeContext | None = None,
                         on_event: Callable[[ProgressEvent], None] | None = None,
-                        run_id: str | None = None) -> JudgeResult:
+                        run_id: str | None = None, config: RunnableConfig | None = None) -> JudgeResult:
     """Judge a debate. Failures that leave the judgment unfinished (context window, LLM errors after retries,
-    unparseable answers) give a result with ``status == "incomplete"`` and the reason; bad input raises."""
+    unparseable answers) give a result with ``status == "incomplete"`` and the reason; bad input raises.
+
+    ``config`` is a LangChain ``RunnableConfig`` (callbacks, tags, metadata, ``run_name``): its callbacks see every
+    node and every LLM call of the judge, whatever the transport; inside a parent graph's node the parent's own
+    callbacks are inherited without it."""
     settings = settings or (context.settings if context else JudgeSettings())
     if context is None:
         try:  # the local backend is sized for this debate, or refused before its model server starts
@@ -102,7 +120,7 @@ async def ajudge_debate(debate: Debate, settings: JudgeSettings | None = None,
         ctx = context
     try:
         graph = ctx.graph(settings.mode, settings.llm.merge_score_call)
-        return await _run(graph, debate, ctx, on_event, run_id)
+        return await _run(graph, debate, ctx, on_event, run_id, config)
     finally:
         if context is None:
             ctx.close()
@@ -140,13 +158,16 @@ def single_speech(text: str, motion: str, speaker: str = "speaker", side: Side =
 
 async def ajudge_speech(text: str, motion: str, settings: JudgeSettings | None = None,
                         chat_model: BaseChatModel | None = None, *, speaker: str = "speaker",
-                        side: Side = Side.PRO, context: JudgeContext | None = None) -> JudgeResult:
-    """Judge one speech on its own (per dimension: analysis, comment, score 1-10; default dimension: general)."""
+                        side: Side = Side.PRO, context: JudgeContext | None = None,
+                        config: RunnableConfig | None = None) -> JudgeResult:
+    """Judge one speech on its own (per dimension: analysis, comment, score 1-10; default dimension: general);
+    ``config`` as for :func:`ajudge_debate`."""
     settings = settings or (context.settings if context else JudgeSettings())
     ctx = context or await asyncio.to_thread(JudgeContext.create, settings, chat_model)
     try:
         graph = ctx.graph("speech", settings.llm.merge_score_call)
-        return await _run(graph, single_speech(text, motion, speaker, side), ctx, None, None)
+        return await _run(graph, single_speech(text, motion, speaker, side), ctx, None, None, config,
+                          "debatrix judge speech")
     finally:
         if context is None:
             ctx.close()
@@ -158,4 +179,4 @@ def judge_speech(text: str, motion: str, settings: JudgeSettings | None = None,
 
 
 __all__ = ["MODES", "JudgeContext", "ProgressEvent", "ajudge_debate", "ajudge_speech", "build_judge_graph",
-           "judge_debate", "judge_speech"]
+           "checkpoint_serializer", "checkpoint_types", "judge_debate", "judge_speech"]

@@ -1,14 +1,13 @@
 """A lean chat-completions client for OpenAI-compatible servers (vLLM, llama.cpp, Ollama, OpenAI) over aiohttp.
 
-Why not LangChain's ChatOpenAI here: measured on the project's 2-core machine (1,520 requests, 96 in flight), the
-OpenAI SDK spends ~2 ms of CPU per request (most of it transforming the request body) and httpx/httpcore up to
-~15 ms more in pool bookkeeping with one large pool, while aiohttp sends the same request for ~0.4 ms. With
-thousands of calls per benchmark run that CPU, not the model, set the pace. The gateway still takes any LangChain chat model (``transport="langchain"`` or a
-``chat_model=`` argument) for callbacks and tracing.
+Why not ChatOpenAI by default: on a fast server the OpenAI SDK's request building and httpx's pool bookkeeping
+cost more CPU than the request itself, and a benchmark run sends thousands (``python -m debatrix.benchmarks.perf
+--cpu`` prints the CPU per call of both transports). ``transport="langchain"`` or a ``chat_model=`` argument still
+use any LangChain chat model.
 
-:class:`HTTPChatModel` implements the small part of a LangChain chat model the gateway uses (``bind``,
-``bind_tools``, ``kwargs``, ``ainvoke``) and answers :class:`~langchain_core.messages.AIMessage` objects with the
-same ``usage_metadata`` and ``response_metadata`` (``finish_reason``, ``logprobs``) ChatOpenAI gives."""
+:class:`HTTPChatModel` is a LangChain chat model (callbacks, tracing, ``bind``, ``bind_tools``) whose
+:class:`~langchain_core.messages.AIMessage` answers carry the same ``usage_metadata`` and ``response_metadata``
+(``finish_reason``, ``logprobs``) ChatOpenAI gives."""
 
 from __future__ import annotations
 
@@ -17,11 +16,15 @@ import json
 import ssl
 import urllib.parse
 import urllib.request
+from collections.abc import Sequence
 from typing import Any
 
 import aiohttp
+from langchain_core.language_models import BaseChatModel, LanguageModelInput, LangSmithParams
 from langchain_core.messages import AIMessage, BaseMessage
-from pydantic import BaseModel
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import Runnable
+from pydantic import ConfigDict
 
 _ROLES = {"system": "system", "human": "user", "ai": "assistant"}
 
@@ -137,30 +140,58 @@ def _close_at_loop_shutdown(session: aiohttp.ClientSession) -> Any:
     return gen
 
 
-class HTTPChatModel:
-    """``bind(**request_fields)`` and ``bind_tools`` return new models; ``ainvoke(messages)`` sends one request."""
+class HTTPChatModel(BaseChatModel):
+    """A LangChain chat model over an :class:`Endpoint`: ``bind``/``bind_tools`` bind request fields and
+    ``ainvoke`` sends one request, with LangChain's callbacks around it, so an agent that embeds the judge traces
+    every call like any other model's."""
 
-    def __init__(self, endpoint: Endpoint, kwargs: dict[str, Any] | None = None):
-        self.endpoint = endpoint
-        self.kwargs: dict[str, Any] = kwargs or {}
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    endpoint: Endpoint
+    # the gateway keeps its own answer cache, keyed by model identity and repeat: a global LangChain cache set by
+    # the embedding application must not answer the judge's calls behind its back
+    cache: bool | None = False
+    debatrix_logprobs: bool = True
+
+    @property
+    def _llm_type(self) -> str:
+        return "debatrix-openai-http"
 
     @property
     def model_name(self) -> str:
         return str(self.endpoint.payload.get("model"))
 
-    def bind(self, **kwargs: Any) -> HTTPChatModel:
-        return HTTPChatModel(self.endpoint, {**self.kwargs, **kwargs})
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"model_name": self.model_name, "base_url": self.endpoint.url}
 
-    def bind_tools(self, tools: list[type[BaseModel]], tool_choice: str | None = None) -> HTTPChatModel:
+    def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
+        params = super()._get_ls_params(stop=stop, **kwargs)
+        params["ls_provider"] = "openai"
+        params["ls_model_name"] = self.model_name
+        temperature = kwargs.get("temperature", self.endpoint.payload.get("temperature"))
+        if temperature is not None:
+            params["ls_temperature"] = temperature
+        return params
+
+    def bind_tools(self, tools: Sequence[Any], *, tool_choice: str | None = None,
+                   **kwargs: Any) -> Runnable[LanguageModelInput, AIMessage]:
         from langchain_core.utils.function_calling import convert_to_openai_tool  # what ChatOpenAI sends
 
         extra: dict[str, Any] = {"tools": [convert_to_openai_tool(t) for t in tools]}
         if tool_choice:
             extra["tool_choice"] = {"type": "function", "function": {"name": tool_choice}}
-        return self.bind(**extra)
+        return self.bind(**extra, **kwargs)
 
-    async def ainvoke(self, messages: list[BaseMessage], config: Any = None) -> AIMessage:
-        body = {**self.endpoint.payload, **self.kwargs, "messages": [_message(m) for m in messages]}
+    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
+                  **kwargs: Any) -> ChatResult:
+        raise NotImplementedError("the HTTP transport is asynchronous: use `await model.ainvoke(...)`")
+
+    async def _agenerate(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
+                         **kwargs: Any) -> ChatResult:
+        body = {**self.endpoint.payload, **kwargs, "messages": [_message(m) for m in messages]}
+        if stop:
+            body["stop"] = stop
         if "max_tokens" in body:  # the bound cap wins, under the current name (OpenAI deprecated max_tokens)
             body["max_completion_tokens"] = body.pop("max_tokens")
         async with self.endpoint.session().post(self.endpoint.url, data=json.dumps(body, ensure_ascii=False)) as r:
@@ -173,7 +204,10 @@ class HTTPChatModel:
             message = choice["message"]
         except (ValueError, KeyError, IndexError, TypeError):
             raise ChatResponseError(f"not a chat completion: {raw[:120]!r}") from None
-        return _ai_message(data, choice, message)
+        answer = _ai_message(data, choice, message)
+        return ChatResult(generations=[ChatGeneration(message=answer, generation_info={
+            "finish_reason": choice.get("finish_reason")})],
+            llm_output={"token_usage": data.get("usage") or {}, "model_name": data.get("model")})
 
 
 def _message(m: BaseMessage) -> dict[str, Any]:

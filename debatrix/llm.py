@@ -125,8 +125,8 @@ def make_http_model(settings: LLMSettings) -> HTTPChatModel:
     key = _api_key(settings)
     payload = {"model": settings.model, "temperature": settings.temperature,
                "max_completion_tokens": settings.max_output_tokens}
-    return HTTPChatModel(Endpoint(settings.base_url or "https://api.openai.com/v1", key, payload,
-                                  max_connections=settings.max_concurrency))
+    return HTTPChatModel(endpoint=Endpoint(settings.base_url or "https://api.openai.com/v1", key, payload,
+                                           max_connections=settings.max_concurrency))
 
 
 def make_chat_model(settings: LLMSettings, http_async_client: httpx.AsyncClient | None = None) -> BaseChatModel:

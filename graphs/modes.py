@@ -24,6 +24,7 @@ from debatrix.models import DebateFormat
 from .column import build_iterative_column, build_raw_column
 from .nodes import guarded, previous_analyses, previous_speeches
 from .panel import after_columns, make_finish, make_prepare, panel_comment, panel_decide, to_columns
+from .serde import registered
 from .state import JudgeInput, JudgeOutput, JudgeState
 from .wiring import bind
 
@@ -166,11 +167,11 @@ def build_graph(mode: str, ctx: JudgeContext | None = None, *, merged: bool = Fa
         builder = MODES[mode]
     except KeyError:
         raise UnknownModeError(f"unknown mode {mode!r}; choose one of: {', '.join(MODES)}") from None
-    return builder(ctx, merged).compile(checkpointer=checkpointer, name=f"debatrix-{mode}")
+    return builder(ctx, merged).compile(checkpointer=registered(checkpointer), name=f"debatrix-{mode}")
 
 
 def build_speech_graph(ctx: JudgeContext | None = None, *, merged: bool = False, checkpointer: Any = None) -> Any:
     """Judge speeches on their own: per dimension, analyse and judge each speech (no debate-level stage)."""
     column = build_iterative_column(ctx, previous_analyses, merged, debate_stage=False)
     g = _judge_graph(ctx, "speech", column)
-    return g.compile(checkpointer=checkpointer, name="debatrix-speech")
+    return g.compile(checkpointer=registered(checkpointer), name="debatrix-speech")
