@@ -4,7 +4,9 @@ StrictUndefined so a missing variable is an error. Speech text is fenced as data
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
+from typing import Any
 
 import jinja2
 from pydantic import BaseModel, ConfigDict
@@ -39,6 +41,11 @@ class SpeechBlockVars(_Vars):
 
 class ItemsVars(_Vars):
     items: list
+
+
+class MaterialVars(_Vars):
+    items: list
+    grouped: bool = False  # debater by debater (each item keeps its speech number) instead of in speaking order
 
 
 class AnalyzeSpeechVars(_Vars):
@@ -160,8 +167,8 @@ TEMPLATES: dict[str, type[_Vars]] = {
     "previous_analyses.j2": ItemsVars,
     "previous_speeches.j2": ItemsVars,
     "relevant_chunks.j2": ItemsVars,
-    "analyses_material.j2": ItemsVars,
-    "transcript.j2": ItemsVars,
+    "analyses_material.j2": MaterialVars,
+    "transcript.j2": MaterialVars,
     "analyze_speech.j2": AnalyzeSpeechVars,
     "score_speech.j2": ScoreSpeechVars,
     "score_ask.j2": ScoreAskVars,
@@ -259,14 +266,15 @@ def speech_block(debate: Debate, index: int, fence: str) -> str:
     )
 
 
-def debate_header(debate: Debate, fence: str) -> str:
+def debate_header(debate: Debate, fence: str, order: Sequence[str] | None = None) -> str:
     if debate.format is DebateFormat.SINGLE:
         fmt = "a single speech, judged on its own."
     elif debate.format is DebateFormat.BP:
         fmt = "British Parliamentary: four teams, two speeches each; OG and CG (pro) support the motion, OO and CO oppose it."
     else:
         fmt = ""  # one-on-one: the debaters' sides say it all
-    debaters = [f"{d.name} ({d.side.value}" + (f", {d.position})" if d.position else ")") for d in debate.debaters]
+    listed = sorted(debate.debaters, key=lambda d: list(order).index(d.name)) if order else debate.debaters
+    debaters = [f"{d.name} ({d.side.value}" + (f", {d.position})" if d.position else ")") for d in listed]
     return render(
         "debate_header.j2",
         DebateHeaderVars(motion=sanitize(debate.motion, fence), info_slide=sanitize(debate.info_slide, fence),
@@ -274,13 +282,28 @@ def debate_header(debate: Debate, fence: str) -> str:
     )
 
 
-def transcript(debate: Debate, fence: str, upto: int | None = None) -> str:
+def transcript(debate: Debate, fence: str, upto: int | None = None, grouped_by: Sequence[str] | None = None) -> str:
+    """The speeches in speaking order, or ``grouped_by`` debater (in that order), each keeping its number."""
     n = len(debate.speeches) if upto is None else upto
-    return render("transcript.j2", ItemsVars(items=[speech_block(debate, i, fence) for i in range(n)]))
+    indices = _grouped(range(n), lambda i: debate.speeches[i].speaker, grouped_by)
+    return render("transcript.j2", MaterialVars(items=[speech_block(debate, i, fence) for i in indices],
+                                                grouped=grouped_by is not None))
 
 
-def analyses_material(analyses: list[SpeechAnalysis]) -> str:
-    return render("analyses_material.j2", ItemsVars(items=[_shown(a) for a in analyses]))
+def analyses_material(analyses: list[SpeechAnalysis], grouped_by: Sequence[str] | None = None) -> str:
+    shown = _grouped(analyses, lambda a: a.speaker, grouped_by)
+    return render("analyses_material.j2", MaterialVars(items=[_shown(a) for a in shown],
+                                                       grouped=grouped_by is not None))
+
+
+def _grouped(items: Iterable[Any], speaker: Callable[[Any], str], order: Sequence[str] | None) -> list[Any]:
+    """``items`` (in speaking order) grouped by speaker in ``order``; stable, so each group stays in speaking
+    order."""
+    items = list(items)
+    if not order:
+        return items
+    rank = {name: k for k, name in enumerate(order)}
+    return sorted(items, key=lambda x: rank.get(speaker(x), len(rank)))
 
 
 def _shown(a: SpeechAnalysis) -> dict:

@@ -55,18 +55,18 @@ def _system_text(fence: str) -> str:
     return P.render("system.j2", P.SystemVars(fence=fence))
 
 
-_HEADERS: dict[str, str] = {}
+_HEADERS: dict[tuple[str, tuple[str, ...] | None], str] = {}
 
 
-def header(debate: Debate) -> str:
-    """The debate header, rendered once per debate (the fence is derived from the debate's content, so equal
-    fences mean equal debates)."""
-    fence = P.fence_for(debate)
-    text = _HEADERS.get(fence)
+def header(debate: Debate, order: Sequence[str] | None = None) -> str:
+    """The debate header (debaters listed as given, or in ``order``), rendered once per debate and order (the fence
+    is derived from the debate's content, so equal fences mean equal debates)."""
+    key = (P.fence_for(debate), tuple(order) if order else None)
+    text = _HEADERS.get(key)
     if text is None:
         if len(_HEADERS) >= 1024:
             _HEADERS.clear()
-        text = _HEADERS[fence] = P.debate_header(debate, fence)
+        text = _HEADERS[key] = P.debate_header(debate, key[0], order)
     return text
 
 
@@ -167,16 +167,18 @@ def analysis_messages(debate: Debate, dim: Dimension, i: int, before: str, after
 
 
 def judgment_messages(debate: Debate, dim: Dimension, analyses: list[SpeechAnalysis], words: int,
-                      order: Sequence[str] | None = None) -> list[BaseMessage]:
+                      order: Sequence[str] | None = None, grouped: bool = False) -> list[BaseMessage]:
     """The column's judgment: over its analyses, or over the whole debate where there are none (the raw modes);
-    also rendered by :mod:`.budget`."""
+    also rendered by :mod:`.budget`. ``grouped``: the judgment is asked in several orders, and each order sees
+    the debaters, and the material debater by debater, in its own order (see :mod:`.verdicts`)."""
+    by = list(order) if grouped and order else None
     if analyses:
-        material, focus = P.analyses_material(analyses), dim.prompts.judge
+        material, focus = P.analyses_material(analyses, by), dim.prompts.judge
     else:
-        material, focus = P.transcript(debate, P.fence_for(debate)), dim.prompts.judge_debate
+        material, focus = P.transcript(debate, P.fence_for(debate), grouped_by=by), dim.prompts.judge_debate
     names = list(order) if order else names_of(debate)
     text = P.render("judge_debate.j2", P.JudgeDebateVars(
-        header=header(debate), material=material, dimension=dim.name, focus=focus, names=names,
+        header=header(debate, by), material=material, dimension=dim.name, focus=focus, names=names,
         choices=V.choices_in(names, ties_allowed(debate, dim)), allow_tie=ties_allowed(debate, dim), words=words))
     return [system_message(debate), HumanMessage(content=text)]
 
@@ -266,7 +268,7 @@ async def judge_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
     if ctx.settings.llm.merge_score_call:
         async def merged(order: tuple[str, ...]) -> tuple[OrderAnswer, list[Any]]:
             choices = V.choices_in(order, ties_allowed(debate, dim))
-            messages = ask_merged(judgment_messages(debate, dim, analyses, words, order),
+            messages = ask_merged(judgment_messages(debate, dim, analyses, words, order, len(orders) > 1),
                                   'each debater\'s score from 1 (very poor) to 10 (excellent) under its name, and '
                                   '"winner"')
             answer, lp, records = await ctx.gateway.structured_probed(
@@ -279,7 +281,7 @@ async def judge_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
                 "calls": [r for _, records in done for r in records]}
 
     async def written(order: tuple[str, ...]) -> tuple[list[BaseMessage], DebateAnalysis, Any]:
-        messages = judgment_messages(debate, dim, analyses, words, order)
+        messages = judgment_messages(debate, dim, analyses, words, order, len(orders) > 1)
         text, lp, record = await ctx.gateway.text_probed(messages, node="judge_debate", dimension=dim.name,
                                                          words=words)
         named, probs = V.judgment_reading(text, lp, V.choices_in(order, ties_allowed(debate, dim)))

@@ -151,3 +151,41 @@ async def test_one_order_and_no_probabilities_is_the_old_judge(uniforms):
     v = result.general.verdict
     assert v.method == "argmax" and len(v.orders) == 1 and v.winner == "Maya" and v.probabilities is None
     assert sum(c.node == "judge_debate" for c in model.calls) == 1
+
+
+def _speech_numbers(prompt: str, marker: str) -> list[str]:
+    """The speech numbers in the order a judgment prompt shows them (transcript blocks or analysis lines)."""
+    import re
+
+    return re.findall(marker, prompt)
+
+
+@pytest.mark.parametrize("mode", ["direct", "debatrix"])
+async def test_each_order_reads_the_debate_debater_by_debater_in_its_own_order(uniforms, mode):
+    """Two orders: each judgment lists the debaters, and shows the transcript (raw modes) or the analyses
+    debater by debater in its order, every speech keeping its number; one order keeps the speaking order."""
+    marker = r"speech (\d+), " if mode == "direct" else r"\n\[(\d+), "
+    speakers = [s.speaker for s in uniforms.speeches]
+    first, second = speakers[0], next(s for s in speakers if s != speakers[0])
+
+    def grouped(order):
+        return [str(i + 1) for name in order for i, s in enumerate(speakers) if s == name]
+
+    def judgments(model):
+        dim = "general" if mode == "direct" else "argument"
+        return [c.messages[-1].content for c in model.calls if c.node == "judge_debate" and c.dimension == dim]
+
+    model = ScriptedChatModel()
+    await ajudge_debate(uniforms, settings(mode), model)
+    prompts = judgments(model)
+    assert len(prompts) == 2
+    seen = sorted(_speech_numbers(p, marker) for p in prompts)
+    assert seen == sorted([grouped((first, second)), grouped((second, first))])
+    for p in prompts:  # the header lists the debater whose speeches come first first
+        shown_first = speakers[int(_speech_numbers(p, marker)[0]) - 1]
+        assert p.split("Debaters: ")[1].startswith(shown_first)
+
+    one = ScriptedChatModel()
+    await ajudge_debate(uniforms, settings(mode, orders=1), one)
+    [prompt] = judgments(one)
+    assert _speech_numbers(prompt, marker) == [str(i + 1) for i in range(len(speakers))]
