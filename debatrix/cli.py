@@ -361,19 +361,6 @@ def print_summary(result: JudgeResult, con: Console) -> None:
                       plain(_judged_winner(v)) if v else "-", plain(v.score_winner or "tie") if v else "-",
                       style="bold" if d is result.general else None)
     con.print(table)
-    verdicts = [d.verdict for d in rows if d.verdict is not None]
-    if any(v.orders and len(v.orders) > 1 for v in verdicts):
-        bias = result.position_bias
-        con.print(f"judged in {len(verdicts[0].orders)} orders of the debaters ("
-                  + ("winner probabilities from the model's log probabilities" if verdicts[0].method == "logprobs"
-                     else "the server gave no probabilities: each answer counts as certain")
-                  + (f"); preference for the first-listed: {bias:+.2f}" if bias is not None else ")"),
-                  highlight=False)
-    for v in verdicts:
-        for w in v.warnings:
-            con.print(f"[yellow]{plain(v.dimension)}: {plain(w)}[/]", highlight=False)
-    if result.general and result.general.verdict:
-        con.print(f"[bold]Winner: {plain(result.general.verdict.winner or 'tie')}[/]", highlight=False)
     if result.dimensions and result.dimensions[0].speech_judgments:
         st = Table(title="speech scores", title_justify="left")
         st.add_column("#", justify="right")
@@ -407,6 +394,40 @@ def print_summary(result: JudgeResult, con: Console) -> None:
                  "from its cache), " if u.prompt_tokens_processed is not None else "")
               + f"{u.retries} retries, {u.repairs} repairs, {u.cached_calls} from cache, {u.truncated_calls} cut at "
               f"their length cap, {u.wall_seconds:.1f}s", highlight=False, soft_wrap=True)
+    _print_reasons(result, rows, con)
+
+
+def reason(comment: str) -> str:
+    """A verdict's comment as one paragraph, without its closing "Winner:" line (the winner is printed beside)."""
+    lines = [ln.strip() for ln in comment.splitlines() if ln.strip() and not WINNER_LINE.match(ln)]
+    return " ".join(lines)
+
+
+WINNER_LINE = re.compile(r"^\s*\**\s*winner\s*\**\s*:", re.I)
+
+
+def _print_reasons(result: JudgeResult, rows: list[Any], con: Console) -> None:
+    """The end of the summary: why each verdict went the way it did, then the winner."""
+    verdicts = [d.verdict for d in rows if d.verdict is not None]
+    if any(v.orders and len(v.orders) > 1 for v in verdicts):
+        bias = result.position_bias
+        con.print(f"judged in {len(verdicts[0].orders)} orders of the debaters ("
+                  + ("winner probabilities from the model's log probabilities" if verdicts[0].method == "logprobs"
+                     else "the server gave no probabilities: each answer counts as certain")
+                  + (f"); preference for the first-listed: {bias:+.2f}" if bias is not None else ")"),
+                  highlight=False)
+    for v in verdicts:
+        for w in v.warnings:
+            con.print(f"[yellow]{plain(v.dimension)}: {plain(w)}[/]", highlight=False)
+    general = result.general.verdict if result.general is not None else None
+    for v in verdicts:
+        if v is general or not v.comment:
+            continue
+        con.print(f"\n[bold]{plain(v.dimension)}[/] — {plain(_judged_winner(v))}: {plain(reason(v.comment))}",
+                  highlight=False)
+    if general is not None:
+        why = f": {plain(reason(general.comment))}" if general.comment else ""
+        con.print(f"\n[bold]Winner: {plain(_judged_winner(general))}[/]{why}", highlight=False)
 
 
 @app.command("modes")

@@ -126,3 +126,15 @@ def test_command_list_is_not_cut(args):
     res = runner.invoke(app, [*args, "--help"], env={"COLUMNS": "80"}, terminal_width=80)
     listed = res.output.split("Commands:")[1]
     assert res.exit_code == 0 and "..." not in listed and "…" not in listed
+
+
+def test_summary_ends_with_each_verdicts_reason_and_the_winner():
+    with FakeOpenAIServer() as server:
+        res = runner.invoke(app, ["judge", str(EXAMPLES / "school_uniforms.yaml"), "--base-url", server.base_url,
+                                  "--mode", "dimensional", "--quiet"], env={"COLUMNS": "100"})
+    assert res.exit_code == 0, res.output
+    tail = [line for line in res.output.splitlines() if line.strip()]
+    assert tail[-1].startswith("Winner: ") and "Comment number" in tail[-1]  # the panel's reason beside it
+    for dim in ("argument", "source", "language"):
+        [line] = [x for x in tail if x.startswith(f"{dim} — ")]
+        assert "Comment number" in line and "Winner:" not in line.split(":", 1)[1]
