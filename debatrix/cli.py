@@ -272,9 +272,11 @@ def _save(out: Path, result: JudgeResult) -> Path:
 
 
 async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeResult:
-    from debatrix.graphs.modes import expected_calls, order_count, resolve_dimensions
+    from debatrix.graphs.modes import SHAPES, expected_calls, order_count, resolve_dimensions
 
-    from .api import ProgressEvent, ajudge_debate
+    from .progress import JudgeProgress, steps_per_row
+
+    from .api import ajudge_debate
     from .context import JudgeContext
     from .errors import ContextWindowExceeded
 
@@ -310,20 +312,11 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
                       f"{orders} with {ctx.gateway.description}"
                       + (f" at {plain(redact_url(ctx.settings.llm.base_url))}" if ctx.settings.llm.base_url else ""),
                       highlight=False)
-        loop = asyncio.get_running_loop()
-        started = loop.time()
-
-        def show(event: ProgressEvent) -> None:
-            if quiet:
-                return
-            elapsed = loop.time() - started
-            done = ctx.gateway.completed_requests
-            eta = f", ~{elapsed / done * max(total - done, 0):.0f}s left" if done else ""
-            where = f"[cyan]{plain(event.dimension)}[/]" if event.dimension else "[cyan]panel[/]"
-            console.print(f"[dim]{elapsed:6.1f}s {done:>3}/{total} calls{eta}[/] {where} {plain(event.detail)}",
-                          highlight=False)
-
-        return await ajudge_debate(debate, ctx.settings, context=ctx, on_event=show)
+        shape_of = SHAPES[settings.mode]
+        rows = steps_per_row([d.name for d in dims], len(debate.speeches), shape_of.per_speech,
+                             shape_of.debate_stage, shape_of.panel, settings.llm.merge_score_call)
+        with JudgeProgress(console, total, rows, lambda: ctx.gateway.completed_requests, plain, quiet) as progress:
+            return await ajudge_debate(debate, ctx.settings, context=ctx, on_event=progress.event)
     finally:
         ctx.close()
 

@@ -138,3 +138,32 @@ def test_summary_ends_with_each_verdicts_reason_and_the_winner():
     for dim in ("argument", "source", "language"):
         [line] = [x for x in tail if x.startswith(f"{dim} — ")]
         assert "Comment number" in line and "Winner:" not in line.split(":", 1)[1]
+
+
+def test_progress_bar_in_a_terminal_and_lines_in_a_log():
+    """A terminal gets a bar of calls and a row per dimension and the panel; a log gets one line per step."""
+    import io
+
+    from rich.console import Console
+
+    from debatrix.api import ProgressEvent
+    from debatrix.progress import JudgeProgress, steps_per_row
+
+    rows = steps_per_row(["argument", "source"], 2, True, True, True, merged=False)
+    assert rows == {"argument": 6, "source": 6, "panel": 2}
+    events = [ProgressEvent("analyze_speech", "argument", 0, "analysed speech 1 (Maya)"),
+              ProgressEvent("panel_decide", None, None, "winner: Maya")]
+    done = iter(range(1, 10))
+    for terminal in (True, False):
+        buf = io.StringIO()
+        console = Console(file=buf, force_terminal=terminal, width=100, color_system=None)
+        with JudgeProgress(console, 20, rows, lambda: next(done)) as progress:
+            for e in events:
+                progress.event(e)
+        text = buf.getvalue()
+        if terminal:
+            assert "LLM calls" in text and "2/20" in text and "argument" in text and "panel" in text
+            assert "1/6" in text and "1/2" in text and "winner: Maya" in text
+        else:
+            assert "/20 calls" in text.splitlines()[0] and "argument analysed speech 1 (Maya)" in text.splitlines()[0]
+            assert "panel winner: Maya" in text.splitlines()[1]

@@ -1,0 +1,100 @@
+"""Live progress of one judgment on the terminal, from the judge's progress events.
+
+In a terminal: a rich progress bar of the LLM calls (done/total, elapsed, time left) and a row per dimension and for
+the panel (its steps, and what it did last). Where stderr is not a terminal (logs, CI, a pipe): one plain line per
+step, which a log keeps readable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+PANEL = "panel"
+
+
+class JudgeProgress:
+    """``with JudgeProgress(console, total, steps, calls_done) as p: ... on_event=p.event``.
+
+    ``steps``: per row (dimension name, or "panel"), the progress events a complete run gives it; ``calls_done``:
+    how many LLM calls have been answered so far (the gateway's count)."""
+
+    def __init__(self, console: Console, total_calls: int, steps: dict[str, int], calls_done: Callable[[], int],
+                 clean: Callable[[object], str] = lambda x: escape(str(x)), quiet: bool = False):
+        self.console = console
+        self.total = total_calls
+        self.steps = steps
+        self.calls_done = calls_done
+        self.clean = clean
+        self.quiet = quiet
+        self.progress: Progress | None = None
+        self.rows: dict[str, TaskID] = {}
+        self.calls: TaskID | None = None
+        self._started: float | None = None
+
+    def __enter__(self) -> JudgeProgress:
+        if self.quiet or not self.console.is_terminal:
+            return self
+        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
+                                 TextColumn("{task.fields[last]}"), console=self.console)
+        self.calls = self.progress.add_task("[bold]LLM calls[/]", total=self.total, last="")
+        width = max((len(name) for name in self.steps), default=5)
+        for name, n in self.steps.items():
+            self.rows[name] = self.progress.add_task(f"  [cyan]{self.clean(name):<{width}}[/]", total=n, last="")
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+    def event(self, event: Any) -> None:
+        """One finished step (a :class:`debatrix.api.ProgressEvent`)."""
+        if self.quiet:
+            return
+        row = event.dimension or PANEL
+        done = self.calls_done()
+        if self.progress is None:
+            self._line(row, done, event.detail)
+            return
+        assert self.calls is not None
+        self.progress.update(self.calls, completed=min(done, self.total))
+        task = self.rows.get(row)
+        if task is not None:
+            self.progress.update(task, advance=1, last=self.clean(event.detail))
+
+    def _line(self, row: str, done: int, detail: str) -> None:
+        import time
+
+        now = time.monotonic()
+        if self._started is None:
+            self._started = now
+        elapsed = now - self._started
+        eta = f", ~{elapsed / done * max(self.total - done, 0):.0f}s left" if done else ""
+        self.console.print(f"[dim]{elapsed:6.1f}s {done:>3}/{self.total} calls{eta}[/] [cyan]{self.clean(row)}[/] "
+                           f"{self.clean(detail)}", highlight=False)
+
+
+def steps_per_row(dimensions: Sequence[str], n_speeches: int, per_speech: bool, debate_stage: bool, panel: bool,
+                  merged: bool) -> dict[str, int]:
+    """The progress events a complete run gives each row: per speech an analysis (and its score unless merged),
+    then the debate judgment (and its decision unless merged); the panel's comment and decision."""
+    step = 1 if merged else 2
+    per_dim = (n_speeches * step if per_speech else 0) + (step if debate_stage else 0)
+    rows = {d: per_dim for d in dimensions}
+    if panel:
+        rows[PANEL] = 2
+    return rows
