@@ -12,6 +12,7 @@ source with the Pearson correlation to the human per-source means; parse failure
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import json
 import math
@@ -22,7 +23,6 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 from langchain_core.messages import HumanMessage, SystemMessage
 from scipy import stats
 
@@ -73,17 +73,20 @@ def load_speeches(path: str | Path | None = None) -> list[SpeechItem]:
     path = Path(path) if path else data_root() / "speech_quality" / "data.csv"
     if not path.exists():
         raise BenchmarkDataError(f"{path}: not found (the speech quality data set, see its SOURCE.md)")
-    df = pd.read_csv(path)
-    missing = {"id", "topic", "source", "text", "goodopeningspeech", "labeler_ids"} - set(df.columns)
-    if missing:
-        raise BenchmarkDataError(f"{path}: missing columns {sorted(missing)}")
+    with path.open(encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh)
+        missing = {"id", "topic", "source", "text", "goodopeningspeech", "labeler_ids"} - set(reader.fieldnames or ())
+        if missing:
+            raise BenchmarkDataError(f"{path}: missing columns {sorted(missing)}")
+        rows = list(reader)
     items = []
-    for row in df.itertuples(index=False):
-        ratings = tuple(int(x) for x in json.loads(row.goodopeningspeech))
-        labelers = tuple(str(x) for x in json.loads(row.labeler_ids))
+    for row in rows:
+        ratings = tuple(int(x) for x in json.loads(row["goodopeningspeech"]))
+        labelers = tuple(str(x) for x in json.loads(row["labeler_ids"]))
         if len(ratings) != len(labelers):
-            raise BenchmarkDataError(f"{path}: speech {row.id}: {len(ratings)} ratings but {len(labelers)} labelers")
-        items.append(SpeechItem(id=str(row.id), topic=str(row.topic), source=str(row.source), text=str(row.text),
+            raise BenchmarkDataError(f"{path}: speech {row['id']}: {len(ratings)} ratings but {len(labelers)} "
+                                     "labelers")
+        items.append(SpeechItem(id=row["id"], topic=row["topic"], source=row["source"], text=row["text"],
                                 ratings=ratings, labelers=labelers))
     return items
 

@@ -583,6 +583,7 @@ def bench(
     """Score the judge against a benchmark's gold labels.
 
     Resumable; writes items.jsonl, items/, summary.csv/.md/.png into --out."""
+    _need_bench_extra()
     from debatrix.benchmarks import BENCHMARKS, make_benchmark
     from debatrix.benchmarks.runner import parse_shard, run_benchmark
 
@@ -634,6 +635,14 @@ def bench(
     out_console.print((folder / "summary.md").read_text(encoding="utf-8"), markup=False, highlight=False)
     console.print(f"{report.judged} judged now, {report.skipped} already done, {report.seconds:.1f}s; results in "
                   f"{folder}/ (items.jsonl, summary.csv, summary.md, summary.png)", highlight=False)
+
+
+def _need_bench_extra() -> None:
+    import importlib.util
+
+    missing = [m for m in ("scipy", "matplotlib") if importlib.util.find_spec(m) is None]
+    if missing:
+        _fail(f"`debatrix bench` needs {' and '.join(missing)}: pip install 'debatrix[bench]'")
 
 
 def _merge(folders: list[Path], out: Path | None, data: Path | None, variant: str | None) -> None:
