@@ -161,10 +161,10 @@ def parse_shard(text: str | None) -> tuple[int, int] | None:
 
 def check_repeats(settings: JudgeSettings, repeats: int) -> None:
     if repeats < 1:
-        raise ConfigurationError("--repeats must be at least 1")
+        raise ConfigurationError("--epochs must be at least 1")
     if repeats > 1 and settings.llm.temperature == 0:
         raise ConfigurationError(
-            f"--repeats {repeats} at temperature 0 would judge every item {repeats} times the same way (a greedy "
+            f"--epochs {repeats} at temperature 0 would judge every item {repeats} times the same way (a greedy "
             "model answers the same again; the interval would be a false ±0): give --temperature > 0, under which "
             "each repeat is a new sample with its own seed")
 
@@ -182,7 +182,7 @@ async def run_benchmark(bench: Benchmark, settings: JudgeSettings, out_dir: Path
     built (for a process that does nothing else, like ``debatrix bench``)."""
     check_repeats(settings, repeats)
     if concurrency < 1:
-        raise ConfigurationError("--concurrency must be at least 1")
+        raise ConfigurationError("--max-samples must be at least 1")
     out_dir.mkdir(parents=True, exist_ok=True)
     items = bench.load()
     if max_length is not None:  # a compute budget: only items up to this length (characters), sampled among them

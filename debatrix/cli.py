@@ -187,7 +187,7 @@ def judge(
     max_output_tokens: Annotated[int | None, typer.Option(help="answer budget per call")] = None,
     timeout: Annotated[float | None, typer.Option(help="seconds per request")] = None,
     retries: Annotated[int | None, typer.Option(help="retries of transient errors")] = None,
-    concurrency: Annotated[int | None, typer.Option(help="LLM requests in flight at once")] = None,
+    max_connections: Annotated[int | None, typer.Option(help="LLM requests in flight at once (default 24)")] = None,
     structured_output: Annotated[StructuredOutput | None, typer.Option(
         help="how structured answers are asked for")] = None,
     transport: Annotated[Transport | None, typer.Option(help="http: debatrix's lean client (default); langchain: "
@@ -221,7 +221,7 @@ def judge(
         mode=mode.value, dimensions=dimensions, dimension_dir=dimension_dir, base_url=base_url, model=model,
         local_model=local_model, backend=backend, analysis_words=analysis_words, comment_words=comment_words,
         context_window=context_window, max_output_tokens=max_output_tokens, timeout=timeout, retries=retries,
-        concurrency=concurrency, structured_output=structured_output, merge_score_call=merge_score_call,
+        concurrency=max_connections, structured_output=structured_output, merge_score_call=merge_score_call,
         memory=dict(backend=memory, path=memory_path, host=chroma_host, port=chroma_port, embedding=embedding,
                     retrieval=retrieval), cache=cache, requests_per_second=rps, transport=transport,
         orders=orders, temperature=temperature)
@@ -546,7 +546,7 @@ def bench(
     folders: Annotated[list[Path] | None, typer.Argument(help="merge: the shards' result folders")] = None,
     modes: Annotated[str, typer.Option(help="comma-separated judge modes to compare (differences are against "
                                             "the first)")] = "debatrix",
-    repeats: Annotated[int, typer.Option(help="samples of every item per mode (needs --temperature > 0; each "
+    epochs: Annotated[int, typer.Option(help="samples of every item per mode (needs --temperature > 0; each "
                                               "repeat has its own seed and cache entries)")] = 1,
     limit: Annotated[int | None, typer.Option(help="a seeded sample of N items (debates: one per length "
                                                    "stratum)")] = None,
@@ -558,7 +558,7 @@ def bench(
     orders: Annotated[int | None, typer.Option(help="orders the debaters are listed in when compared "
                                                     "(default 2)")] = None,
     temperature: Annotated[float | None, typer.Option(help="sampling temperature (default 0)")] = None,
-    concurrency: Annotated[int, typer.Option(help="items judged at once")] = 1,
+    max_samples: Annotated[int, typer.Option(help="items judged at once")] = 1,
     out: Annotated[Path | None, typer.Option(help="results folder (default results/<benchmark>); a rerun "
                                                   "resumes it")] = None,
     data: Annotated[Path | None, typer.Option(help="data folder or file (default: ../shared/data/...)")] = None,
@@ -575,7 +575,7 @@ def bench(
     merge_score_call: Annotated[bool | None, typer.Option(help="comment and score in one call")] = None,
     context_window: Annotated[int | None, typer.Option(help="the model's context window in tokens")] = None,
     timeout: Annotated[float | None, typer.Option(help="seconds per request")] = None,
-    max_in_flight: Annotated[int | None, typer.Option(help="LLM requests in flight at once")] = None,
+    max_connections: Annotated[int | None, typer.Option(help="LLM requests in flight at once (default 24)")] = None,
     rps: Annotated[float | None, typer.Option(help="at most this many LLM requests started per second")] = None,
     cache: Annotated[bool, typer.Option(help="cache LLM answers in <out>/llm_cache.sqlite, so a restarted run "
                                              "pays for no call answered before the crash")] = True,
@@ -602,7 +602,7 @@ def bench(
     settings = _make_settings(mode=mode_list[0], base_url=base_url, model=model, local_model=local_model,
                               backend=backend, analysis_words=analysis_words, comment_words=comment_words,
                               merge_score_call=merge_score_call, context_window=context_window, timeout=timeout,
-                              concurrency=max_in_flight, memory={"embedding": "hash"},
+                              concurrency=max_connections, memory={"embedding": "hash"},
                               cache=folder / "llm_cache.sqlite" if cache else None, requests_per_second=rps,
                               orders=orders, temperature=temperature)
     try:
@@ -622,8 +622,8 @@ def bench(
                       f"#{record['repeat']} {plain(record['item'])}{status}", highlight=False)
 
     try:
-        report = asyncio.run(run_benchmark(b, settings, folder, modes=mode_list, repeats=repeats, limit=limit,
-                                           concurrency=concurrency, retry_incomplete=retry_incomplete,
+        report = asyncio.run(run_benchmark(b, settings, folder, modes=mode_list, repeats=epochs, limit=limit,
+                                           concurrency=max_samples, retry_incomplete=retry_incomplete,
                                            on_record=show, settle=True, shard=where, seed=seed,
                                            max_length=max_length))
     except ServiceUnavailable as e:

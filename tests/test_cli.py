@@ -83,7 +83,7 @@ def test_bench_command_runs_and_resumes(tmp_path):
     out = tmp_path / "bench"
     with FakeOpenAIServer() as srv:
         args = ["bench", "debateart", "--modes", "direct,dimensional", "--limit", "2", "--out", str(out),
-                "--base-url", srv.base_url, "--model", "fake-model", "--concurrency", "2"]
+                "--base-url", srv.base_url, "--model", "fake-model", "--max-samples", "2"]
         first = runner.invoke(app, args)
         assert first.exit_code == 0, first.output
         n_requests = len(srv.requests)
