@@ -459,11 +459,18 @@ def plot_summary(path: Path, bench: Benchmark, rows: list[SummaryRow]) -> None:
     fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(metrics) * max(1, len(modes))), 4))
     width = 0.8 / max(1, len(modes))
     for k, mode in enumerate(modes):
-        vals = [next((r for r in headline if r.mode == mode and r.metric == m), None) for m in metrics]
-        xs = [i + k * width for i in range(len(metrics))]
-        err = [[0 if v is None or math.isnan(v.ci_low) else v.value - v.ci_low for v in vals],
-               [0 if v is None or math.isnan(v.ci_high) else v.ci_high - v.value for v in vals]]
-        ax.bar(xs, [v.value if v else 0 for v in vals], width, yerr=err, label=mode, capsize=3)
+        found = [next((r for r in headline if r.mode == mode and r.metric == m), None) for m in metrics]
+        # a metric this mode has no value for is drawn as missing ("n/a"), never as a zero-height bar
+        vals = [(i + k * width, v) for i, v in enumerate(found)
+                if v is not None and v.value is not None and not math.isnan(v.value)]
+        err = [[0 if math.isnan(v.ci_low) else v.value - v.ci_low for _, v in vals],
+               [0 if math.isnan(v.ci_high) else v.ci_high - v.value for _, v in vals]]
+        bars = ax.bar([x for x, _ in vals], [v.value for _, v in vals], width, yerr=err, label=mode, capsize=3)
+        for i, v in enumerate(found):
+            if v is None or v.value is None or math.isnan(v.value):
+                ax.text(i + k * width, 0, "n/a", ha="center", va="bottom", fontsize=7, rotation=90,
+                        color=bars.patches[0].get_facecolor() if bars.patches else "grey")
+    ax.set_xlim(-width, len(metrics) - 1 + width * len(modes))  # room for every slot, drawn or "n/a"
     ax.set_xticks([i + width * (len(modes) - 1) / 2 for i in range(len(metrics))], metrics, rotation=20,
                   ha="right", fontsize=8)
     ax.set_title(f"{bench.name}: headline metrics (95% paired bootstrap intervals over items)")

@@ -425,3 +425,27 @@ async def test_every_invocation_logs_what_ran(tmp_path):
                         chat_model=ScriptedChatModel(script={"rate_critique": "Centrality: 1"}))
     runs = [json.loads(line) for line in (tmp_path / "r" / "runs.jsonl").read_text().splitlines()]
     assert len(runs) == 1 and runs[0]["to_judge"] == 1 and "ScriptedChatModel" in runs[0]["model"]
+
+
+def test_summary_plot_draws_a_missing_metric_as_missing(tmp_path, monkeypatch):
+    """A metric a mode has no value for gets an "n/a" mark, never a zero-height bar (which reads as a perfect RMSE)."""
+    import matplotlib.axes
+
+    from debatrix.benchmarks.runner import SummaryRow, plot_summary
+
+    drawn, marked = [], []
+    real_bar, real_text = matplotlib.axes.Axes.bar, matplotlib.axes.Axes.text
+    monkeypatch.setattr(matplotlib.axes.Axes, "bar", lambda self, x, h, *a, **k: (drawn.extend(h),
+                                                                                  real_bar(self, x, h, *a, **k))[1])
+    monkeypatch.setattr(matplotlib.axes.Axes, "text", lambda self, x, y, s, *a, **k: (marked.append(s),
+                                                                                      real_text(self, x, y, s, *a, **k))[1])
+
+    class Bench:
+        name, headline = "b", ("rmse", "acc")
+
+    nan = float("nan")
+    rows = [SummaryRow("direct", "rmse", "all", 50.0, 40.0, 60.0, 1, 8), SummaryRow("direct", "acc", "all", nan, nan,
+                                                                                     nan, 1, 8),
+            SummaryRow("debatrix", "rmse", "all", 40.0, nan, nan, 1, 8)]
+    plot_summary(tmp_path / "summary.png", Bench(), rows)
+    assert sorted(drawn) == [40.0, 50.0] and marked.count("n/a") == 2 and (tmp_path / "summary.png").exists()
