@@ -212,13 +212,14 @@ def test_kill_9_mid_run_then_restart_pays_for_no_answered_call(tmp_path):
     with FakeOpenAIServer(responder=answer_then_hang, port=port) as srv:
         proc = bench(srv.base_url, out)
         deadline = time.monotonic() + 120
-        while True:  # every answer sent has been stored: the run is stuck on requests that will never return
-            try:
+        while True:  # every answer sent has been stored and the next request is out: the run is stuck on
+            try:     # requests that will never return (storing the 10th answer comes before sending the 11th)
                 with sqlite3.connect(out / "llm_cache.sqlite") as db:
                     stored = db.execute("SELECT count(*) FROM answers").fetchone()[0]
             except sqlite3.Error:
                 stored = 0
-            if stored >= answered_before_kill or time.monotonic() > deadline:
+            if (stored >= answered_before_kill and len(srv.requests) > answered_before_kill) \
+                    or time.monotonic() > deadline:
                 break
             time.sleep(0.1)
         proc.kill()
