@@ -272,9 +272,9 @@ def _save(out: Path, result: JudgeResult) -> Path:
 
 
 async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeResult:
-    from debatrix.graphs.modes import SHAPES, expected_calls, order_count, resolve_dimensions
+    from debatrix.graphs.modes import expected_calls, order_count, resolve_dimensions, steps_per_row
 
-    from .progress import JudgeProgress, steps_per_row
+    from .progress import JudgeProgress
 
     from .api import ajudge_debate
     from .context import JudgeContext
@@ -312,9 +312,8 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
                       f"{orders} with {ctx.gateway.description}"
                       + (f" at {plain(redact_url(ctx.settings.llm.base_url))}" if ctx.settings.llm.base_url else ""),
                       highlight=False)
-        shape_of = SHAPES[settings.mode]
-        rows = steps_per_row([d.name for d in dims], len(debate.speeches), shape_of.per_speech,
-                             shape_of.debate_stage, shape_of.panel, settings.llm.merge_score_call)
+        rows = steps_per_row(settings.mode, [d.name for d in dims], len(debate.speeches),
+                             settings.llm.merge_score_call)
         with JudgeProgress(console, total, rows, lambda: ctx.gateway.completed_requests, plain, quiet) as progress:
             return await ajudge_debate(debate, ctx.settings, context=ctx, on_event=progress.event)
     finally:
@@ -392,11 +391,10 @@ def print_summary(result: JudgeResult, con: Console) -> None:
 
 def reason(comment: str) -> str:
     """A verdict's comment as one paragraph, without its closing "Winner:" line (the winner is printed beside)."""
+    from .probabilities import WINNER_LINE  # the judge's own reader of that line
+
     lines = [ln.strip() for ln in comment.splitlines() if ln.strip() and not WINNER_LINE.match(ln)]
     return " ".join(lines)
-
-
-WINNER_LINE = re.compile(r"^\s*\**\s*winner\s*\**\s*:", re.I)
 
 
 def _print_reasons(result: JudgeResult, rows: list[Any], con: Console) -> None:

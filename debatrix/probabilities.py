@@ -165,13 +165,13 @@ def _common_prefix(words: Sequence[str]) -> int:
 
 
 # a line quoting a speech (it starts with the data mark "│") is not the judge's own Winner line
-_WINNER_LINE = re.compile(r"(?im)^(?![^\S\n]*│)[\W_]*(?:overall\s+)?winner[\W_]*?[:\-–—]\s*[*_\"']*\s*")
+WINNER_LINE = re.compile(r"(?im)^(?![^\S\n]*│)[\W_]*(?:overall\s+)?winner[\W_]*?[:\-–—]\s*[*_\"']*\s*")
 
 
 def named_winner(text: str, choices: Sequence[str]) -> tuple[str, int] | None:
     """The choice a judgment's last "Winner: ..." line names, and the offset where the name starts (a line the
     judgment quotes from a speech does not count)."""
-    for m in reversed(list(_WINNER_LINE.finditer(text))):
+    for m in reversed(list(WINNER_LINE.finditer(text))):
         rest = text[m.end():].lower()
         fits = sorted((c for c in choices if rest.startswith(c.lower())
                        and not rest[len(c):][:1].isalnum()), key=len, reverse=True)

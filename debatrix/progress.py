@@ -7,7 +7,8 @@ step, which a log keeps readable.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+import time
 from typing import Any
 
 from rich.console import Console
@@ -77,8 +78,6 @@ class JudgeProgress:
             self.progress.update(task, advance=1, last=self.clean(event.detail))
 
     def _line(self, row: str, done: int, detail: str) -> None:
-        import time
-
         now = time.monotonic()
         if self._started is None:
             self._started = now
@@ -86,15 +85,3 @@ class JudgeProgress:
         eta = f", ~{elapsed / done * max(self.total - done, 0):.0f}s left" if done else ""
         self.console.print(f"[dim]{elapsed:6.1f}s {done:>3}/{self.total} calls{eta}[/] [cyan]{self.clean(row)}[/] "
                            f"{self.clean(detail)}", highlight=False)
-
-
-def steps_per_row(dimensions: Sequence[str], n_speeches: int, per_speech: bool, debate_stage: bool, panel: bool,
-                  merged: bool) -> dict[str, int]:
-    """The progress events a complete run gives each row: per speech an analysis (and its score unless merged),
-    then the debate judgment (and its decision unless merged); the panel's comment and decision."""
-    step = 1 if merged else 2
-    per_dim = (n_speeches * step if per_speech else 0) + (step if debate_stage else 0)
-    rows = {d: per_dim for d in dimensions}
-    if panel:
-        rows[PANEL] = 2
-    return rows

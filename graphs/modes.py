@@ -80,6 +80,15 @@ def expected_calls(mode: str, n_speeches: int, n_debaters: int, n_dimensions: in
     return per_dim * n_dimensions + (steps * k if shape.panel else 0)
 
 
+def steps_per_row(mode: str, dimensions: list[str], n_speeches: int, merged: bool) -> dict[str, int]:
+    """The progress events a complete run gives each dimension (per speech an analysis, and its score unless
+    merged; the judgment, and its decision unless merged) and the panel (its comment and decision)."""
+    shape = SHAPES[mode]
+    step = 1 if merged else 2
+    per_dim = (n_speeches * step if shape.per_speech else 0) + (step if shape.debate_stage else 0)
+    return {**{d: per_dim for d in dimensions}, **({"panel": 2} if shape.panel else {})}
+
+
 def critical_rounds(mode: str, n_speeches: int, merged: bool) -> int:
     """LLM rounds on the longest dependency chain of a run, when every call takes the same time: the speeches are
     analysed one after another (each scored in parallel with the next analysis), then the judgment and its

@@ -147,9 +147,10 @@ def test_progress_bar_in_a_terminal_and_lines_in_a_log():
     from rich.console import Console
 
     from debatrix.api import ProgressEvent
-    from debatrix.progress import JudgeProgress, steps_per_row
+    from debatrix.graphs.modes import steps_per_row
+    from debatrix.progress import JudgeProgress
 
-    rows = steps_per_row(["argument", "source"], 2, True, True, True, merged=False)
+    rows = steps_per_row("debatrix", ["argument", "source"], 2, merged=False)
     assert rows == {"argument": 6, "source": 6, "panel": 2}
     events = [ProgressEvent("analyze_speech", "argument", 0, "analysed speech 1 (Maya)"),
               ProgressEvent("panel_decide", None, None, "winner: Maya")]
