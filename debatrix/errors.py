@@ -7,8 +7,11 @@ class DebatrixError(Exception):
     """Base class of every error raised by Debatrix."""
 
 
-class InvalidDebateError(DebatrixError):
-    """A debate file or object is malformed. ``problems`` lists ``(location, message)`` pairs."""
+class InvalidDebateError(DebatrixError, ValueError):
+    """A debate file or object is malformed. ``problems`` lists ``(location, message)`` pairs.
+
+    Bad input is a ``ValueError`` (also to servers: LangGraph's shows a ValueError's message to the caller and hides
+    other exceptions' as internal errors)."""
 
     def __init__(self, source: str, problems: list[tuple[str, str]]):
         self.source = source
@@ -21,8 +24,8 @@ class ServiceUnavailable(DebatrixError):
     """A service the run needs (a chromadb server, ...) does not answer: not bad input, try again later."""
 
 
-class ConfigurationError(DebatrixError):
-    """Settings, dimension files or templates are inconsistent."""
+class ConfigurationError(DebatrixError, ValueError):
+    """Settings, dimension files or templates are inconsistent (bad input: a ``ValueError``)."""
 
 
 class UnknownDimensionError(ConfigurationError):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -60,17 +61,24 @@ class LLMSettings(_Frozen):
     @classmethod
     def from_env(cls, **overrides: Any) -> LLMSettings:
         """Read the standard ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` / ``OPENAI_MODEL`` variables."""
-        env: dict[str, Any] = {}
-        if v := os.environ.get("OPENAI_BASE_URL"):
-            env["base_url"] = v
-        if v := os.environ.get("OPENAI_API_KEY"):
-            env["api_key"] = SecretStr(v)
-        if v := os.environ.get("DEBATRIX_MODEL") or os.environ.get("OPENAI_MODEL"):
-            env["model"] = v
-        if v := os.environ.get("DEBATRIX_LOCAL_MODEL"):
-            env["local_model"] = v
+        env = cls.env_fields()
         env.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**env)
+
+    @staticmethod
+    def env_fields(environ: Mapping[str, str] = os.environ) -> dict[str, Any]:
+        """The fields the environment sets: ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``, ``DEBATRIX_MODEL`` (or
+        ``OPENAI_MODEL``), ``DEBATRIX_LOCAL_MODEL``."""
+        env: dict[str, Any] = {}
+        if v := environ.get("OPENAI_BASE_URL"):
+            env["base_url"] = v
+        if v := environ.get("OPENAI_API_KEY"):
+            env["api_key"] = SecretStr(v)
+        if v := environ.get("DEBATRIX_MODEL") or environ.get("OPENAI_MODEL"):
+            env["model"] = v
+        if v := environ.get("DEBATRIX_LOCAL_MODEL"):
+            env["local_model"] = v
+        return env
 
     @property
     def uses_local(self) -> bool:

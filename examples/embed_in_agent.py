@@ -4,6 +4,11 @@ The compiled judge graph reads ``debate`` from the parent's state and writes ``r
 agent loads a debate, has it judged, and turns the verdict into feedback for the losing debater.
 
     python examples/embed_in_agent.py examples/school_uniforms.yaml --base-url http://127.0.0.1:8080/v1
+
+The judge can also be a shared service: ``langgraph dev`` (or LangGraph Server) serves it from ``langgraph.json``,
+and the same agent calls it as a ``RemoteGraph`` with the same keys (the result then arrives as JSON):
+
+    python examples/embed_in_agent.py examples/school_uniforms.yaml --remote http://127.0.0.1:2024
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ def load(state: CoachState) -> dict[str, Any]:
 
 def coach(state: CoachState) -> dict[str, Any]:
     result = state["result"]
+    if not isinstance(result, JudgeResult):  # a remote judge's result arrives as JSON
+        result = JudgeResult.model_validate(result)
     if result.status != "complete" or result.general is None or result.general.verdict is None:
         return {"feedback": f"The judge could not finish: {result.incomplete_reason}"}
     winner = result.general.verdict.winner
@@ -59,10 +66,17 @@ async def main() -> None:
     parser.add_argument("--base-url")
     parser.add_argument("--model")
     parser.add_argument("--mode", default="debatrix")
+    parser.add_argument("--remote", metavar="URL", help="a judge served by `langgraph dev` (langgraph.json)")
     args = parser.parse_args()
-    settings = JudgeSettings(mode=args.mode, llm=LLMSettings.from_env(base_url=args.base_url, model=args.model))
-    agent = build_coach(build_judge_graph(settings))
-    state = await agent.ainvoke({"path": args.path}, config={"recursion_limit": 200})
+    if args.remote:
+        from langgraph.pregel.remote import RemoteGraph
+
+        judge, config = RemoteGraph("judge", url=args.remote), {"configurable": {"mode": args.mode}}
+    else:
+        settings = JudgeSettings(mode=args.mode, llm=LLMSettings.from_env(base_url=args.base_url, model=args.model))
+        judge, config = build_judge_graph(settings), {}
+    agent = build_coach(judge)
+    state = await agent.ainvoke({"path": args.path}, config={"recursion_limit": 200, **config})
     print(state["feedback"])
 
 

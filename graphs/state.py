@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Literal, TypedDict
+from typing import Annotated, Literal
+
+from langchain_core.messages import BaseMessage
+from pydantic import BaseModel, ConfigDict
+
+# on Python 3.11 pydantic reads a TypedDict's schema (what a served graph shows) only from typing_extensions'
+from typing_extensions import TypedDict
 
 from debatrix.dimension import Dimension
 from debatrix.models import (
@@ -16,8 +22,6 @@ from debatrix.models import (
     SpeechAnalysis,
     SpeechJudgment,
 )
-from langchain_core.messages import BaseMessage
-from pydantic import BaseModel, ConfigDict
 
 
 class DebateAnalysis(BaseModel):

@@ -1,0 +1,128 @@
+"""The judge as a LangGraph deployment: ``langgraph dev`` (or LangGraph Server) serves :func:`judge`.
+
+``langgraph.json`` at the project root names this module's :func:`judge` as the graph ``judge``. Another agent calls
+it with ``RemoteGraph("judge", url=...)``, with the keys of the embedded graph: ``{"debate": ...}`` in (a
+:class:`~debatrix.models.Debate` or its JSON), ``{"result": ...}`` out (a :class:`~debatrix.models.JudgeResult` as
+JSON; :func:`result_of` reads it back).
+
+The deployment's settings come from the server's environment (``langgraph.json`` loads ``.env``):
+
+- ``DEBATRIX_SETTINGS``: a :class:`~debatrix.settings.JudgeSettings` as JSON (mode, orders, dimensions, backend,
+  memory, ...); absent: the defaults;
+- ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` / ``OPENAI_MODEL`` (or ``DEBATRIX_MODEL``): the endpoint, as for the CLI;
+  with neither an endpoint nor a key the embedded local model serves the judge (started on the first run, sized to
+  the model's whole context, shared by every run).
+
+A run (or an assistant) may choose, in ``config["configurable"]``, any of :data:`PER_RUN`: e.g.
+``{"mode": "direct", "orders": 1}``. Runs share one model connection (or local model server) and one memory
+backend; each run's memories are its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import os
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from typing_extensions import TypedDict
+
+from .context import JudgeContext
+from .errors import ConfigurationError
+from .models import JudgeResult
+from .settings import JudgeSettings, LLMSettings
+
+
+class RunOptions(TypedDict, total=False):
+    """What a run may choose (``context=`` or ``config["configurable"]``); the model and the memory belong to the
+    deployment. The served graph's context schema, so the server lists these options and passes no others."""
+
+    mode: str
+    dimensions: list[str] | str  # names or one set name; a string may list them with commas
+    orders: int
+    analysis_words: int
+    comment_words: int
+    max_llm_calls: int
+
+
+PER_RUN = tuple(RunOptions.__annotations__)
+
+_lock = threading.Lock()
+_shared: JudgeContext | None = None
+_contexts: dict[tuple[tuple[str, Any], ...], JudgeContext] = {}
+
+
+def deployment_settings(environ: Mapping[str, str] = os.environ) -> JudgeSettings:
+    """The settings the deployment serves with: ``DEBATRIX_SETTINGS`` (JSON), then the endpoint variables."""
+    raw = environ.get("DEBATRIX_SETTINGS")
+    try:
+        settings = JudgeSettings.model_validate_json(raw) if raw else JudgeSettings()
+    except ValueError as e:
+        raise ConfigurationError(f"DEBATRIX_SETTINGS is not valid JudgeSettings JSON: {e}") from None
+    endpoint = LLMSettings.env_fields(environ)
+    return settings.model_copy(update={"llm": settings.llm.model_copy(update=endpoint)}) if endpoint else settings
+
+
+def _base() -> JudgeContext:
+    global _shared
+    if _shared is None:
+        _shared = JudgeContext.create(deployment_settings())
+        atexit.register(_shared.close)  # the local model server, if this deployment started one
+    return _shared
+
+
+def context_for(configurable: dict[str, Any]) -> JudgeContext:
+    """The context of a run choosing ``configurable``'s :data:`PER_RUN` settings: the deployment's model and memory,
+    with those settings (validated as :class:`JudgeSettings` fields)."""
+    chosen = {k: configurable[k] for k in PER_RUN if configurable.get(k) is not None}
+    if isinstance(chosen.get("dimensions"), str):
+        chosen["dimensions"] = [d.strip() for d in chosen["dimensions"].split(",") if d.strip()]
+    key = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in chosen.items()))
+    with _lock:
+        base = _base()
+        ctx = _contexts.get(key)
+        if ctx is None:
+            data = {**base.settings.model_dump(exclude={"llm", "memory"}), **chosen}
+            try:
+                settings = JudgeSettings.model_validate({**data, "llm": base.settings.llm,
+                                                         "memory": base.settings.memory})
+            except ValueError as e:
+                raise ConfigurationError(f"invalid run settings {chosen}: {e}") from None
+            ctx = JudgeContext(settings=settings, gateway=base.gateway, memory=base.memory, registry=base.registry)
+            _contexts[key] = ctx
+    return ctx
+
+
+async def judge(config: RunnableConfig) -> Any:
+    """The graph factory ``langgraph.json`` names: the compiled judge graph for the run's settings.
+
+    The graph's nodes use the context it was built with (:func:`context_for`, built off the event loop: it may start
+    the local model server); its context schema becomes :class:`RunOptions`, so the server hands the nodes the run's
+    options as a plain dict (it would otherwise try to build a :class:`JudgeContext`, which holds the model
+    connection, from them). Where the server only reads the graph (its schema, a drawing), it gets one built without
+    a context, and no model is started."""
+    from debatrix.graphs import MODES, build_graph
+
+    configurable = dict(config.get("configurable") or {})
+    if not configurable.get("__is_for_execution__", True):
+        mode = configurable.get("mode") or deployment_settings().mode
+        graph = build_graph(mode if mode in MODES else "debatrix")
+    else:
+        ctx = await asyncio.to_thread(context_for, configurable)
+        mode = ctx.settings.mode
+        if mode not in MODES:
+            raise ConfigurationError(f"unknown mode {mode!r}; choose one of: {', '.join(MODES)}")
+        graph = ctx.graph(mode, ctx.settings.llm.merge_score_call)
+    return graph.copy(update={"context_schema": RunOptions})
+
+
+def result_of(output: dict[str, Any]) -> JudgeResult:
+    """The :class:`JudgeResult` in a remote judge's output (``{"result": {...}}``), validated."""
+    result = output.get("result")
+    return result if isinstance(result, JudgeResult) else JudgeResult.model_validate(result)
+
+
+__all__ = ["PER_RUN", "RunOptions", "context_for", "deployment_settings", "judge", "result_of"]
