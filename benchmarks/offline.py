@@ -32,8 +32,8 @@ from debatrix import JudgeSettings, LLMSettings, MemorySettings, load_debate
 from debatrix.api import ajudge_debate
 from debatrix.context import JudgeContext
 from debatrix.errors import ContextWindowExceeded
-from debatrix.graphs.modes import MODES
 from debatrix.models import Debate, JudgeResult
+from debatrix.modes import MODES
 from debatrix.runtime import settle_heap
 
 from .base import data_root

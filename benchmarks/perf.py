@@ -24,8 +24,8 @@ from pathlib import Path
 from debatrix import JudgeSettings, LLMSettings, MemorySettings, load_debate
 from debatrix.api import ajudge_debate
 from debatrix.context import JudgeContext
-from debatrix.graphs.modes import MODES, critical_rounds
 from debatrix.models import Debate, Status
+from debatrix.modes import MODES, critical_rounds
 from debatrix.runtime import settle_heap
 
 from .base import data_root

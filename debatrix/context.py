@@ -30,9 +30,9 @@ def local_context(settings: JudgeSettings, debates: Sequence[Debate]) -> int:
     """The server context for judging ``debates`` locally: what their largest request needs, up to
     :func:`local_window`. Raises :class:`ContextWindowExceeded` (before any server starts) when one cannot fit."""
     from debatrix.graphs.budget import largest_request
-    from debatrix.graphs.modes import resolve_dimensions
 
     from .local import context_for
+    from .modes import resolve_dimensions
 
     window, what = local_window(settings)
     if not debates:

@@ -17,6 +17,7 @@ from debatrix.dimension import Dimension
 from debatrix.errors import ContextWindowExceeded
 from debatrix.llm import token_cap
 from debatrix.models import Debate, SpeechAnalysis
+from debatrix.modes import get_mode
 from debatrix.settings import JudgeSettings
 from debatrix.tokens import count_message_tokens
 
@@ -46,11 +47,17 @@ def _count(messages: list[BaseMessage], settings: JudgeSettings) -> int:
 def largest_request(debate: Debate, mode: str, settings: JudgeSettings, dims: list[Dimension]) -> Request:
     """The largest request (prompt + answer room) a ``mode`` run on ``debate`` makes, rendered by the same
     functions the nodes use."""
-    from .modes import SHAPES
-    from .nodes import analysis_messages, header, judgment_messages, judgment_words, names_of, panel_words, \
-        system_message
+    from .nodes import (
+        analysis_messages,
+        header,
+        judgment_messages,
+        judgment_words,
+        names_of,
+        panel_words,
+        system_message,
+    )
 
-    shape = SHAPES[mode]
+    shape = get_mode(mode)
     fence = P.fence_for(debate)
     cap_out = settings.llm.max_output_tokens
     analysis_cap = min(token_cap(settings.analysis_words), cap_out)

@@ -29,6 +29,7 @@ from debatrix.models import (
     Usage,
     Verdict,
 )
+from debatrix.modes import expected_calls, resolve_dimensions
 
 from .state import DebateAnalysis, JudgeState
 
@@ -36,7 +37,6 @@ from .state import DebateAnalysis, JudgeState
 def make_prepare(mode: str) -> Callable:
     async def prepare(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
         from .budget import fit_problem
-        from .modes import expected_calls, resolve_dimensions
 
         debate = state.get("debate")
         if isinstance(debate, dict):

@@ -1,0 +1,134 @@
+"""The judge's modes: the paper's full judge and its ablations, one registration each.
+
+A mode is what its graph does, as data: :func:`debatrix.graphs.build_graph` builds any registered mode from it, the
+preflight sizes its largest request from it, and the CLI, the progress display and the estimates read it. Adding a
+mode is one :func:`register_mode` call here.
+
+| mode            | per-speech analysis | context for the analysis | dimensions              |
+|-----------------|---------------------|--------------------------|-------------------------|
+| debatrix        | yes                 | previous analyses        | split, merged by panel  |
+| chronological   | yes                 | previous analyses        | one general dimension   |
+| dimensional     | no (whole debate)   | -                        | split, merged by panel  |
+| noniterative    | yes                 | previous raw speeches    | split, merged by panel  |
+| direct          | no (whole debate)   | -                        | one general dimension   |
+
+This module is light (no LangGraph), so the CLI can list the modes without loading the graphs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from .dimension import Dimension, DimensionRegistry
+from .errors import ConfigurationError, UnknownModeError
+from .models import DebateFormat
+
+
+@dataclass(frozen=True)
+class Mode:
+    """What a mode's graph does, for its builder and for estimates (calls, progress, context needed)."""
+
+    name: str
+    description: str
+    per_speech: bool  # analyses and scores every speech, one after another (Algorithm 1's loop)
+    panel: bool  # splits dimensions and merges them with a panel
+    fixed: tuple[str, ...] | None = None  # the dimension(s) it always uses
+    context: Literal["analyses", "speeches"] | None = None  # what a speech's analysis sees of the earlier ones
+    debate_stage: bool = True  # judges the debate (the single-speech graph does not)
+
+
+#: the registered debate modes, in registration order (the CLI lists them so)
+MODES: dict[str, Mode] = {}
+
+
+def register_mode(mode: Mode) -> Mode:
+    if mode.name in MODES:
+        raise ConfigurationError(f"mode {mode.name!r} is registered twice")
+    if mode.per_speech != (mode.context is not None):
+        raise ConfigurationError(f"mode {mode.name!r}: a per-speech mode says what each analysis sees (context), "
+                                 "a whole-debate mode does not")
+    MODES[mode.name] = mode
+    return mode
+
+
+register_mode(Mode("debatrix", "per dimension, each speech analysed in order with the earlier analyses; a panel "
+                   "merges the dimensions", per_speech=True, panel=True, context="analyses"))
+register_mode(Mode("chronological", "the speech-by-speech analysis in one general dimension", per_speech=True,
+                   panel=False, fixed=("general",), context="analyses"))
+register_mode(Mode("dimensional", "per dimension, the whole debate judged at once; a panel merges the dimensions",
+                   per_speech=False, panel=True))
+register_mode(Mode("noniterative", "as debatrix, but each analysis sees the earlier raw speeches, not their "
+                   "analyses", per_speech=True, panel=True, context="speeches"))
+register_mode(Mode("direct", "the whole debate judged at once in one general dimension", per_speech=False,
+                   panel=False, fixed=("general",)))
+
+#: single speeches judged on their own (not a debate mode: no debate-level stage)
+SPEECH = Mode("speech", "each speech analysed and scored on its own", per_speech=True, panel=False,
+              context="analyses", debate_stage=False)
+
+
+def get_mode(name: str) -> Mode:
+    """The registered mode ``name`` (``"speech"``: the single-speech graph's shape)."""
+    if name == SPEECH.name:
+        return SPEECH
+    try:
+        return MODES[name]
+    except KeyError:
+        raise UnknownModeError(f"unknown mode {name!r}; choose one of: {', '.join(MODES)}") from None
+
+
+def resolve_dimensions(mode: str, wanted: tuple[str, ...] | None, fmt: DebateFormat,
+                       registry: DimensionRegistry) -> list[Dimension]:
+    """The dimensions a ``mode`` run judges: those asked for (names or a set), else the mode's fixed one or the
+    format's default set. A single-dimension mode refuses several."""
+    fixed = get_mode(mode).fixed
+    if fixed is not None:
+        if wanted and len(wanted) > 1:
+            raise ConfigurationError(f"this mode judges one dimension; got {', '.join(wanted)}")
+        wanted = wanted or fixed
+    return list(registry.resolve(wanted, fmt))
+
+
+def order_count(n_debaters: int, orders: int) -> int:
+    """How many orders the comparing judgments are asked in (see :func:`debatrix.graphs.verdicts.orders_for`)."""
+    return 1 if n_debaters < 2 else max(1, min(orders, n_debaters))
+
+
+def expected_calls(mode: str, n_speeches: int, n_debaters: int, n_dimensions: int, merged: bool,
+                   orders: int = 1) -> int:
+    """LLM requests a complete run makes (without retries or repairs): per dimension, an analysis and a score per
+    speech, and per order one judgment and one decision (a structured answer each when ``merged``); the panel's
+    comment and decision per order."""
+    shape = get_mode(mode)
+    steps = 1 if merged else 2
+    k = order_count(n_debaters, orders)
+    per_dim = (steps * k if shape.debate_stage else 0) + (n_speeches * steps if shape.per_speech else 0)
+    return per_dim * n_dimensions + (steps * k if shape.panel else 0)
+
+
+def steps_per_row(mode: str, dimensions: list[str], n_speeches: int, merged: bool) -> dict[str, int]:
+    """The progress events a complete run gives each dimension (per speech an analysis, and its score unless
+    merged; the judgment, and its decision unless merged) and the panel (its comment and decision)."""
+    shape = get_mode(mode)
+    step = 1 if merged else 2
+    per_dim = (n_speeches * step if shape.per_speech else 0) + (step if shape.debate_stage else 0)
+    return {**{d: per_dim for d in dimensions}, **({"panel": 2} if shape.panel else {})}
+
+
+def critical_rounds(mode: str, n_speeches: int, merged: bool) -> int:
+    """LLM rounds on the longest dependency chain of a run, when every call takes the same time: the speeches are
+    analysed one after another (each scored in parallel with the next analysis), then the judgment and its
+    decision, then the panel's. Dimensions and orders run side by side."""
+    shape = get_mode(mode)
+    steps = 1 if merged else 2
+    column = (n_speeches if shape.per_speech else 0) + (steps if shape.debate_stage else 1)
+    return column + (steps if shape.panel else 0)
+
+
+def max_in_flight(mode: str, n_dimensions: int, merged: bool, orders: int = 1) -> int:
+    """The most requests a run ever has ready at once: per column an analysis and the previous speech's score, or
+    the judgment in every order beside the last speech's score; the panel runs alone."""
+    if merged or not get_mode(mode).per_speech:
+        return n_dimensions * max(1, orders)
+    return n_dimensions * (orders + 1)
