@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from debatrix.context import JudgeContext
-from debatrix.errors import DebatrixError
+from debatrix.errors import ConfigurationError, DebatrixError
 from debatrix.models import Debate, JudgeResult, Usage
 from debatrix.settings import JudgeSettings
 
@@ -47,6 +48,35 @@ class MetricRow:
     value: float
     n: int  # items the value is computed over
     baseline: str | None = None  # set for baseline rows (constant / random predictions)
+
+
+@dataclass(frozen=True)
+class Registered:
+    """A benchmark as ``debatrix bench`` and :func:`debatrix.benchmarks.make_benchmark` know it."""
+
+    cls: type[Benchmark]
+    summary: str  # one line for `debatrix bench list`
+    variants: tuple[str, ...] = ()  # what the adapter's second argument may be; the first is the default
+
+
+B = TypeVar("B", bound="Benchmark")
+
+#: every registered benchmark by name (filled as the adapters' modules are imported; see ``benchmarks.registered``)
+BENCHMARKS: dict[str, Registered] = {}
+
+
+def benchmark(summary: str, *, variants: tuple[str, ...] = ()) -> Callable[[type[B]], type[B]]:
+    """Register a :class:`Benchmark` subclass under its ``name``: the whole of adding a benchmark, beside the class.
+
+    The adapter is built as ``cls(data)``, or ``cls(data, variant)`` when it has ``variants``."""
+
+    def register(cls: type[B]) -> type[B]:
+        if not cls.name or cls.name in BENCHMARKS:
+            raise ConfigurationError(f"benchmark {cls.__name__}: its name {cls.name!r} is empty or taken")
+        BENCHMARKS[cls.name] = Registered(cls, summary, tuple(variants))
+        return cls
+
+    return register
 
 
 class Benchmark:

@@ -26,7 +26,16 @@ from debatrix import prompting as P
 from debatrix.context import JudgeContext
 from debatrix.settings import JudgeSettings
 
-from .base import Benchmark, BenchmarkDataError, Item, MetricRow, calls_usage, check_count, data_root
+from .base import (
+    Benchmark,
+    BenchmarkDataError,
+    Item,
+    MetricRow,
+    benchmark,
+    calls_usage,
+    check_count,
+    data_root,
+)
 from .metrics import accuracy, f1_per_class, roc_auc
 
 PAIRS, SPEECHES = 3246, 200
@@ -54,6 +63,7 @@ def _read_csv(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(fh))
 
 
+@benchmark("claim matching: Explicit / Implicit / Negative (ROC AUC, F1)", variants=MATCHERS)
 class ClaimMatching(Benchmark):
     name = "claims"
     modes_matter = False

@@ -34,8 +34,13 @@ from debatrix.errors import StructuredOutputError
 from debatrix.models import CallRecord
 from debatrix.settings import JudgeSettings
 
-from .base import Benchmark, BenchmarkDataError, Item, MetricRow, calls_usage
-from .metrics import RUBRIC, critique_weighted_loss, mean_ci, weighted_pairwise_ranking_error
+from .base import Benchmark, BenchmarkDataError, Item, MetricRow, benchmark, calls_usage
+from .metrics import (
+    RUBRIC,
+    critique_weighted_loss,
+    mean_ci,
+    weighted_pairwise_ranking_error,
+)
 from .scoring import distribution_at
 
 SCALE = (1, 2, 3, 4, 5)
@@ -140,12 +145,16 @@ def build_critique_graph(ctx: JudgeContext, comment_words: int = 60) -> Any:
     return g.compile()
 
 
+@benchmark("critique rubric ratings from a JSONL file (--data required; ranking error, weighted loss)")
 class CritiqueRatings(Benchmark):
     name = "critiques"
     modes_matter = False
     headline = ("ranking_error_argmax", "ranking_error_weighted", "weighted_loss_argmax", "weighted_loss_weighted")
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path | None):
+        if path is None:
+            raise BenchmarkDataError("critiques: give the JSONL file with --data (schema: README, "
+                                     "'Reproducing the papers')")
         self.path = Path(path)
         self.description = f"Critique ratings from {self.path.name}: rubric ratings in [0, 1] per critique"
         self._items: list[CritiqueItem] | None = None

@@ -20,7 +20,7 @@ from typing import Any
 from debatrix.loader import load_debate
 from debatrix.models import Debate, JudgeResult, Side
 
-from .base import Benchmark, Item, MetricRow, check_count, data_root
+from .base import Benchmark, Item, MetricRow, benchmark, check_count, data_root
 from .metrics import accuracy, rmse100
 
 # a run asks for an item's debate to size it, judge it and read its gold; the files do not change under a run
@@ -58,6 +58,7 @@ def side_value(debate: Debate, winner: str | None) -> float:
     return 0.0 if debate.debater(winner).side is Side.PRO else 1.0
 
 
+@benchmark("PanelBench DebateArt (1v1 debates, per-dimension winners; RMSE×100)")
 class DebateArt(Benchmark):
     name = "debateart"
     description = "PanelBench DebateArt: 100 1v1 debates, winner per dimension (RMSE×100; pro 0, tie 0.5, con 1)"
@@ -211,6 +212,7 @@ class BPItem(Item):
     round: str = ""
 
 
+@benchmark("PanelBench BP-Competition (British Parliamentary; accuracy against the advancing teams)")
 class BPCompetition(Benchmark):
     name = "bp"
     description = ("PanelBench BP-Competition: 22 British Parliamentary debates; correct when the predicted winner "

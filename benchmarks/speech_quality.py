@@ -31,7 +31,16 @@ from debatrix.context import JudgeContext
 from debatrix.llm import token_cap
 from debatrix.settings import JudgeSettings
 
-from .base import Benchmark, BenchmarkDataError, Item, MetricRow, calls_usage, check_count, data_root
+from .base import (
+    Benchmark,
+    BenchmarkDataError,
+    Item,
+    MetricRow,
+    benchmark,
+    calls_usage,
+    check_count,
+    data_root,
+)
 from .metrics import kendall_tau_c, quadratic_weighted_kappa
 from .scoring import rating_from
 
@@ -91,6 +100,7 @@ def load_speeches(path: str | Path | None = None) -> list[SpeechItem]:
     return items
 
 
+@benchmark("single opening speeches rated 1-5 (tau-c, kappa)", variants=VARIANTS)
 class SpeechQuality(Benchmark):
     name = "speech-quality"
     modes_matter = False

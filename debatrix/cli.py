@@ -18,10 +18,16 @@ from rich.markup import escape
 from rich.table import Table
 
 from . import __version__
-from .errors import ConfigurationError, DebatrixError, InvalidDebateError, ServiceUnavailable
+from .errors import (
+    ConfigurationError,
+    DebatrixError,
+    InvalidDebateError,
+    ServiceUnavailable,
+)
 from .files import check_writable, write_atomic
 from .loader import load_debate
 from .models import Debate, DebateFormat, JudgeResult, Status
+from .modes import MODES
 from .runtime import settle_heap
 from .settings import JudgeSettings, LLMSettings, MemorySettings, redact_url
 
@@ -30,8 +36,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 console = Console(stderr=True)
 out_console = Console(soft_wrap=True)
 
-MODE_NAMES = ("debatrix", "chronological", "dimensional", "noniterative", "direct")
-Mode = Enum("Mode", {m: m for m in MODE_NAMES}, type=str)  # type: ignore[misc]
+Mode = Enum("Mode", {m: m for m in MODES}, type=str)  # type: ignore[misc]  (the registered modes)
 
 
 def _choices(name: str, *values: str) -> Any:
@@ -93,10 +98,10 @@ def validate(
     No model is called. Each file is loaded and checked; then the largest request of --mode is sized against the backend's context.
     Exit 2: an invalid file; 3: a valid debate that cannot be judged in that context."""
     from debatrix.graphs.budget import largest_request
-    from debatrix.graphs.modes import resolve_dimensions
 
     from .context import local_window
     from .dimension import DimensionRegistry
+    from .modes import resolve_dimensions
 
     settings = _make_settings(mode=mode.value, dimensions=dimensions, base_url=base_url, backend=backend,
                               local_model=local_model, context_window=context_window,
@@ -272,15 +277,11 @@ def _save(out: Path, result: JudgeResult) -> Path:
 
 
 async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeResult:
-    from debatrix.graphs.modes import expected_calls, order_count, resolve_dimensions, steps_per_row
-
-    from .progress import JudgeProgress
-
-    from .api import ajudge_debate
+    from .api import ajudge_debate, refused
     from .context import JudgeContext
     from .errors import ContextWindowExceeded
-
-    from .api import refused
+    from .modes import expected_calls, order_count, resolve_dimensions, steps_per_row
+    from .progress import JudgeProgress
 
     def starting(local: JudgeSettings) -> None:  # the debate fits: the local model is about to start
         why = ("--backend local" if local.llm.backend == "local" else
@@ -539,8 +540,9 @@ def serve(
 
 @app.command()
 def bench(
-    benchmark: Annotated[str, typer.Argument(help="debateart, bp, speech-quality, claims or critiques; or merge "
-                                                   "(join the folders of a sharded run into --out)")],
+    benchmark: Annotated[str, typer.Argument(help="a benchmark (`debatrix bench list` names and "
+                                                   "describes them); merge: join the folders of a sharded run into "
+                                                   "--out")],
     folders: Annotated[list[Path] | None, typer.Argument(help="merge: the shards' result folders")] = None,
     modes: Annotated[str, typer.Option(help="comma-separated judge modes to compare (differences are against "
                                             "the first)")] = "debatrix",
@@ -560,8 +562,8 @@ def bench(
     out: Annotated[Path | None, typer.Option(help="results folder (default results/<benchmark>); a rerun "
                                                   "resumes it")] = None,
     data: Annotated[Path | None, typer.Option(help="data folder or file (default: ../shared/data/...)")] = None,
-    variant: Annotated[str | None, typer.Option(help="speech-quality: plain, cot, multi or aspects; claims: llm or "
-                                                     "embedding")] = None,
+    variant: Annotated[str | None, typer.Option(help="the benchmark's variant (`debatrix bench list` "
+                                                     "names them; default: its first)")] = None,
     retry_incomplete: Annotated[bool, typer.Option(help="judge items that ended incomplete again")] = False,
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL (default: the local model)")] = None,
     model: Annotated[str | None, typer.Option(help="model name")] = None,
@@ -582,7 +584,7 @@ def bench(
 
     Resumable; writes items.jsonl, items/, summary.csv/.md/.png into --out."""
     _need_bench_extra()
-    from debatrix.benchmarks import BENCHMARKS, make_benchmark
+    from debatrix.benchmarks import make_benchmark, registered
     from debatrix.benchmarks.runner import parse_shard, run_benchmark
 
     if benchmark == "merge":
@@ -590,12 +592,17 @@ def bench(
         return
     if folders:
         _fail(f"unexpected arguments {' '.join(map(str, folders))} (only `debatrix bench merge` takes folders)")
-    if benchmark not in BENCHMARKS:
-        _fail(f"unknown benchmark {benchmark!r}: use one of {', '.join(BENCHMARKS)}")
+    if benchmark == "list":
+        for name, entry in registered().items():
+            variants = f" (variants: {', '.join(entry.variants)})" if entry.variants else ""
+            out_console.print(f"{name}: {entry.summary}{variants}", highlight=False, markup=False)
+        return
+    if benchmark not in registered():
+        _fail(f"unknown benchmark {benchmark!r}: use one of {', '.join(registered())}")
     mode_list = [m.strip() for m in modes.split(",") if m.strip()]
-    unknown = [m for m in mode_list if m not in MODE_NAMES]
+    unknown = [m for m in mode_list if m not in MODES]
     if unknown or not mode_list:
-        _fail(f"unknown mode(s) {', '.join(unknown) or '(none given)'}: use {', '.join(MODE_NAMES)}")
+        _fail(f"unknown mode(s) {', '.join(unknown) or '(none given)'}: use {', '.join(MODES)}")
     folder = out or Path("results") / (benchmark + (f"-{variant}" if variant else ""))
     settings = _make_settings(mode=mode_list[0], base_url=base_url, model=model, local_model=local_model,
                               backend=backend, analysis_words=analysis_words, comment_words=comment_words,
