@@ -51,6 +51,30 @@ MemoryBackend = _choices("MemoryBackend", "ephemeral", "persistent", "http")
 Embedding = _choices("Embedding", "minilm", "hash")
 
 
+# Options that judge, bench and validate share, declared once: one name and one help text per concept.
+Dimensions = Annotated[str | None, typer.Option(help="comma-separated dimensions, or a set: debateart, bp, general "
+                                                     "(default: by format)")]
+BaseUrl = Annotated[str | None, typer.Option(help="OpenAI-compatible base URL (default $OPENAI_BASE_URL); without "
+                                                  "one (and without $OPENAI_API_KEY) the local model runs")]
+ModelName = Annotated[str | None, typer.Option(help="model name (default $OPENAI_MODEL or gpt-4o-mini)")]
+LocalModel = Annotated[str | None, typer.Option(help="local model: catalogue name or .gguf path "
+                                                     "(default qwen2.5-coder-1.5b)")]
+BackendOption = Annotated[Backend | None, typer.Option(  # type: ignore[valid-type]
+    help="where the model runs (auto: the local model unless an endpoint or key is set)")]
+AnalysisWords = Annotated[int | None, typer.Option(help="length asked of each speech analysis")]
+CommentWords = Annotated[int | None, typer.Option(help="length asked of each comment")]
+ContextWindow = Annotated[int | None, typer.Option(help="the model's context window in tokens")]
+MergeScoreCall = Annotated[bool | None, typer.Option(
+    help="ask comment and score in one call (default: yes on the local backend, no otherwise)")]
+Timeout = Annotated[float | None, typer.Option(help="seconds per request")]
+MaxConnections = Annotated[int | None, typer.Option(help="LLM requests in flight at once (default 24)")]
+Rps = Annotated[float | None, typer.Option(help="at most this many LLM requests started per second")]
+Orders = Annotated[int | None, typer.Option(help="orders the debaters are listed in when they are compared "
+                                                 "(default 2: both orders in 1v1; up to 4 rotations in BP); 1: as in "
+                                                 "the file only")]
+Temperature = Annotated[float | None, typer.Option(help="sampling temperature (default 0)")]
+
+
 def _plain(value: Any) -> Any:
     return value.value if isinstance(value, Enum) else value
 
@@ -84,14 +108,13 @@ def _load(path: Path) -> Debate:
 def validate(
     paths: Annotated[list[Path], typer.Argument(help="debate files (YAML/JSON, or motion/<id>.yml)")],
     mode: Annotated[Mode, typer.Option(help="the mode whose requests must fit")] = Mode.debatrix,  # type: ignore
-    dimensions: Annotated[str | None, typer.Option(help="comma-separated dimensions or a set")] = None,
-    base_url: Annotated[str | None, typer.Option(help="an OpenAI-compatible endpoint (else the local model)")] = None,
-    backend: Annotated[Backend | None, typer.Option(
-        help="where the model runs (auto: the local model unless an endpoint or key is set)")] = None,
-    local_model: Annotated[str | None, typer.Option(help="local model: catalogue name or .gguf path")] = None,
-    context_window: Annotated[int | None, typer.Option(help="the model's context window in tokens")] = None,
-    analysis_words: Annotated[int | None, typer.Option(help="length asked of each speech analysis")] = None,
-    comment_words: Annotated[int | None, typer.Option(help="length asked of each comment")] = None,
+    dimensions: Dimensions = None,
+    base_url: BaseUrl = None,
+    backend: BackendOption = None,
+    local_model: LocalModel = None,
+    context_window: ContextWindow = None,
+    analysis_words: AnalysisWords = None,
+    comment_words: CommentWords = None,
 ) -> None:
     """Check debate files and whether they fit the context.
 
@@ -175,34 +198,26 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
 def judge(
     path: Annotated[Path, typer.Argument(help="debate file (YAML/JSON, or a preset motion/<id>.yml)")],
     mode: Annotated[Mode, typer.Option(help="judge mode (the paper's ablations)")] = Mode.debatrix,  # type: ignore
-    dimensions: Annotated[str | None, typer.Option(help="comma-separated dimensions, or a set: debateart, bp, "
-                                                        "general (default: by format)")] = None,
-    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL (default $OPENAI_BASE_URL); "
-                                                      "without one (and without $OPENAI_API_KEY) the local model "
-                                                      "runs")] = None,
-    local_model: Annotated[str | None, typer.Option(help="local model: catalogue name or .gguf path "
-                                                         "(default qwen2.5-coder-1.5b)")] = None,
-    backend: Annotated[Backend | None, typer.Option(
-        help="where the model runs (auto: the local model unless an endpoint or key is set)")] = None,
-    analysis_words: Annotated[int | None, typer.Option(help="length asked of each speech analysis")] = None,
-    comment_words: Annotated[int | None, typer.Option(help="length asked of each comment")] = None,
-    model: Annotated[str | None, typer.Option(help="model name (default $OPENAI_MODEL or gpt-4o-mini)")] = None,
+    dimensions: Dimensions = None,
+    base_url: BaseUrl = None,
+    local_model: LocalModel = None,
+    backend: BackendOption = None,
+    analysis_words: AnalysisWords = None,
+    comment_words: CommentWords = None,
+    model: ModelName = None,
     out: Annotated[Path | None, typer.Option(help="write the result JSON here")] = None,
-    context_window: Annotated[int | None, typer.Option(help="the model's context window in tokens")] = None,
+    context_window: ContextWindow = None,
     max_output_tokens: Annotated[int | None, typer.Option(help="answer budget per call")] = None,
-    timeout: Annotated[float | None, typer.Option(help="seconds per request")] = None,
+    timeout: Timeout = None,
     retries: Annotated[int | None, typer.Option(help="retries of transient errors")] = None,
-    max_connections: Annotated[int | None, typer.Option(help="LLM requests in flight at once (default 24)")] = None,
+    max_connections: MaxConnections = None,
     structured_output: Annotated[StructuredOutput | None, typer.Option(
         help="how structured answers are asked for")] = None,
     transport: Annotated[Transport | None, typer.Option(help="http: debatrix's lean client (default); langchain: "
                                                        "ChatOpenAI. Both reach LangChain callbacks")] = None,
-    merge_score_call: Annotated[bool | None, typer.Option(
-        help="ask comment and score in one call (default: yes on the local backend, no otherwise)")] = None,
-    orders: Annotated[int | None, typer.Option(help="orders the debaters are listed in when they are compared "
-                                                    "(default 2: both orders in 1v1; up to 4 rotations in BP); "
-                                                    "1: as in the file only")] = None,
-    temperature: Annotated[float | None, typer.Option(help="sampling temperature (default 0)")] = None,
+    merge_score_call: MergeScoreCall = None,
+    orders: Orders = None,
+    temperature: Temperature = None,
     retrieval: Annotated[bool, typer.Option(help="give the analyzer relevant earlier speech chunks")] = False,
     memory: Annotated[MemoryBackend, typer.Option(
         help="where the memories live (http: a chromadb server)")] = MemoryBackend.ephemeral,
@@ -212,7 +227,7 @@ def judge(
     embedding: Annotated[Embedding, typer.Option(
         help="embeddings of the memories (minilm: offline ONNX)")] = Embedding.minilm,
     dimension_dir: Annotated[list[Path] | None, typer.Option(help="extra folder of dimension YAML files")] = None,
-    rps: Annotated[float | None, typer.Option(help="at most this many LLM requests started per second")] = None,
+    rps: Rps = None,
     cache: Annotated[Path | None, typer.Option(help="SQLite file caching LLM answers: rerunning after a crash or "
                                                     "with the same inputs pays for no answered call")] = None,
     json_output: Annotated[bool, typer.Option("--json", help="print the result JSON to stdout")] = False,
@@ -425,9 +440,8 @@ def _print_reasons(result: JudgeResult, rows: list[Any], con: Console) -> None:
 @app.command("modes")
 def list_modes() -> None:
     """List the judge modes."""
-    from debatrix.graphs import modes
-
-    out_console.print(modes.__doc__.split("\n\n", 1)[1].strip(), highlight=False)
+    for mode in MODES.values():
+        out_console.print(f"{mode.name}: {mode.description}", highlight=False, markup=False)
 
 
 @app.command("dimensions")
@@ -555,9 +569,8 @@ def bench(
                                                         "of speech), e.g. to fit a compute budget")] = None,
     shard: Annotated[str | None, typer.Option(help="i/N: only the items of shard i of N (stable by item id); "
                                                    "join the folders with `debatrix bench merge`")] = None,
-    orders: Annotated[int | None, typer.Option(help="orders the debaters are listed in when compared "
-                                                    "(default 2)")] = None,
-    temperature: Annotated[float | None, typer.Option(help="sampling temperature (default 0)")] = None,
+    orders: Orders = None,
+    temperature: Temperature = None,
     max_samples: Annotated[int, typer.Option(help="items judged at once")] = 1,
     out: Annotated[Path | None, typer.Option(help="results folder (default results/<benchmark>); a rerun "
                                                   "resumes it")] = None,
@@ -565,18 +578,17 @@ def bench(
     variant: Annotated[str | None, typer.Option(help="the benchmark's variant (`debatrix bench list` "
                                                      "names them; default: its first)")] = None,
     retry_incomplete: Annotated[bool, typer.Option(help="judge items that ended incomplete again")] = False,
-    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL (default: the local model)")] = None,
-    model: Annotated[str | None, typer.Option(help="model name")] = None,
-    local_model: Annotated[str | None, typer.Option(help="local model: catalogue name or .gguf path")] = None,
-    backend: Annotated[Backend | None, typer.Option(
-        help="where the model runs (auto: the local model unless an endpoint or key is set)")] = None,
-    analysis_words: Annotated[int | None, typer.Option(help="length asked of each speech analysis")] = None,
-    comment_words: Annotated[int | None, typer.Option(help="length asked of each comment")] = None,
-    merge_score_call: Annotated[bool | None, typer.Option(help="comment and score in one call")] = None,
-    context_window: Annotated[int | None, typer.Option(help="the model's context window in tokens")] = None,
-    timeout: Annotated[float | None, typer.Option(help="seconds per request")] = None,
-    max_connections: Annotated[int | None, typer.Option(help="LLM requests in flight at once (default 24)")] = None,
-    rps: Annotated[float | None, typer.Option(help="at most this many LLM requests started per second")] = None,
+    base_url: BaseUrl = None,
+    model: ModelName = None,
+    local_model: LocalModel = None,
+    backend: BackendOption = None,
+    analysis_words: AnalysisWords = None,
+    comment_words: CommentWords = None,
+    merge_score_call: MergeScoreCall = None,
+    context_window: ContextWindow = None,
+    timeout: Timeout = None,
+    max_connections: MaxConnections = None,
+    rps: Rps = None,
     cache: Annotated[bool, typer.Option(help="cache LLM answers in <out>/llm_cache.sqlite, so a restarted run "
                                              "pays for no call answered before the crash")] = True,
 ) -> None:
