@@ -225,7 +225,7 @@ def judge(
     chroma_host: Annotated[str, typer.Option(help="chromadb server host for --memory http")] = "127.0.0.1",
     chroma_port: Annotated[int, typer.Option(help="chromadb server port for --memory http")] = 8000,
     embedding: Annotated[Embedding, typer.Option(
-        help="embeddings of the memories (minilm: offline ONNX)")] = Embedding.minilm,
+        help="embeddings of the context memory, for --retrieval (minilm: offline ONNX)")] = Embedding.minilm,
     dimension_dir: Annotated[list[Path] | None, typer.Option(help="extra folder of dimension YAML files")] = None,
     rps: Rps = None,
     cache: Annotated[Path | None, typer.Option(help="SQLite file caching LLM answers: rerunning after a crash or "

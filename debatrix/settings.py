@@ -92,12 +92,12 @@ class MemorySettings(_Frozen):
     path: Path | None = Field(default=None, description="directory for the persistent backend")
     host: str = "127.0.0.1"
     port: int = 8000
-    embedding: Literal["minilm", "hash"] = Field(
-        default="minilm", description="embedder of the context memory when retrieval is on (else a hash embedder)")
-    retrieval: bool = Field(default=False, description="query earlier speech chunks (off in the paper)")
+    embedding: Literal["minilm", "hash"] = Field(default="minilm", description="embedder of the context memory")
+    retrieval: bool = Field(default=False, description="query earlier speech chunks (off in the paper); the context "
+                            "memory exists only then (the analysis memory is the graph state)")
     top_k: int = Field(default=3, ge=1)
     chunk_tokens: int = Field(default=256, ge=32)
-    keep: bool = Field(default=False, description="keep the run's collections after judging")
+    keep: bool = Field(default=False, description="keep the run's context memory (retrieval) after judging")
 
     @model_validator(mode="after")
     def _complete(self) -> MemorySettings:

@@ -84,22 +84,25 @@ def choices_for(debate: Debate, dimension: Dimension) -> list[str]:
 # share first: the three dimensions' analyses of speech i all start with the system prompt, the header and speech i
 # (and, in the non-iterative mode, the earlier speeches), so a server with a prompt cache (llama.cpp, vLLM, OpenAI)
 # reads that once; what differs by dimension (its own earlier analyses, its task) comes last.
-PreviousContext = Callable[[JudgeContext, Any, Debate, int], Awaitable[tuple[str, str]]]
+PreviousContext = Callable[[ColumnState, int], tuple[str, str]]
 
 
-async def previous_analyses(ctx: JudgeContext, memory: Any, debate: Debate, index: int) -> tuple[str, str]:
-    """The analysis memory's earlier analyses (the Debatrix mode), after the speech."""
-    return "", P.previous_analyses(memory.analyses_before(index) if index else [])
+def previous_analyses(state: ColumnState, index: int) -> tuple[str, str]:
+    """The analysis memory's earlier analyses (the Debatrix mode), after the speech: the column's own analyses in
+    its state (a column judges one dimension, so they are that dimension's)."""
+    return "", P.previous_analyses(sorted((a for a in state.get("analyses", []) if a.index < index),
+                                          key=lambda a: a.index))
 
 
-async def previous_speeches(ctx: JudgeContext, memory: Any, debate: Debate, index: int) -> tuple[str, str]:
+def previous_speeches(state: ColumnState, index: int) -> tuple[str, str]:
     """The raw earlier speeches (the non-iterative ablation), before the speech: in order, so the prompt of speech
     i+1 starts with the whole prompt material of speech i."""
+    debate = state["debate"]
     return P.previous_speeches(debate, index, P.fence_for(debate)), ""
 
 
 async def _relevant(ctx: JudgeContext, memory: Any, debate: Debate, index: int) -> str:
-    if not ctx.settings.memory.retrieval or index == 0:
+    if memory is None or index == 0:
         return ""
     chunks = await asyncio.to_thread(memory.relevant, index, debate.speeches[index].content, ctx.settings.memory.top_k)
     fence = P.fence_for(debate)
@@ -114,15 +117,16 @@ def make_analyze_speech(previous: PreviousContext) -> Node:
     async def analyze_speech(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
         debate, dim, i = state["debate"], state["dimension"], state.get("index", 0)
         speech = debate.speeches[i]
-        # opening the memory (first speech) stores the speeches; the first speech has nothing earlier to read, so
-        # its analysis does not wait for that write
-        opening = ctx.memory.acolumn(state["run_id"], dim.name, debate, state.get("resumed", True))
-        if i:
-            memory, opening = await opening, None
-        else:
-            memory, opening = None, asyncio.ensure_future(opening)
+        # the context memory exists for retrieval; opening it (first speech) stores the speeches, and the first
+        # speech has nothing earlier to read, so its analysis does not wait for that write
+        memory = opening = None
+        if ctx.settings.memory.retrieval:
+            if i:
+                memory = await ctx.memory.acontext(state["run_id"], debate)
+            else:
+                opening = asyncio.ensure_future(ctx.memory.acontext(state["run_id"], debate))
         # rel = query(context_mem, speech_i) sees only speeches before i (paper, Appendix A: query, then add)
-        before, after = await previous(ctx, memory, debate, i)
+        before, after = previous(state, i)
         relevant = await _relevant(ctx, memory, debate, i)
         merged = ctx.settings.llm.merge_score_call
         messages = analysis_messages(debate, dim, i, before, after + relevant, ctx.settings.analysis_words)
@@ -145,9 +149,9 @@ def make_analyze_speech(previous: PreviousContext) -> Node:
                 records = [record]
         finally:
             if opening is not None:  # opened even when the call failed, so the run's end finds and removes it
-                memory = await opening
+                await opening
+        # into the analysis memory: the column's state, which the next speech's analysis reads
         result = SpeechAnalysis(dimension=dim.name, index=i, speaker=speech.speaker, analysis=analysis)
-        memory.add_analysis(result)  # chromadb receives the run's analyses in one write when it finishes
         if ctx.settings.llm.prompt_cache and not merged:
             update["asked"] = messages
         return {**update, "analyses": [result], "calls": records}

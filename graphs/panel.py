@@ -59,7 +59,6 @@ def make_prepare(mode: str) -> Callable:
             "debate": debate,
             "dimensions": dims,
             "run_id": state.get("run_id") or uuid.uuid4().hex[:16],
-            "resumed": bool(state.get("run_id")),
             "started_at": datetime.now(UTC).isoformat(),
             "failures": failures,
         }
@@ -70,7 +69,7 @@ def make_prepare(mode: str) -> Callable:
 def to_columns(state: JudgeState) -> list[Any]:
     if state.get("failures"):
         return ["finish"]
-    return [Send("column", {"debate": state["debate"], "run_id": state["run_id"], "resumed": state["resumed"],
+    return [Send("column", {"debate": state["debate"], "run_id": state["run_id"],
                             "dimension": d})
             for d in state["dimensions"]]
 
@@ -259,7 +258,7 @@ def make_finish(mode: str, per_speech: bool, panel: bool) -> Callable:
                       **({"served": served_by(ctx.local_server)} if ctx.local_server is not None else {})},
             started_at=started, finished_at=finished,
         )
-        if per_speech:  # only the per-speech modes open memories
+        if per_speech and ctx.settings.memory.retrieval:  # only retrieval opens a context memory
             await asyncio.to_thread(ctx.memory.finish, state["run_id"])
         return {"result": result}
 

@@ -75,7 +75,6 @@ class JudgeOutput(TypedDict):
 class JudgeState(Accumulated, total=False):
     debate: Debate
     run_id: str
-    resumed: bool  # the caller gave the run id: its memory may hold earlier work to read back
     started_at: str
     dimensions: list[Dimension]
     panel_comments: list[DebateAnalysis]  # the chair's comment in each order
@@ -86,7 +85,6 @@ class JudgeState(Accumulated, total=False):
 class ColumnState(Accumulated, total=False):
     debate: Debate
     run_id: str
-    resumed: bool
     dimension: Dimension
     index: int
     # the request that produced the latest analysis / the judgment: where the server caches prompts, the score is

@@ -1,6 +1,6 @@
-"""Context memory and analysis memory on chromadb, with offline embedding functions."""
+"""The context memory on chromadb (the analysis memory is the graph state: see .store), with offline embeddings."""
 
 from .embeddings import HashEmbedding, MiniLMEmbedding, make_embedding
-from .store import ColumnMemory, MemoryStore, RunMemory
+from .store import ContextMemory, MemoryStore
 
-__all__ = ["ColumnMemory", "HashEmbedding", "MemoryStore", "MiniLMEmbedding", "RunMemory", "make_embedding"]
+__all__ = ["ContextMemory", "HashEmbedding", "MemoryStore", "MiniLMEmbedding", "make_embedding"]

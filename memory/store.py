@@ -1,21 +1,15 @@
-"""Per-run memories on chromadb: a context memory and an analysis memory, partitioned by dimension.
+"""The context memory (Algorithm 1's ``sc_mem``): a run's speeches, chunked, in a chromadb collection that the
+analyzer searches by similarity (``MemorySettings.retrieval``).
 
-*Context memory* holds the debate's speeches, chunked, with speaker/index metadata (every dimension reads the same
-transcript, so one copy per run serves them all); *analysis memory* holds each dimension's own analysis of each
-speech (ids and metadata carry the dimension, and a dimension reads only its own). Collections are named by run id,
-so runs never see each other's memories, and a resumed run finds its own (writes are upserts, so repeating a step
-is harmless).
+Only retrieval reads it, so it exists only in runs with retrieval on: the speeches go in with one upsert when the
+run's first analysis starts (``index`` metadata, so a query for speech *i* filters to ``index < i`` and never sees a
+later speech), and the collection is deleted when the run finishes (unless ``keep``). Collections are named by run
+id, so concurrent runs never see each other's memories.
 
-chromadb is the store of record, but every operation costs milliseconds of CPU and dozens of thread hand-offs
-(measured here: ~5 ms per small upsert, ~25 ms for the 42 speech chunks of debateart_0466, ~2.5 ms per filtered get), which
-over many concurrent runs cost more than the model's own latency. So a run touches chromadb a fixed few times,
-whatever the number of speeches and dimensions: two collections opened; one read of what a resumed run wrote
-earlier (skipped for a new run id); the speeches in one upsert when the run's memory opens, if anything
-will read them (retrieval, which filters on ``index < i`` so no speech ever sees a later one, or ``keep``; with
-neither, as in the paper's default, nothing ever reads the context memory and the write would cost a quarter of a
-16-debate batch's time); all analyses in one upsert when the run finishes (:meth:`RunMemory.flush`); two deletes
-(unless ``keep``). In between, a dimension reads its earlier analyses from an in-process mirror of what it wrote;
-retrieval queries go to chromadb."""
+The analysis memory (``ca_mem``) is not here: it is the graph state. Each dimension column accumulates its own
+analyses in its ``analyses`` key, the next analysis and the column's judgment read them from there, LangGraph
+checkpoints them with the rest of the run (so a run under a checkpointer resumes with them), and the result carries
+them. A second copy in chromadb was never searched by similarity and existed only to be kept in step."""
 
 from __future__ import annotations
 
@@ -31,7 +25,7 @@ import chromadb
 from chromadb.config import Settings as ChromaSettings
 
 from debatrix.errors import ConfigurationError, ServiceUnavailable
-from debatrix.models import Debate, SpeechAnalysis
+from debatrix.models import Debate
 from debatrix.settings import MemorySettings
 from debatrix.tokens import encoding
 
@@ -73,7 +67,7 @@ class MemoryStore:
         self.settings = settings
         self._client: Any = None
         self._lock = threading.Lock()
-        self._runs: dict[str, RunMemory] = {}
+        self._runs: dict[str, ContextMemory] = {}
         self._runs_lock = threading.Lock()
 
     @property
@@ -105,45 +99,29 @@ class MemoryStore:
         before the first LLM call rather than after some were paid for."""
         _ = self.client
 
-    def run(self, run_id: str, debate: Debate | None = None, resumed: bool = True) -> RunMemory:
-        """The memories of one run, opened once; on opening, the debate's speeches go into the context memory when
-        something will read them (retrieval, or ``keep`` for inspection afterwards). ``resumed=False``: a new run
-        id, so there is nothing of it to read back from chromadb."""
+    def context(self, run_id: str, debate: Debate) -> ContextMemory:
+        """The run's context memory, opened (and given the debate's speeches) once."""
         with self._runs_lock:
             mem = self._runs.get(run_id)
             if mem is None:
-                mem = RunMemory(self, run_id, resumed=resumed)
-                if debate is not None and (self.settings.retrieval or self.settings.keep):
-                    mem.add_speeches(debate)
-                self._runs[run_id] = mem
+                mem = self._runs[run_id] = ContextMemory(self, run_id, debate)
             return mem
 
-    def column(self, run_id: str, dimension: str, debate: Debate | None = None,
-               resumed: bool = True) -> ColumnMemory:
-        """One dimension's view of the run's memories."""
-        return ColumnMemory(self.run(run_id, debate, resumed), dimension)
-
-    async def acolumn(self, run_id: str, dimension: str, debate: Debate | None = None,
-                      resumed: bool = True) -> ColumnMemory:
-        """:meth:`column` without a thread hand-off once the run's memory is open."""
+    async def acontext(self, run_id: str, debate: Debate) -> ContextMemory:
+        """:meth:`context` without a thread hand-off once the run's memory is open."""
         mem = self._runs.get(run_id)
-        if mem is None:
-            mem = await asyncio.to_thread(self.run, run_id, debate, resumed)
-        return ColumnMemory(mem, dimension)
+        return mem if mem is not None else await asyncio.to_thread(self.context, run_id, debate)
 
     def finish(self, run_id: str) -> None:
-        """End of a run: write its analyses (one upsert), then delete its collections unless ``keep``."""
+        """End of a run: delete its context memory unless ``keep``."""
         with self._runs_lock:
-            mem = self._runs.pop(run_id, None)
-        if mem is not None:
-            mem.flush()
-        if self.settings.keep:
+            opened = self._runs.pop(run_id, None)
+        if opened is None or self.settings.keep:
             return
-        for name in RunMemory.names(run_id):
-            try:
-                self.client.delete_collection(name)
-            except Exception:  # never created (the run failed before opening its memory)
-                pass
+        try:
+            self.client.delete_collection(opened.name)
+        except Exception:  # already gone (another process finished the same run id)
+            pass
         if self.settings.backend == "persistent":
             self._sweep()
 
@@ -162,32 +140,23 @@ class MemoryStore:
                 shutil.rmtree(folder, ignore_errors=True)
 
 
-class RunMemory:
-    def __init__(self, store: MemoryStore, run_id: str, resumed: bool = True):
+
+class ContextMemory:
+    """One run's speeches, chunked, searchable by similarity."""
+
+    def __init__(self, store: MemoryStore, run_id: str, debate: Debate):
         self.store = store
-        ctx, ana = self.names(run_id)
-        # Vectors matter only where memory is searched by similarity: the context memory when retrieval is on.
-        # The analysis memory is read back in speech order, so it never pays for the neural embedder.
-        retrieval = store.settings.retrieval
-        self.context = store.client.get_or_create_collection(
-            ctx, embedding_function=make_embedding(store.settings.embedding if retrieval else "hash"))
-        self.analysis = store.client.get_or_create_collection(ana, embedding_function=make_embedding("hash"))
-        # a resumed run's earlier analyses (a run id made by this store is new: nothing to read)
-        got = self.analysis.get() if resumed else {"documents": [], "metadatas": []}
-        self._analyses: dict[tuple[str, int], SpeechAnalysis] = {}
-        for d, m in zip(got["documents"] or [], got["metadatas"] or []):
-            a = SpeechAnalysis(dimension=m["dimension"], index=m["index"], speaker=m["speaker"], analysis=d)
-            self._analyses[(a.dimension, a.index)] = a
-        self._pending: dict[tuple[str, int], SpeechAnalysis] = {}
-        self._lock = threading.Lock()
+        self.name = self.name_for(run_id)
+        self.collection = store.client.get_or_create_collection(
+            self.name, embedding_function=make_embedding(store.settings.embedding))
+        self.add_speeches(debate)
 
     @staticmethod
-    def names(run_id: str) -> tuple[str, str]:
-        base = _SAFE.sub("-", f"dbx-{run_id}")[:500]
-        return f"{base}-ctx", f"{base}-ana"
+    def name_for(run_id: str) -> str:
+        return _SAFE.sub("-", f"dbx-{run_id}")[:500] + "-ctx"
 
     def add_speeches(self, debate: Debate) -> int:
-        """Every speech, chunked, in one upsert; returns the number of chunks."""
+        """Every speech, chunked, in one upsert (a repeated run id rewrites the same ids); returns the chunks."""
         ids: list[str] = []
         docs: list[str] = []
         metas: list[dict[str, Any]] = []
@@ -197,54 +166,14 @@ class RunMemory:
             docs += chunks
             metas += [{"index": index, "speaker": speech.speaker, "chunk": k} for k in range(len(chunks))]
         if ids:
-            self.context.upsert(ids=ids, documents=docs, metadatas=metas)
+            self.collection.upsert(ids=ids, documents=docs, metadatas=metas)
         return len(ids)
 
     def relevant(self, index: int, text: str, top_k: int) -> list[dict[str, Any]]:
         """Chunks of earlier speeches nearest to ``text``, in debate order."""
         if index == 0:
             return []
-        got = self.context.query(query_texts=[text[:4000]], n_results=top_k, where={"index": {"$lt": index}})
+        got = self.collection.query(query_texts=[text[:4000]], n_results=top_k, where={"index": {"$lt": index}})
         items = [{"index": m["index"], "speaker": m["speaker"], "chunk": m["chunk"], "text": d}
                  for d, m in zip(got["documents"][0], got["metadatas"][0])]
         return sorted(items, key=lambda x: (x["index"], x["chunk"]))
-
-    def add_analysis(self, a: SpeechAnalysis) -> None:
-        """Into the mirror now, into chromadb at the next :meth:`flush` (a repeated speech keeps the latest)."""
-        with self._lock:
-            self._analyses[(a.dimension, a.index)] = self._pending[(a.dimension, a.index)] = a
-
-    def flush(self) -> int:
-        """Write the analyses added since the last flush in one upsert; returns how many."""
-        with self._lock:
-            pending = list(self._pending.values())
-            self._pending = {}
-        if pending:
-            self.analysis.upsert(
-                ids=[f"{a.dimension}-a{a.index:04d}" for a in pending], documents=[a.analysis for a in pending],
-                metadatas=[{"dimension": a.dimension, "index": a.index, "speaker": a.speaker} for a in pending])
-        return len(pending)
-
-    def analyses_before(self, dimension: str, index: int) -> list[SpeechAnalysis]:
-        with self._lock:
-            return sorted((a for (d, i), a in self._analyses.items() if d == dimension and i < index),
-                          key=lambda a: a.index)
-
-
-class ColumnMemory:
-    """One dimension's context and analysis memory (a view of the run's collections)."""
-
-    def __init__(self, run: RunMemory, dimension: str):
-        self.run = run
-        self.dimension = dimension
-
-    def relevant(self, index: int, text: str, top_k: int) -> list[dict[str, Any]]:
-        return self.run.relevant(index, text, top_k)
-
-    def add_analysis(self, a: SpeechAnalysis) -> None:
-        if a.dimension != self.dimension:
-            raise ValueError(f"an analysis of {a.dimension} does not belong to the {self.dimension} memory")
-        self.run.add_analysis(a)
-
-    def analyses_before(self, index: int) -> list[SpeechAnalysis]:
-        return self.run.analyses_before(self.dimension, index)

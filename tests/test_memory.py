@@ -9,7 +9,6 @@ import pytest
 
 from debatrix.memory import HashEmbedding, MemoryStore
 from debatrix.memory.store import chunk_text
-from debatrix.models import SpeechAnalysis
 from debatrix.settings import MemorySettings
 from debatrix.tokens import count_tokens
 
@@ -21,47 +20,43 @@ def test_chunking_respects_the_token_budget():
     assert "".join(chunks).replace("\n", "").replace(" ", "") == text.replace("\n", "").replace(" ", "")
 
 
-def test_memories_store_speeches_and_analyses_per_run_and_dimension(uniforms):
+def test_the_context_memory_holds_a_runs_speeches_and_finds_only_earlier_ones(uniforms):
     store = MemoryStore(MemorySettings(embedding="hash", retrieval=True, chunk_tokens=48))
     run = uuid.uuid4().hex
-    arg, src = store.column(run, "argument", uniforms), store.column(run, "source")
-    mem = arg.run
-    assert src.run is mem  # one pair of collections per run
-    assert mem.context.count() > len(uniforms.speeches)  # every speech, chunked, written on opening
-    assert {m["index"] for m in mem.context.get()["metadatas"]} == set(range(len(uniforms.speeches)))
-    arg.add_analysis(SpeechAnalysis(dimension="argument", index=1, speaker="Theo", analysis="second"))
-    arg.add_analysis(SpeechAnalysis(dimension="argument", index=0, speaker="Maya", analysis="first"))
-    arg.add_analysis(SpeechAnalysis(dimension="argument", index=0, speaker="Maya", analysis="first"))  # idempotent
-    src.add_analysis(SpeechAnalysis(dimension="source", index=0, speaker="Maya", analysis="sources"))
-    with pytest.raises(ValueError):
-        src.add_analysis(SpeechAnalysis(dimension="argument", index=2, speaker="Maya", analysis="wrong column"))
-    assert [a.analysis for a in arg.analyses_before(2)] == ["first", "second"]
-    assert arg.analyses_before(1)[0].analysis == "first" and arg.analyses_before(0) == []
-    assert [a.analysis for a in src.analyses_before(5)] == ["sources"]  # dimensions do not share analyses
-    assert mem.analysis.count() == 0  # written in one batch at the end, not one request per analysis
-    rel = arg.relevant(3, "exclusive suppliers cost families more", 2)
+    mem = store.context(run, uniforms)
+    assert store.context(run, uniforms) is mem  # one collection per run, opened once
+    assert mem.collection.count() > len(uniforms.speeches)  # every speech, chunked, written on opening
+    assert {m["index"] for m in mem.collection.get()["metadatas"]} == set(range(len(uniforms.speeches)))
+    rel = mem.relevant(3, "exclusive suppliers cost families more", 2)
     assert rel and all(r["index"] < 3 for r in rel)
     assert any("supplier" in r["text"] for r in rel)
-    # a resumed run (same run id, another context on the same chromadb) sees what the first one wrote
-    assert mem.flush() == 3 and mem.analysis.count() == 3 and mem.flush() == 0
-    again = MemoryStore(MemorySettings(embedding="hash"))
-    again._client = store.client
-    assert [a.analysis for a in again.column(run, "argument").analyses_before(2)] == ["first", "second"]
+    assert mem.relevant(0, "anything", 2) == []
     store.finish(run)
     names = {c.name for c in store.client.list_collections()}
     assert not any(run in n for n in names)
 
 
-def test_context_memory_is_written_only_when_something_reads_it(uniforms):
-    """Without retrieval or keep nothing ever reads the speech chunks: no write. Analyses always go to chromadb."""
-    store = MemoryStore(MemorySettings(embedding="hash"))
-    run = uuid.uuid4().hex
-    col = store.column(run, "argument", uniforms, resumed=False)
-    assert col.run.context.count() == 0
-    col.add_analysis(SpeechAnalysis(dimension="argument", index=0, speaker="Maya", analysis="first"))
-    assert col.run.flush() == 1 and col.run.analysis.count() == 1
-    kept = MemoryStore(MemorySettings(embedding="hash", keep=True))
-    assert kept.column(uuid.uuid4().hex, "argument", uniforms, resumed=False).run.context.count() >= len(uniforms.speeches)
+async def test_the_analysis_memory_is_the_columns_state_and_no_run_without_retrieval_opens_chromadb(uniforms):
+    """Each analysis reads its own dimension's earlier analyses (from the column's state); without retrieval
+    nothing is written to chromadb at all."""
+    from debatrix import JudgeSettings, LLMSettings
+    from debatrix.api import ajudge_debate
+    from debatrix.context import JudgeContext
+    from debatrix.testing import ScriptedChatModel
+
+    model = ScriptedChatModel()
+    s = JudgeSettings(mode="debatrix", llm=LLMSettings(), memory=MemorySettings(embedding="hash"))
+    with JudgeContext.create(s, model) as ctx:
+        result = await ajudge_debate(uniforms, s, model, context=ctx)
+        assert result.status == "complete"
+        assert ctx.memory._client is None  # chromadb was never even opened
+    prompts = {(c.dimension, c.index): c.messages[-1].content for c in model.calls if c.node == "analyze_speech"}
+    by_dim = {d.name: d.analyses for d in result.dimensions}
+    for (dim, i), prompt in prompts.items():
+        for other, analyses in by_dim.items():
+            for a in analyses:
+                shown = a.analysis in prompt
+                assert shown == (other == dim and a.index < i), (dim, i, other, a.index)
 
 
 def test_hash_embedding_is_normalised_and_deterministic():
@@ -144,11 +139,9 @@ async def test_memories_on_a_chromadb_server(uniforms, chroma_server):
     client = chromadb.HttpClient(host="127.0.0.1", port=chroma_server)
     names = [c.name if hasattr(c, "name") else c for c in client.list_collections()]
     run = result.settings["run_id"]
-    assert {f"dbx-{run}-ctx", f"dbx-{run}-ana"} <= set(names)
-    ana = client.get_collection(f"dbx-{run}-ana")
-    got = ana.get()
-    assert ana.count() == len(uniforms.speeches)  # one analysis per speech, stored on the server
-    assert {m["dimension"] for m in got["metadatas"]} == {"general"}
+    assert f"dbx-{run}-ctx" in set(names)  # kept on the server
+    got = client.get_collection(f"dbx-{run}-ctx").get()
+    assert {m["index"] for m in got["metadatas"]} == set(range(len(uniforms.speeches)))
 
 
 async def test_persistent_runs_leave_no_orphan_index_folders(tmp_path, uniforms):
@@ -160,7 +153,8 @@ async def test_persistent_runs_leave_no_orphan_index_folders(tmp_path, uniforms)
 
     def run(keep: bool):
         s = JudgeSettings(mode="chronological", llm=LLMSettings(),
-                          memory=MemorySettings(backend="persistent", path=tmp_path, embedding="hash", keep=keep))
+                          memory=MemorySettings(backend="persistent", path=tmp_path, embedding="hash", keep=keep,
+                                                retrieval=True))
         return ajudge_debate(uniforms, s, ScriptedChatModel())
 
     for _ in range(2):
