@@ -73,6 +73,8 @@ Orders = Annotated[int | None, typer.Option(help="orders the debaters are listed
                                                  "(default 2: both orders in 1v1; up to 4 rotations in BP); 1: as in "
                                                  "the file only")]
 Temperature = Annotated[float | None, typer.Option(help="sampling temperature (default 0)")]
+Retrieval = Annotated[bool, typer.Option(help="give the analyzer the most relevant earlier speech chunks (the "
+                                              "context memory, MiniLM embeddings; off in the paper)")]
 
 
 def _plain(value: Any) -> Any:
@@ -218,7 +220,7 @@ def judge(
     merge_score_call: MergeScoreCall = None,
     orders: Orders = None,
     temperature: Temperature = None,
-    retrieval: Annotated[bool, typer.Option(help="give the analyzer relevant earlier speech chunks")] = False,
+    retrieval: Retrieval = False,
     memory: Annotated[MemoryBackend, typer.Option(
         help="where the memories live (http: a chromadb server)")] = MemoryBackend.ephemeral,
     memory_path: Annotated[Path | None, typer.Option(help="folder for --memory persistent")] = None,
@@ -589,6 +591,7 @@ def bench(
     timeout: Timeout = None,
     max_connections: MaxConnections = None,
     rps: Rps = None,
+    retrieval: Retrieval = False,
     cache: Annotated[bool, typer.Option(help="cache LLM answers in <out>/llm_cache.sqlite, so a restarted run "
                                              "pays for no call answered before the crash")] = True,
 ) -> None:
@@ -619,7 +622,8 @@ def bench(
     settings = _make_settings(mode=mode_list[0], base_url=base_url, model=model, local_model=local_model,
                               backend=backend, analysis_words=analysis_words, comment_words=comment_words,
                               merge_score_call=merge_score_call, context_window=context_window, timeout=timeout,
-                              concurrency=max_connections, memory={"embedding": "hash"},
+                              concurrency=max_connections,
+                              memory={"embedding": "minilm" if retrieval else "hash", "retrieval": retrieval},
                               cache=folder / "llm_cache.sqlite" if cache else None, requests_per_second=rps,
                               orders=orders, temperature=temperature)
     try:
