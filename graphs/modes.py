@@ -74,7 +74,7 @@ async def columns_done(state: JudgeState) -> dict:
 
 def after_panel_comment(state: JudgeState) -> str:
     """The merged panel decided in its comment call; otherwise the decision is read from the comment."""
-    done = state.get("failures") or any(w.dimension == "general" for w in state.get("winner_decisions", []))
+    done = state.get("failures") or "general" in state.get("winner_decisions", {})
     return "finish" if done else "panel_decide"
 
 

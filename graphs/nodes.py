@@ -265,7 +265,7 @@ async def gathered(calls: Any) -> list[Any]:
 
 async def judge_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
     debate, dim = state["debate"], state["dimension"]
-    analyses = sorted((a for a in state.get("analyses", []) if a.dimension == dim.name), key=lambda a: a.index)
+    analyses = sorted(state.get("analyses", []), key=lambda a: a.index)  # the column's: its dimension's
     words = judgment_words(ctx.settings, debate)
     orders = orders_of(debate, ctx.settings)
 
@@ -299,7 +299,7 @@ async def judge_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
 
 async def decide_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
     debate, dim = state["debate"], state["dimension"]
-    judgments = [a for a in state["debate_analyses"] if a.dimension == dim.name]
+    judgments = state["debate_analyses"]  # the column's: its dimension's
     asked = state.get("judgment_asked") or []
 
     async def decide(k: int, judgment: DebateAnalysis) -> tuple[OrderAnswer, list[Any]]:

@@ -87,7 +87,7 @@ def _panel_messages(state: JudgeState, ctx: JudgeContext, order: tuple[str, ...]
     debate = state["debate"]
     reports = []
     for dim in state["dimensions"]:
-        decision = next(w for w in state.get("winner_decisions", []) if w.dimension == dim.name)
+        decision = state["winner_decisions"][dim.name][0]
         judged = {j.debater: j.score for j in _debater_judgments(state, dim.name, debate)}
         scores = ", ".join(f"{name} {judged[name]:.3g}" for name in order if name in judged)
         reports.append({"name": dim.name, "weight": f"{dim.weight:g}", "scores": scores,
@@ -168,26 +168,31 @@ def score_winner(scores: dict[str, float], debate: Debate, allow_tie: bool, marg
     return top[0] if len(top) == 1 else None
 
 
+def _first(state: JudgeState, key: str, dimension: str) -> Any:
+    """The first item a dimension wrote under ``key`` (None: it wrote none)."""
+    items = state.get(key, {}).get(dimension)  # type: ignore[attr-defined]
+    return items[0] if items else None
+
+
 def _debater_judgments(state: JudgeState, dim: str, debate: Debate) -> list[DebaterJudgment]:
     order = {d.name: i for i, d in enumerate(debate.debaters)}
-    return sorted((j for j in state.get("debater_judgments", []) if j.dimension == dim), key=lambda j: order[j.debater])
+    return sorted(state.get("debater_judgments", {}).get(dim, []), key=lambda j: order[j.debater])
 
 
 def _dimension_result(state: JudgeState, dim: Dimension) -> DimensionResult:
     debate = state["debate"]
     judgments = _debater_judgments(state, dim.name, debate)
-    decision = next((w for w in state.get("winner_decisions", []) if w.dimension == dim.name), None)
+    decision = _first(state, "winner_decisions", dim.name)
     verdict = None
     if decision is not None:
         sc = score_winner({j.debater: j.score for j in judgments}, debate, dim.allow_tie, dim.tie_margin)
         verdict = Verdict(**decision.model_dump(), score_winner=sc)
     return DimensionResult(
         name=dim.name, weight=dim.weight, allow_tie=dim.allow_tie, tie_margin=dim.tie_margin,
-        analyses=tuple(sorted((a for a in state.get("analyses", []) if a.dimension == dim.name), key=lambda a: a.index)),
-        speech_judgments=tuple(sorted((s for s in state.get("speech_judgments", []) if s.dimension == dim.name),
-                                      key=lambda s: s.index)),
-        debate_analysis=decision.comment if decision is not None else next(
-            (a.text for a in state.get("debate_analyses", []) if a.dimension == dim.name), None),
+        analyses=tuple(sorted(state.get("analyses", {}).get(dim.name, []), key=lambda a: a.index)),
+        speech_judgments=tuple(sorted(state.get("speech_judgments", {}).get(dim.name, []), key=lambda s: s.index)),
+        debate_analysis=decision.comment if decision is not None else getattr(
+            _first(state, "debate_analyses", dim.name), "text", None),
         debater_judgments=tuple(judgments),
         verdict=verdict,
     )
@@ -207,7 +212,7 @@ def _merged_general(state: JudgeState, dims: list[DimensionResult]) -> Dimension
                                if j.debater == debater.name)
             judgments.append(DebaterJudgment(dimension="general", debater=debater.name, score=score,
                                              comment=f"weighted mean of the dimension scores: {detail}"))
-    decision = next((w for w in state.get("winner_decisions", []) if w.dimension == "general"), None)
+    decision = _first(state, "winner_decisions", "general")
     verdict = None
     if decision is not None:
         sc = score_winner({j.debater: j.score for j in judgments}, debate, False, 0)

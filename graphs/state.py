@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel, ConfigDict
@@ -52,7 +52,7 @@ class WinnerDecision(BaseModel):
 
 
 class Accumulated(TypedDict, total=False):
-    """Keys every judge graph accumulates; also the output schema of a dimension column."""
+    """What a dimension column accumulates (its output schema): one dimension's items, in the order written."""
 
     analyses: Annotated[list[SpeechAnalysis], operator.add]
     speech_judgments: Annotated[list[SpeechJudgment], operator.add]
@@ -72,7 +72,26 @@ class JudgeOutput(TypedDict):
     result: JudgeResult
 
 
-class JudgeState(Accumulated, total=False):
+def by_dimension(left: dict[str, list[Any]] | None, right: list[Any] | dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """Reducer of the judge's per-dimension keys (as ``add_messages`` is of messages): the columns and the panel
+    write lists of items, and each item is filed under its ``dimension``, after what that dimension already has."""
+    items = [x for xs in right.values() for x in xs] if isinstance(right, dict) else right
+    merged = dict(left or {})
+    for item in items:
+        merged[item.dimension] = [*merged.get(item.dimension, ()), item]
+    return merged
+
+
+class JudgeState(TypedDict, total=False):
+    # per dimension (a column's output is filed under its dimension; the panel's under "general")
+    analyses: Annotated[dict[str, list[SpeechAnalysis]], by_dimension]
+    speech_judgments: Annotated[dict[str, list[SpeechJudgment]], by_dimension]
+    debate_analyses: Annotated[dict[str, list[DebateAnalysis]], by_dimension]
+    debater_judgments: Annotated[dict[str, list[DebaterJudgment]], by_dimension]
+    winner_decisions: Annotated[dict[str, list[WinnerDecision]], by_dimension]
+    # the whole run's
+    calls: Annotated[list[CallRecord], operator.add]
+    failures: Annotated[list[str], operator.add]
     debate: Debate
     run_id: str
     started_at: str
