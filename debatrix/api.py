@@ -37,7 +37,8 @@ def build_judge_graph(settings: JudgeSettings | None = None, chat_model: BaseCha
     context it was built with, so the parent needs no Debatrix context of its own."""
     settings = settings or (context.settings if context else JudgeSettings())
     ctx = context or JudgeContext.create(settings, chat_model)
-    return build_graph(settings.mode, ctx, merged=settings.llm.merge_score_call, checkpointer=checkpointer)
+    return build_graph(settings.mode, ctx, merge_score_call=settings.llm.merge_score_call,
+                       checkpointer=checkpointer)
 
 
 def recursion_limit(debate: Debate) -> int:
@@ -72,11 +73,11 @@ def _event(namespace: tuple[str, ...], node: str, update: Any) -> ProgressEvent 
 def run_config(debate: Debate, config: RunnableConfig | None, run_name: str) -> RunnableConfig:
     """The caller's LangChain config (callbacks, tags, metadata, run name) with room for the debate's steps: every
     LLM call of the run reaches the callbacks, under a run named after the debate unless the caller named it."""
-    merged: RunnableConfig = {**(config or {})}  # type: ignore[typeddict-item]
-    merged["recursion_limit"] = max(merged.get("recursion_limit") or 0, recursion_limit(debate))
-    merged.setdefault("run_name", run_name)
-    merged["metadata"] = {"debatrix_debate": debate.id, **(merged.get("metadata") or {})}
-    return merged
+    run: RunnableConfig = {**(config or {})}  # type: ignore[typeddict-item]
+    run["recursion_limit"] = max(run.get("recursion_limit") or 0, recursion_limit(debate))
+    run.setdefault("run_name", run_name)
+    run["metadata"] = {"debatrix_debate": debate.id, **(run.get("metadata") or {})}
+    return run
 
 
 async def _run(graph: Any, debate: Debate, ctx: JudgeContext, on_event: Callable[[ProgressEvent], None] | None,

@@ -57,17 +57,17 @@ class JudgeContext:
     local_server: Any = None  # a debatrix.local.LocalServer this context started and must stop
     _graphs: dict[tuple[str, bool], Any] = field(default_factory=dict, repr=False)
 
-    def graph(self, mode: str, merged: bool) -> Any:
+    def graph(self, mode: str, merge_score_call: bool) -> Any:
         """The compiled judge graph of ``mode`` bound to this context, compiled once (a compiled graph holds no
         run state, so concurrent runs share it; compiling one costs ~15 ms). ``mode="speech"``: the single-speech
         graph."""
-        key = (mode, merged)
+        key = (mode, merge_score_call)
         graph = self._graphs.get(key)
         if graph is None:
             from debatrix.graphs import build_graph, build_speech_graph
 
-            graph = build_speech_graph(self, merged=merged) if mode == "speech" else build_graph(mode, self,
-                                                                                                   merged=merged)
+            graph = (build_speech_graph(self, merge_score_call=merge_score_call) if mode == "speech" else
+                     build_graph(mode, self, merge_score_call=merge_score_call))
             self._graphs[key] = graph
         return graph
 

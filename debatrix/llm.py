@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from functools import lru_cache
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 import aiohttp
 import httpx
@@ -23,7 +23,7 @@ import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import BaseModel, ValidationError
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
 from .cache import ResponseCache
@@ -35,7 +35,6 @@ from .errors import (
     LLMRateLimitError,
     LLMTimeoutError,
     StructuredOutputError,
-    VerdictParseError,
 )
 from .http_chat import ChatHTTPError, ChatResponseError, Endpoint, HTTPChatModel
 from .models import CallRecord
@@ -45,69 +44,16 @@ from .tokens import count_message_tokens, count_tokens
 
 T = TypeVar("T", bound=BaseModel)
 
+
+class _ToolProbe(BaseModel):
+    """A schema to ask a chat model whether it binds tools at all."""
+
+    value: int
+
 # The sample a request belongs to (a benchmark repeat). From 1 on it becomes the request's ``seed`` and so part of
 # the answer cache's key: repeat k is a new sample, never a replay of repeat 0's cached answers.
 SAMPLE: ContextVar[int | None] = ContextVar("debatrix_sample", default=None)
 Method = Literal["json_schema", "tool", "parse"]
-
-
-class _Answer(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ScoreAnswer(_Answer):
-    score: int = Field(ge=1, le=10, description="integer score from 1 to 10")
-
-
-class CommentScoreAnswer(_Answer):
-    comment: str = Field(min_length=1)
-    score: int = Field(ge=1, le=10, description="integer score from 1 to 10")
-
-
-def winner_answer(choices: list[str] | tuple[str, ...], with_comment: bool = False) -> type[_Answer]:
-    """A schema whose only valid winners are ``choices`` (debater names, plus ``tie`` where allowed); one class per
-    distinct list of choices (building a pydantic model costs about a millisecond)."""
-    return _winner_answer(tuple(choices), with_comment)
-
-
-@lru_cache(maxsize=256)
-def _winner_answer(choices: tuple[str, ...], with_comment: bool) -> type[_Answer]:
-    lit = Literal[choices]  # type: ignore[valid-type]
-    fields: dict[str, Any] = {}
-    if with_comment:
-        fields["comment"] = (str, Field(min_length=1))
-    fields["winner"] = (lit, Field(description="one of: " + ", ".join(choices)))
-    return create_model("CommentWinnerAnswer" if with_comment else "WinnerAnswer", __base__=_Answer, **fields)
-
-
-class _Decision(_Answer):
-    """Every debater's score (one field per debater, named by the debater) and the winner."""
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-    debater_names: ClassVar[tuple[str, ...]] = ()
-
-    def scores(self) -> dict[str, int]:
-        return {name: getattr(self, f"s{i}") for i, name in enumerate(self.debater_names)}
-
-
-def decision_answer(names: list[str] | tuple[str, ...], choices: list[str] | tuple[str, ...],
-                    with_comment: bool = False) -> type[_Decision]:
-    """A schema with an integer score 1-10 under every debater's name and a winner among ``choices``; cached per
-    distinct debate shape (building a pydantic model costs about a millisecond)."""
-    return _decision_answer(tuple(names), tuple(choices), with_comment)
-
-
-@lru_cache(maxsize=256)
-def _decision_answer(names: tuple[str, ...], choices: tuple[str, ...], with_comment: bool) -> type[_Decision]:
-    fields: dict[str, Any] = {}
-    if with_comment:
-        fields["comment"] = (str, Field(min_length=1))
-    for i, name in enumerate(names):
-        fields[f"s{i}"] = (int, Field(ge=1, le=10, alias=name, description=f"score of {name}, 1 to 10"))
-    fields["winner"] = (Literal[choices], Field(description="one of: " + ", ".join(choices)))  # type: ignore[valid-type]
-    model = create_model("CommentDecisionAnswer" if with_comment else "DecisionAnswer", __base__=_Decision, **fields)
-    model.debater_names = names
-    return model
 
 
 def _api_key(settings: LLMSettings) -> str | None:
@@ -302,7 +248,7 @@ class LLMGateway:
         if isinstance(self._model, (ChatOpenAI, HTTPChatModel)):
             return "json_schema"
         try:
-            self._model.bind_tools([ScoreAnswer])
+            self._model.bind_tools([_ToolProbe])
         except NotImplementedError:
             return "parse"
         return "tool"
@@ -592,7 +538,7 @@ class LLMGateway:
                     return parsed, _logprobs(answer), records
             messages = [*messages, AIMessage(content=raw),
                         HumanMessage(content=render("repair.j2", RepairVars(problem=problem, json_schema=json_schema)))]
-        err = VerdictParseError if "winner" in schema.model_fields else StructuredOutputError
+        err = getattr(schema, "parse_error", StructuredOutputError)  # the schema says what its failure means
         failure = err(_where(node, dimension), raw, problem)
         failure.calls = records  # the answers it was made of, the repair included, are counted
         raise failure

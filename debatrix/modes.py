@@ -95,40 +95,40 @@ def order_count(n_debaters: int, orders: int) -> int:
     return 1 if n_debaters < 2 else max(1, min(orders, n_debaters))
 
 
-def expected_calls(mode: str, n_speeches: int, n_debaters: int, n_dimensions: int, merged: bool,
+def expected_calls(mode: str, n_speeches: int, n_debaters: int, n_dimensions: int, merge_score_call: bool,
                    orders: int = 1) -> int:
     """LLM requests a complete run makes (without retries or repairs): per dimension, an analysis and a score per
-    speech, and per order one judgment and one decision (a structured answer each when ``merged``); the panel's
-    comment and decision per order."""
+    speech, and per order one judgment and one decision (a structured answer each with ``merge_score_call``); the
+    panel's comment and decision per order."""
     shape = get_mode(mode)
-    steps = 1 if merged else 2
+    steps = 1 if merge_score_call else 2
     k = order_count(n_debaters, orders)
     per_dim = (steps * k if shape.debate_stage else 0) + (n_speeches * steps if shape.per_speech else 0)
     return per_dim * n_dimensions + (steps * k if shape.panel else 0)
 
 
-def steps_per_row(mode: str, dimensions: list[str], n_speeches: int, merged: bool) -> dict[str, int]:
+def steps_per_row(mode: str, dimensions: list[str], n_speeches: int, merge_score_call: bool) -> dict[str, int]:
     """The progress events a complete run gives each dimension (per speech an analysis, and its score unless
-    merged; the judgment, and its decision unless merged) and the panel (its comment and decision)."""
+    the score call is merged; the judgment, and its decision likewise) and the panel (its comment and decision)."""
     shape = get_mode(mode)
-    step = 1 if merged else 2
+    step = 1 if merge_score_call else 2
     per_dim = (n_speeches * step if shape.per_speech else 0) + (step if shape.debate_stage else 0)
     return {**{d: per_dim for d in dimensions}, **({"panel": 2} if shape.panel else {})}
 
 
-def critical_rounds(mode: str, n_speeches: int, merged: bool) -> int:
+def critical_rounds(mode: str, n_speeches: int, merge_score_call: bool) -> int:
     """LLM rounds on the longest dependency chain of a run, when every call takes the same time: the speeches are
     analysed one after another (each scored in parallel with the next analysis), then the judgment and its
     decision, then the panel's. Dimensions and orders run side by side."""
     shape = get_mode(mode)
-    steps = 1 if merged else 2
+    steps = 1 if merge_score_call else 2
     column = (n_speeches if shape.per_speech else 0) + (steps if shape.debate_stage else 1)
     return column + (steps if shape.panel else 0)
 
 
-def max_in_flight(mode: str, n_dimensions: int, merged: bool, orders: int = 1) -> int:
+def max_in_flight(mode: str, n_dimensions: int, merge_score_call: bool, orders: int = 1) -> int:
     """The most requests a run ever has ready at once: per column an analysis and the previous speech's score, or
     the judgment in every order beside the last speech's score; the panel runs alone."""
-    if merged or not get_mode(mode).per_speech:
+    if merge_score_call or not get_mode(mode).per_speech:
         return n_dimensions * max(1, orders)
     return n_dimensions * (orders + 1)

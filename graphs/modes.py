@@ -26,7 +26,7 @@ from debatrix.modes import (  # noqa: F401 (re-exported)
 )
 
 from .column import build_iterative_column, build_raw_column
-from .nodes import guarded, previous_analyses, previous_speeches
+from .nodes import previous_analyses, previous_speeches
 from .panel import (
     after_columns,
     make_finish,
@@ -37,7 +37,7 @@ from .panel import (
 )
 from .serde import registered
 from .state import JudgeInput, JudgeOutput, JudgeState
-from .wiring import bind
+from .wiring import add_step, bind
 
 #: what each analysis of a per-speech mode sees of the earlier speeches (Algorithm 1's context)
 PREVIOUS = {"analyses": previous_analyses, "speeches": previous_speeches}
@@ -52,8 +52,8 @@ def _judge_graph(ctx: JudgeContext | None, mode: str, column: Any) -> StateGraph
     g.add_edge(START, "prepare")
     g.add_conditional_edges("prepare", to_columns, ["column", "finish"])
     if shape.panel:
-        g.add_node("panel_comment", bind(guarded("panel_comment", panel_comment), ctx))
-        g.add_node("panel_decide", bind(guarded("panel_decide", panel_decide), ctx))
+        add_step(g, "panel_comment", panel_comment, ctx)
+        add_step(g, "panel_decide", panel_decide, ctx)
         # a conditional edge straight from the columns would be decided per column, each seeing only its own
         # failures, so one failed dimension would not stop the panel: the columns join first
         g.add_node("columns_done", columns_done)
@@ -73,27 +73,31 @@ async def columns_done(state: JudgeState) -> dict:
 
 
 def after_panel_comment(state: JudgeState) -> str:
-    """The merged panel decided in its comment call; otherwise the decision is read from the comment."""
+    """With merge_score_call the panel decided in its comment call; otherwise the decision is read from the
+    comment."""
     done = state.get("failures") or "general" in state.get("winner_decisions", {})
     return "finish" if done else "panel_decide"
 
 
-def _column(ctx: JudgeContext | None, mode: Mode, merged: bool) -> Any:
+def _column(ctx: JudgeContext | None, mode: Mode, merge_score_call: bool) -> Any:
     if mode.per_speech:
-        return build_iterative_column(ctx, PREVIOUS[mode.context], merged, debate_stage=mode.debate_stage)
-    return build_raw_column(ctx, merged)
+        return build_iterative_column(ctx, PREVIOUS[mode.context], merge_score_call,
+                                      debate_stage=mode.debate_stage)
+    return build_raw_column(ctx, merge_score_call)
 
 
-def build_graph(mode: str, ctx: JudgeContext | None = None, *, merged: bool = False, checkpointer: Any = None) -> Any:
+def build_graph(mode: str, ctx: JudgeContext | None = None, *, merge_score_call: bool = False,
+                checkpointer: Any = None) -> Any:
     """The compiled judge graph of the registered ``mode``."""
     shape = get_mode(mode)
     if shape is SPEECH:
         raise ConfigurationError("'speech' judges single speeches: use build_speech_graph")
-    return (_judge_graph(ctx, mode, _column(ctx, shape, merged))
+    return (_judge_graph(ctx, mode, _column(ctx, shape, merge_score_call))
             .compile(checkpointer=registered(checkpointer), name=f"debatrix-{mode}"))
 
 
-def build_speech_graph(ctx: JudgeContext | None = None, *, merged: bool = False, checkpointer: Any = None) -> Any:
+def build_speech_graph(ctx: JudgeContext | None = None, *, merge_score_call: bool = False,
+                       checkpointer: Any = None) -> Any:
     """Judge speeches on their own: per dimension, analyse and judge each speech (no debate-level stage)."""
-    return (_judge_graph(ctx, SPEECH.name, _column(ctx, SPEECH, merged))
+    return (_judge_graph(ctx, SPEECH.name, _column(ctx, SPEECH, merge_score_call))
             .compile(checkpointer=registered(checkpointer), name="debatrix-speech"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -14,32 +14,14 @@ from langgraph.types import Send
 from debatrix import prompting as P
 from debatrix.context import JudgeContext
 from debatrix.dimension import Dimension
-from debatrix.errors import IncompleteJudgment
-from debatrix.llm import CommentScoreAnswer, ScoreAnswer, decision_answer
 from debatrix.settings import JudgeSettings
 from debatrix.models import Debate, DebateFormat, OrderAnswer, SpeechAnalysis, SpeechJudgment
 from debatrix import probabilities as prob
 
 from . import verdicts as V
+from .answers import CommentScoreAnswer, ScoreAnswer, decision_answer
 from .state import ColumnState, DebateAnalysis, ScoreTask
-
-Node = Callable[[Any, JudgeContext], Awaitable[Any]]
-
-
-def guarded(name: str, fn: Node) -> Node:
-    """Turn an error that should end the run as *incomplete* into a recorded failure instead of a crash."""
-
-    @functools.wraps(fn)
-    async def node(state: Any, ctx: JudgeContext) -> Any:
-        try:
-            return await fn(state, ctx)
-        except IncompleteJudgment as e:
-            dim = state.get("dimension")
-            where = f"{dim.name}/{name}" if isinstance(dim, Dimension) else name
-            # the requests it made still count (retries, repairs, tokens), though they gave no usable answer
-            return {"failures": [f"{where}: {type(e).__name__}: {e}"], "calls": list(getattr(e, "calls", []))}
-
-    return node
+from .wiring import Node
 
 
 # ------------------------------------------------------------------------------------------- messages
@@ -128,12 +110,12 @@ def make_analyze_speech(previous: PreviousContext) -> Node:
         # rel = query(context_mem, speech_i) sees only speeches before i (paper, Appendix A: query, then add)
         before, after = previous(state, i)
         relevant = await _relevant(ctx, memory, debate, i)
-        merged = ctx.settings.llm.merge_score_call
+        merge_score_call = ctx.settings.llm.merge_score_call
         messages = analysis_messages(debate, dim, i, before, after + relevant, ctx.settings.analysis_words)
         meta = {"debatrix_index": i, "debatrix_target": speech.speaker}
         update: dict[str, Any] = {"index": i + 1}
         try:
-            if merged:  # the analysis and the speech's score in one structured answer
+            if merge_score_call:  # the analysis and the speech's score in one structured answer
                 messages = ask_merged(messages, f'"score": speech {i + 1}\'s score on "{dim.name}" from 1 (very '
                                                  'poor) to 10 (excellent)')
                 answer, lp, records = await ctx.gateway.structured_probed(
@@ -152,7 +134,7 @@ def make_analyze_speech(previous: PreviousContext) -> Node:
                 await opening
         # into the analysis memory: the column's state, which the next speech's analysis reads
         result = SpeechAnalysis(dimension=dim.name, index=i, speaker=speech.speaker, analysis=analysis)
-        if ctx.settings.llm.prompt_cache and not merged:
+        if ctx.settings.llm.prompt_cache and not merge_score_call:
             update["asked"] = messages
         return {**update, "analyses": [result], "calls": records}
 
@@ -270,7 +252,7 @@ async def judge_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
     orders = orders_of(debate, ctx.settings)
 
     if ctx.settings.llm.merge_score_call:
-        async def merged(order: tuple[str, ...]) -> tuple[OrderAnswer, list[Any]]:
+        async def judged_with_scores(order: tuple[str, ...]) -> tuple[OrderAnswer, list[Any]]:
             choices = V.choices_in(order, ties_allowed(debate, dim))
             messages = ask_merged(judgment_messages(debate, dim, analyses, words, order, len(orders) > 1),
                                   'each debater\'s score from 1 (very poor) to 10 (excellent) under its name, and '
@@ -280,7 +262,7 @@ async def judge_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
                 words=words, meta=decision_meta(order, choices))
             return V.order_answer(order, choices, answer.comment, decision=answer, decision_logprobs=lp), records
 
-        done = await gathered(merged(o) for o in orders)
+        done = await gathered(judged_with_scores(o) for o in orders)
         return {**_decided(debate, dim, [a for a, _ in done], with_analysis=True),
                 "calls": [r for _, records in done for r in records]}
 

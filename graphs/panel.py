@@ -17,7 +17,6 @@ from debatrix import prompting as P
 from debatrix.context import JudgeContext
 from debatrix.dimension import Dimension
 from debatrix.errors import InvalidDebateError
-from debatrix.llm import winner_answer
 from debatrix.local import served_by
 from debatrix.models import (
     Debate,
@@ -31,6 +30,7 @@ from debatrix.models import (
 )
 from debatrix.modes import expected_calls, resolve_dimensions
 
+from .answers import winner_answer
 from .state import DebateAnalysis, JudgeState
 
 
@@ -106,13 +106,13 @@ async def panel_comment(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     orders = orders_of(debate, ctx.settings)
     words = panel_words(ctx.settings)
     if ctx.settings.llm.merge_score_call:
-        async def merged(order: tuple[str, ...]) -> tuple[Any, list[Any]]:
+        async def comment_with_winner(order: tuple[str, ...]) -> tuple[Any, list[Any]]:
             answer, lp, records = await ctx.gateway.structured_probed(
                 ask_merged(_panel_messages(state, ctx, order), '"winner"'), winner_answer(order, with_comment=True),
                 node="panel_comment", dimension="general", words=words, meta={"debatrix_choices": list(order)})
             return V.order_answer(order, order, answer.comment, decision=answer, decision_logprobs=lp), records
 
-        done = await gathered(merged(o) for o in orders)
+        done = await gathered(comment_with_winner(o) for o in orders)
         decision = V.combine("general", debate, [a for a, _ in done], allow_tie=False)
         return {"panel_comments": [DebateAnalysis(dimension="general", text=a.comment, order=a.order)
                                    for a, _ in done],

@@ -1,13 +1,19 @@
-"""Binding node functions ``(state, ctx)`` to LangGraph's ``(state, runtime)`` signature."""
+"""Adding the judge's steps to a graph: each bound to its context and guarded, under one name."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+from langgraph.graph import StateGraph
 from langgraph.runtime import Runtime
 
 from debatrix.context import JudgeContext
-from debatrix.errors import ConfigurationError
+from debatrix.dimension import Dimension
+from debatrix.errors import ConfigurationError, IncompleteJudgment
+
+Node = Callable[[Any, JudgeContext], Awaitable[Any]]
 
 
 def bind(fn: Any, default: JudgeContext | None) -> Any:
@@ -23,4 +29,25 @@ def bind(fn: Any, default: JudgeContext | None) -> Any:
 
     node.__name__ = getattr(fn, "__name__", "node")
     node.__doc__ = fn.__doc__
+    return node
+
+
+def add_step(g: StateGraph, name: str, fn: Node, ctx: JudgeContext | None) -> None:
+    """Add the judging step ``fn`` as node ``name``: bound to the context, its failures recorded under that name."""
+    g.add_node(name, bind(guarded(name, fn), ctx))
+
+
+def guarded(name: str, fn: Node) -> Node:
+    """Turn an error that should end the run as *incomplete* into a recorded failure instead of a crash."""
+
+    @functools.wraps(fn)
+    async def node(state: Any, ctx: JudgeContext) -> Any:
+        try:
+            return await fn(state, ctx)
+        except IncompleteJudgment as e:
+            dim = state.get("dimension")
+            where = f"{dim.name}/{name}" if isinstance(dim, Dimension) else name
+            # the requests it made still count (retries, repairs, tokens), though they gave no usable answer
+            return {"failures": [f"{where}: {type(e).__name__}: {e}"], "calls": list(getattr(e, "calls", []))}
+
     return node

@@ -150,7 +150,7 @@ def test_progress_bar_in_a_terminal_and_lines_in_a_log():
     from debatrix.graphs.modes import steps_per_row
     from debatrix.progress import JudgeProgress
 
-    rows = steps_per_row("debatrix", ["argument", "source"], 2, merged=False)
+    rows = steps_per_row("debatrix", ["argument", "source"], 2, merge_score_call=False)
     assert rows == {"argument": 6, "source": 6, "panel": 2}
     events = [ProgressEvent("analyze_speech", "argument", 0, "analysed speech 1 (Maya)"),
               ProgressEvent("panel_decide", None, None, "winner: Maya")]

@@ -22,10 +22,10 @@ def check(name: str, text: str) -> None:
 
 
 @pytest.mark.parametrize("mode", list(MODES))
-@pytest.mark.parametrize("merged", [False, True])
-def test_mode_drawing(mode, merged):
-    graph = build_graph(mode, merged=merged)
-    check(f"{mode}{'-merged' if merged else ''}", graph.get_graph(xray=1).draw_mermaid())
+@pytest.mark.parametrize("merge_score_call", [False, True])
+def test_mode_drawing(mode, merge_score_call):
+    graph = build_graph(mode, merge_score_call=merge_score_call)
+    check(f"{mode}{'-merged' if merge_score_call else ''}", graph.get_graph(xray=1).draw_mermaid())
 
 
 def test_speech_graph_drawing():
@@ -40,5 +40,5 @@ def test_iterative_column_loops_and_judges_beside_the_loop():
     assert "prepare -.-> column\\3a__start__" in text
     raw = build_graph("direct").get_graph(xray=1).draw_mermaid()
     assert "analyze_speech" not in raw and "panel_comment" not in raw and "judge_debate" in raw
-    merged = build_graph("debatrix", merged=True).get_graph(xray=1).draw_mermaid()
+    merged = build_graph("debatrix", merge_score_call=True).get_graph(xray=1).draw_mermaid()
     assert "score_speech" not in merged and "decide_debate" not in merged

@@ -149,7 +149,7 @@ async def test_debatrix_mode_end_to_end_on_the_smallest_model(small_model, four_
     assert again.general.verdict.winner in names
     # 4 speeches × 3 dimensions × (analysis + score), then per order a judgment and a decision per dimension and
     # for the panel: 24 + 2 orders × 2 calls × 4
-    calls = expected_calls("debatrix", len(four_day_week.speeches), len(names), 3, merged=False,
+    calls = expected_calls("debatrix", len(four_day_week.speeches), len(names), 3, merge_score_call=False,
                            orders=ctx.settings.orders)
     assert calls == 40 and again.usage.llm_calls == calls and again.usage.completion_tokens > 0
     # llama.cpp says what it really computed: the dimensions' analyses of a speech share the system prompt, the

@@ -59,7 +59,7 @@ async def test_call_counts_and_usage(mode, uniforms):
     assert result.usage.llm_calls == sum(EXPECTED_CALLS[mode].values())
     # the progress display's total comes from the mode's shape: it must match what the graph really does
     n_dims = len(result.dimensions)
-    assert expected_calls(mode, 4, 2, n_dims, merged=False, orders=2) == len(model.calls)
+    assert expected_calls(mode, 4, 2, n_dims, merge_score_call=False, orders=2) == len(model.calls)
     assert {n: u.calls for n, u in result.usage.by_node.items()} == EXPECTED_CALLS[mode]
     assert result.usage.prompt_tokens == sum(u.prompt_tokens for u in result.usage.by_node.values()) > 0
     assert result.mode == mode and result.settings["mode"] == mode
@@ -168,7 +168,7 @@ async def test_merged_score_call(uniforms):
     result = await ajudge_debate(uniforms, s, model)
     assert result.status is Status.COMPLETE, result.incomplete_reason
     assert Counter(c.node for c in model.calls) == {"analyze_speech": 12, "judge_debate": 6, "panel_comment": 2}
-    assert expected_calls("debatrix", 4, 2, 3, merged=True, orders=2) == len(model.calls)
+    assert expected_calls("debatrix", 4, 2, 3, merge_score_call=True, orders=2) == len(model.calls)
     assert result.dimensions[0].speech_judgments[0].comment == "c analyze_speech"
     assert result.dimensions[0].speech_judgments[0].score == 6
     assert [j.score for j in result.dimensions[0].debater_judgments] == [8, 5]
@@ -225,11 +225,11 @@ def test_critical_rounds_by_hand():
 
     # 8 speeches analysed in turn (each scored beside the next analysis), the judgment and its decision, the
     # panel's comment and decision
-    assert critical_rounds("debatrix", 8, merged=False) == 8 + 2 + 2
-    assert critical_rounds("debatrix", 8, merged=True) == 8 + 1 + 1
-    assert critical_rounds("chronological", 8, merged=False) == 8 + 2
-    assert critical_rounds("dimensional", 8, merged=False) == 2 + 2
-    assert critical_rounds("direct", 8, merged=False) == 2
+    assert critical_rounds("debatrix", 8, merge_score_call=False) == 8 + 2 + 2
+    assert critical_rounds("debatrix", 8, merge_score_call=True) == 8 + 1 + 1
+    assert critical_rounds("chronological", 8, merge_score_call=False) == 8 + 2
+    assert critical_rounds("dimensional", 8, merge_score_call=False) == 2 + 2
+    assert critical_rounds("direct", 8, merge_score_call=False) == 2
 
 
 async def test_default_cap_on_requests_in_flight_never_lengthens_the_critical_path(bp_short):
@@ -255,7 +255,7 @@ async def test_default_cap_on_requests_in_flight_never_lengthens_the_critical_pa
             finally:
                 object.__setattr__(self, "_now", self._now - 1)
 
-    width = max_in_flight("debatrix", 4, merged=False, orders=2)
+    width = max_in_flight("debatrix", 4, merge_score_call=False, orders=2)
     assert width == 12 and LLMSettings().max_concurrency >= width
     model = Counting(script={"panel_decide": {"winner": bp_short.debaters[0].name}})
     result = await ajudge_debate(bp_short, settings("debatrix"), model)
