@@ -167,7 +167,7 @@ class DebateArt(Benchmark):
 
 
 def _prediction(debate: Debate, d: Any) -> dict[str, Any]:
-    from debatrix.graphs.panel import score_winner
+    from debatrix.graphs.finish import score_winner
 
     v = d.verdict
     first = v.orders[0] if v.orders else None

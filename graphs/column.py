@@ -1,9 +1,20 @@
 """Dimension columns: the judge of one dimension, as a subgraph.
 
-* iterative column: speech by speech (``analyze_speech`` loops), each speech scored from its analysis as soon as it
-  is analysed, never delaying the next analysis (``score_speech``); then one judgment of the debate from the
-  analyses (``judge_debate``) and the debaters' scores and the winner read from it (``decide_debate``).
-* raw column: no per-speech analysis; the judgment reads the whole debate.
+The iterative column is the paper's Algorithm 1 for one dimension *d*; each step, and the node that runs it:
+
+    for each speech s_i, in the order spoken:               analyze_speech (loops on itself; i is state["index"])
+        context_i <- ca_mem[d]: the analyses of s_1..s_i-1     previous_analyses (the column state's "analyses")
+                     (non-iterative ablation: s_1..s_i-1)      previous_speeches
+        rel_i     <- query(sc_mem, s_i) over s_1..s_i-1        _relevant (only with retrieval: the context memory)
+        a_i       <- analyse(s_i, context_i, rel_i)            one LLM call
+        ca_mem[d] <- ca_mem[d] + a_i                           the node returns {"analyses": [a_i]}
+        score of s_i, read from a_i alone                      score_speech (sent beside the next analysis,
+                                                               so it never delays it)
+    J_d <- judge the debate from ca_mem[d], in each order     judge_debate
+    debater scores and the winner of d, read from J_d         decide_debate
+
+The panel then merges the dimensions (:mod:`.panel`). The raw column (the dimensional and direct modes) has no
+per-speech analysis: ``judge_debate`` reads the whole debate.
 
 With ``merge_score_call`` each analysis and each judgment carries its scores in one structured answer,
 so there are no ``score_speech`` / ``decide_debate`` steps.

@@ -27,14 +27,9 @@ from debatrix.modes import (  # noqa: F401 (re-exported)
 
 from .column import build_iterative_column, build_raw_column
 from .nodes import previous_analyses, previous_speeches
-from .panel import (
-    after_columns,
-    make_finish,
-    make_prepare,
-    panel_comment,
-    panel_decide,
-    to_columns,
-)
+from .finish import make_finish
+from .panel import after_columns, after_panel_comment, columns_done, panel_comment, panel_decide
+from .prepare import make_prepare, to_columns
 from .serde import registered
 from .state import JudgeInput, JudgeOutput, JudgeState
 from .wiring import add_step, bind
@@ -65,18 +60,6 @@ def _judge_graph(ctx: JudgeContext | None, mode: str, column: Any) -> StateGraph
         g.add_edge("column", "finish")
     g.add_edge("finish", END)
     return g
-
-
-async def columns_done(state: JudgeState) -> dict:
-    """Where the dimension columns join (no work of its own)."""
-    return {}
-
-
-def after_panel_comment(state: JudgeState) -> str:
-    """With merge_score_call the panel decided in its comment call; otherwise the decision is read from the
-    comment."""
-    done = state.get("failures") or "general" in state.get("winner_decisions", {})
-    return "finish" if done else "panel_decide"
 
 
 def _column(ctx: JudgeContext | None, mode: Mode, merge_score_call: bool) -> Any:

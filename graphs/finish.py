@@ -1,0 +1,143 @@
+"""The end of every judge graph: the :class:`JudgeResult` assembled from the state (per dimension and the panel's
+general verdict), marked incomplete with the reasons when anything is missing."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from debatrix import __version__
+from debatrix.context import JudgeContext
+from debatrix.dimension import Dimension
+from debatrix.local import served_by
+from debatrix.models import (
+    Debate,
+    DebateFormat,
+    DebaterJudgment,
+    DimensionResult,
+    JudgeResult,
+    Status,
+    Usage,
+    Verdict,
+)
+
+from .state import JudgeState
+
+
+def score_winner(scores: dict[str, float], debate: Debate, allow_tie: bool, margin: float) -> str | None:
+    """SC: compare debater scores; ``None`` is a tie (within ``margin`` where ties are allowed, or equal top)."""
+    if len(scores) != len(debate.debaters) or not scores:
+        return None
+    if debate.format is DebateFormat.ONE_V_ONE:
+        pro, con = (next(d.name for d in debate.debaters if d.side.value == s) for s in ("pro", "con"))
+        diff = scores[pro] - scores[con]
+        if diff == 0 or (allow_tie and abs(diff) <= margin):
+            return None
+        return pro if diff > 0 else con
+    best = max(scores.values())
+    top = [n for n, s in scores.items() if s == best]
+    return top[0] if len(top) == 1 else None
+
+
+def _first(state: JudgeState, key: str, dimension: str) -> Any:
+    """The first item a dimension wrote under ``key`` (None: it wrote none)."""
+    items = state.get(key, {}).get(dimension)  # type: ignore[attr-defined]
+    return items[0] if items else None
+
+
+def debater_judgments(state: JudgeState, dim: str, debate: Debate) -> list[DebaterJudgment]:
+    order = {d.name: i for i, d in enumerate(debate.debaters)}
+    return sorted(state.get("debater_judgments", {}).get(dim, []), key=lambda j: order[j.debater])
+
+
+def _dimension_result(state: JudgeState, dim: Dimension) -> DimensionResult:
+    debate = state["debate"]
+    judgments = debater_judgments(state, dim.name, debate)
+    decision = _first(state, "winner_decisions", dim.name)
+    verdict = None
+    if decision is not None:
+        sc = score_winner({j.debater: j.score for j in judgments}, debate, dim.allow_tie, dim.tie_margin)
+        verdict = Verdict(**decision.model_dump(), score_winner=sc)
+    return DimensionResult(
+        name=dim.name, weight=dim.weight, allow_tie=dim.allow_tie, tie_margin=dim.tie_margin,
+        analyses=tuple(sorted(state.get("analyses", {}).get(dim.name, []), key=lambda a: a.index)),
+        speech_judgments=tuple(sorted(state.get("speech_judgments", {}).get(dim.name, []), key=lambda s: s.index)),
+        debate_analysis=decision.comment if decision is not None else getattr(
+            _first(state, "debate_analyses", dim.name), "text", None),
+        debater_judgments=tuple(judgments),
+        verdict=verdict,
+    )
+
+
+def _merged_general(state: JudgeState, dims: list[DimensionResult]) -> DimensionResult:
+    """The panel's general result: debater scores are the weighted mean of the dimensions' scores (SC);
+    the winner is the panel chair's decision (DP)."""
+    debate = state["debate"]
+    total = sum(d.weight for d in dims)
+    judgments = []
+    for debater in debate.debaters:
+        parts = [(d.weight, j.score) for d in dims for j in d.debater_judgments if j.debater == debater.name]
+        if len(parts) == len(dims) and total:
+            score = round(sum(w * s for w, s in parts) / total, 3)
+            detail = ", ".join(f"{d.name} {j.score:g}×{d.weight:g}" for d in dims for j in d.debater_judgments
+                               if j.debater == debater.name)
+            judgments.append(DebaterJudgment(dimension="general", debater=debater.name, score=score,
+                                             comment=f"weighted mean of the dimension scores: {detail}"))
+    decision = _first(state, "winner_decisions", "general")
+    verdict = None
+    if decision is not None:
+        sc = score_winner({j.debater: j.score for j in judgments}, debate, False, 0)
+        verdict = Verdict(**decision.model_dump(), score_winner=sc)
+    return DimensionResult(name="general", weight=total, allow_tie=False, debater_judgments=tuple(judgments),
+                           verdict=verdict)
+
+
+def _missing(d: DimensionResult, debate: Debate, per_speech: bool) -> list[str]:
+    out = []
+    if per_speech and len(d.speech_judgments) != len(debate.speeches):
+        out.append(f"{d.name}: {len(d.speech_judgments)} of {len(debate.speeches)} speech judgments")
+    if debate.format is not DebateFormat.SINGLE:
+        if len(d.debater_judgments) != len(debate.debaters):
+            out.append(f"{d.name}: {len(d.debater_judgments)} of {len(debate.debaters)} debater judgments")
+        if d.verdict is None:
+            out.append(f"{d.name}: no winner verdict")
+    return out
+
+
+def make_finish(mode: str, per_speech: bool, panel: bool) -> Callable:
+    async def finish(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
+        debate = state["debate"]
+        dims = [_dimension_result(state, d) for d in state.get("dimensions", [])]
+        if debate.format is DebateFormat.SINGLE:
+            general = None
+        elif panel:
+            general = _merged_general(state, dims)
+        else:
+            general = dims[0].model_copy(update={"name": "general"}) if dims else None
+        failures = list(state.get("failures", []))
+        if not failures:
+            for d in dims:
+                failures += _missing(d, debate, per_speech)
+            if panel and general is not None:
+                failures += _missing(general, debate, False)
+        started = datetime.fromisoformat(state["started_at"])
+        finished = datetime.now(UTC)
+        biases = [d.verdict.position_bias for d in [*dims, *([general] if panel and general else [])]
+                  if d.verdict is not None and d.verdict.position_bias is not None]
+        result = JudgeResult(
+            debatrix_version=__version__, debate_id=debate.id, motion=debate.motion, format=debate.format,
+            mode=mode, status=Status.INCOMPLETE if failures else Status.COMPLETE,
+            incomplete_reason="; ".join(failures) or None, dimensions=tuple(dims), general=general,
+            position_bias=round(sum(biases) / len(biases), 4) if biases else None,
+            usage=Usage.from_calls(state.get("calls", []), (finished - started).total_seconds()),
+            settings={**ctx.settings.public_dict(), "model": ctx.gateway.description, "run_id": state["run_id"],
+                      **({"served": served_by(ctx.local_server)} if ctx.local_server is not None else {})},
+            started_at=started, finished_at=finished,
+        )
+        if per_speech and ctx.settings.memory.retrieval:  # only retrieval opens a context memory
+            await asyncio.to_thread(ctx.memory.finish, state["run_id"])
+        return {"result": result}
+
+    return finish
