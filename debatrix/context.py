@@ -59,7 +59,7 @@ class JudgeContext:
 
     def graph(self, mode: str, merge_score_call: bool) -> Any:
         """The compiled judge graph of ``mode`` bound to this context, compiled once (a compiled graph holds no
-        run state, so concurrent runs share it; compiling one costs ~15 ms). ``mode="speech"``: the single-speech
+        run state, so concurrent runs share it, and compiling is not free). ``mode="speech"``: the single-speech
         graph."""
         key = (mode, merge_score_call)
         graph = self._graphs.get(key)

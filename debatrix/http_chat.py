@@ -117,7 +117,7 @@ _CLOSING: set[asyncio.Task] = set()
 
 def _env_proxy(url: str) -> str | None:
     """The proxy that ``HTTP(S)_PROXY`` / ``NO_PROXY`` name for ``url`` (the OpenAI SDK honours them too), looked up
-    once: aiohttp's ``trust_env`` looks it up on every request, which cost ~30 ms of latency per request here."""
+    once: aiohttp's ``trust_env`` looks it up again on every request, in the request's own latency."""
     parts = urllib.parse.urlsplit(url)
     if not parts.hostname or urllib.request.proxy_bypass(parts.hostname):
         return None

@@ -215,7 +215,7 @@ class LLMGateway:
                 plain_http = (self.settings.base_url or "").startswith("http://")
                 # httpcore scans every pooled connection on each request event, so one big pool costs
                 # O(connections) per request: several small pools (one per 16 requests in flight) keep it flat.
-                # No TLS to set up for a plain-HTTP server (loading the CA bundle costs ~30 ms per client).
+                # No TLS to set up for a plain-HTTP server (loading the CA bundle is the costliest part of a new client).
                 shards = max(1, -(-self.settings.max_concurrency // 16))
                 models = [make_chat_model(self.settings, httpx.AsyncClient(
                     timeout=self.settings.timeout, verify=not plain_http,
@@ -581,7 +581,7 @@ def _schema_text(schema: type[BaseModel]) -> str:
 
 @lru_cache(maxsize=256)
 def _response_format(schema: type[BaseModel], comment_max_chars: int | None) -> str:
-    """The json_schema response format, as JSON text (cached: generating a pydantic JSON schema costs ~0.5 ms)."""
+    """The json_schema response format, as JSON text (cached: pydantic builds a JSON schema anew on every call)."""
     js = schema.model_json_schema()
     js["additionalProperties"] = False
     if comment_max_chars:

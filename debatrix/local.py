@@ -115,7 +115,7 @@ def model_path(name_or_path: str) -> Path:
 
 # ---------------------------------------------------------------------------------------------- GGUF metadata
 # The header of a GGUF file is a list of typed key/value pairs. The `gguf` package reads it, but it also maps every
-# tensor and parses the tokenizer's arrays into numpy objects (8.5 s for the 1.5B model here), and the fit check
+# tensor and parses the tokenizer's arrays into numpy objects (seconds for a 1.5B model), and the fit check
 # must answer before the model server starts: so the few numbers needed are read here, skipping everything else.
 
 _SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}

@@ -10,10 +10,10 @@ def settle_heap() -> None:
     """Move everything allocated so far (imported modules, compiled graphs, the chromadb client) out of the cyclic
     garbage collector's sight.
 
-    With LangChain, LangGraph and chromadb loaded, a full collection walks a few million long-lived objects: ~130 ms
-    measured here, during which no response is read and no request is sent, several times per run. After a
-    ``gc.freeze()`` the collector only looks at what the runs themselves allocate (one debatrix-mode debate at
-    L = 200 ms: 2.80 s -> 2.71 s; sixteen at once: p95 request latency 328 ms -> 242 ms). Frozen objects are still
-    freed by reference counting; only cycles among them stay until ``gc.unfreeze()``."""
+    With LangChain, LangGraph and chromadb loaded, a full collection walks a few million long-lived objects, during
+    which no response is read and no request is sent, several times per run. After a ``gc.freeze()`` the collector
+    only looks at what the runs themselves allocate (``python -m debatrix.benchmarks.perf`` measures the effect on
+    request latency). Frozen objects are still freed by reference counting; only cycles among them stay until
+    ``gc.unfreeze()``."""
     gc.collect()
     gc.freeze()

@@ -34,8 +34,8 @@ class LLMSettings(_Frozen):
     structured_output: Literal["auto", "json_schema", "tool", "parse"] = "auto"
     transport: Literal["http", "langchain"] = Field(
         default="http", description="how to reach an OpenAI-compatible endpoint: debatrix's lean aiohttp client "
-        "(http, ~0.4 ms of CPU per request) or LangChain's ChatOpenAI (langchain: its callbacks and tracing, "
-        "several ms per request)")
+        "(http, the least CPU per request) or LangChain's ChatOpenAI (langchain); both are LangChain chat models, so "
+        "callbacks and tracing see every call")
     merge_score_call: bool = Field(
         default=False, description="one structured call for comment + score instead of the paper's two calls"
     )
@@ -130,7 +130,7 @@ class JudgeSettings(_Frozen):
 
     def for_local_backend(self) -> JudgeSettings:
         """These settings for a run on the embedded local model: the answer lengths not set explicitly become the
-        short local ones (on two CPU cores a generated token costs as much as ~5 prompt tokens). Applied wherever
+        short local ones (on a CPU a generated token costs several prompt tokens' time). Applied wherever
         the local server is started or sized: the API, the CLI and the benchmarks alike."""
         update = {k: v for k, v in LOCAL_LENGTHS.items() if k not in self.model_fields_set}
         return self.model_copy(update=update) if update else self
