@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from debatrix.context import JudgeContext
-from debatrix.errors import ConfigurationError, DebatrixError
-from debatrix.models import Debate, JudgeResult, Usage
-from debatrix.settings import JudgeSettings
+from debatrix.core.errors import ConfigurationError, DebatrixError
+from debatrix.core.models import Debate, JudgeResult, Usage
+from debatrix.core.settings import JudgeSettings
 
 
 def data_root() -> Path:
@@ -133,7 +133,7 @@ class Benchmark:
 
     async def run_item(self, item: Item, settings: JudgeSettings, context: JudgeContext) -> dict[str, Any]:
         """Judge one item; returns the record fields ``status``, ``reason``, ``pred`` and ``usage``."""
-        from debatrix.api import ajudge_debate
+        from debatrix.app.api import ajudge_debate
 
         started = time.perf_counter()
         debate = self.debate(item)

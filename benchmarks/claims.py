@@ -22,9 +22,9 @@ from typing import Any
 
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from debatrix import prompting as P
+from debatrix.core import prompting as P
 from debatrix.context import JudgeContext
-from debatrix.settings import JudgeSettings
+from debatrix.core.settings import JudgeSettings
 
 from .base import (
     Benchmark,

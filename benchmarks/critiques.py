@@ -28,11 +28,11 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.graph import END, START, StateGraph
 from pydantic import BaseModel, ConfigDict, Field
 
-from debatrix import prompting as P
+from debatrix.core import prompting as P
 from debatrix.context import JudgeContext
-from debatrix.errors import StructuredOutputError
-from debatrix.models import CallRecord
-from debatrix.settings import JudgeSettings
+from debatrix.core.errors import StructuredOutputError
+from debatrix.core.models import CallRecord
+from debatrix.core.settings import JudgeSettings
 
 from .base import Benchmark, BenchmarkDataError, Item, MetricRow, benchmark, calls_usage
 from .metrics import (

@@ -21,8 +21,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from debatrix.loader import load_debate
-from debatrix.models import Debate, JudgeResult, Speech
+from debatrix.core.loader import load_debate
+from debatrix.core.models import Debate, JudgeResult, Speech
 
 # (name, where, text): where is "end" (appended to the attacker's last speech), "start" (before it) or "middle"
 ATTACKS: tuple[tuple[str, str, str], ...] = (
@@ -138,9 +138,9 @@ def report(clean: JudgeResult, attacker: str, rows: list[AttackRow]) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from debatrix.api import ajudge_debate
+    from debatrix.app.api import ajudge_debate
     from debatrix.context import JudgeContext
-    from debatrix.settings import JudgeSettings, LLMSettings
+    from debatrix.core.settings import JudgeSettings, LLMSettings
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--debate", type=Path, default=Path(__file__).resolve().parents[1] / "examples" /

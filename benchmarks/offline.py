@@ -29,12 +29,12 @@ from pathlib import Path
 from typing import Any
 
 from debatrix import JudgeSettings, LLMSettings, MemorySettings, load_debate
-from debatrix.api import ajudge_debate
+from debatrix.app.api import ajudge_debate
 from debatrix.context import JudgeContext
-from debatrix.errors import ContextWindowExceeded
-from debatrix.models import Debate, JudgeResult
-from debatrix.modes import MODES
-from debatrix.runtime import settle_heap
+from debatrix.core.errors import ContextWindowExceeded
+from debatrix.core.models import Debate, JudgeResult
+from debatrix.core.modes import MODES
+from debatrix.app.runtime import settle_heap
 
 from .base import data_root
 
@@ -77,7 +77,7 @@ def _row(cells: list[Any]) -> str:
 
 async def fake_table(names: list[str], modes: list[str]) -> None:
     from debatrix.testing import FakeOpenAIServer
-    from debatrix.tokens import count_tokens
+    from debatrix.core.tokens import count_tokens
 
     print("\n## Prompt tokens sent (fake server, cl100k_base)\n")
     print(_row(["debate", "mode", "LLM calls", "prompt tokens sent", "original", "ratio", "target"]))

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from debatrix.loader import load_debate
-from debatrix.models import Debate, JudgeResult, Side
+from debatrix.core.loader import load_debate
+from debatrix.core.models import Debate, JudgeResult, Side
 
 from .base import Benchmark, Item, MetricRow, benchmark, check_count, data_root
 from .metrics import accuracy, rmse100

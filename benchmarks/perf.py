@@ -22,11 +22,11 @@ import time
 from pathlib import Path
 
 from debatrix import JudgeSettings, LLMSettings, MemorySettings, load_debate
-from debatrix.api import ajudge_debate
+from debatrix.app.api import ajudge_debate
 from debatrix.context import JudgeContext
-from debatrix.models import Debate, Status
-from debatrix.modes import MODES, critical_rounds
-from debatrix.runtime import settle_heap
+from debatrix.core.models import Debate, Status
+from debatrix.core.modes import MODES, critical_rounds
+from debatrix.app.runtime import settle_heap
 
 from .base import data_root
 
@@ -67,7 +67,7 @@ async def modes_table(url: str, latency: float, modes: list[str]) -> None:
         for mode in modes:
             s = settings_for(url, mode, None)
             await one(debate, s)  # warm-up: imports, first connections
-            settle_heap()  # as the CLI does (see debatrix.runtime)
+            settle_heap()  # as the CLI does (see debatrix.app.runtime)
             wall, result = await one(debate, s)
             bound = critical_rounds(mode, len(debate.speeches), False) * latency
             u = result.usage
@@ -121,7 +121,7 @@ async def cpu_per_call(url: str, calls: int, in_flight: int = 32) -> None:
     machinery runs on both transports; this is what it and the client cost."""
     from langchain_core.messages import HumanMessage, SystemMessage
 
-    from debatrix.llm import LLMGateway
+    from debatrix.llm.gateway import LLMGateway
 
     print(f"\n## CPU per LLM call\n\n{calls} text calls, {in_flight} in flight, no cache; CPU time of the judging "
           "process (the fake server runs in its own)\n")
@@ -149,7 +149,7 @@ async def cpu_per_call(url: str, calls: int, in_flight: int = 32) -> None:
 
 def start_server(latency: float) -> tuple[subprocess.Popen, str]:
     """The fake model in its own process, so that its work never competes with the judge's for the GIL."""
-    from debatrix.local import free_port
+    from debatrix.llm.local import free_port
 
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "debatrix.testing", "--port", str(port), "--latency",

@@ -40,12 +40,12 @@ from scipy import stats
 
 from debatrix import __version__
 from debatrix.context import JudgeContext
-from debatrix.errors import ConfigurationError, DebatrixError
-from debatrix.files import write_atomic
-from debatrix.llm import SAMPLE
-from debatrix.local import served_by
-from debatrix.runtime import settle_heap
-from debatrix.settings import JudgeSettings, redact_url
+from debatrix.core.errors import ConfigurationError, DebatrixError
+from debatrix.core.files import write_atomic
+from debatrix.llm.gateway import SAMPLE
+from debatrix.llm.local import served_by
+from debatrix.app.runtime import settle_heap
+from debatrix.core.settings import JudgeSettings, redact_url
 
 from .base import Benchmark, Item, MetricRow
 
@@ -178,7 +178,7 @@ async def run_benchmark(bench: Benchmark, settings: JudgeSettings, out_dir: Path
     """Judge every item in every mode ``repeats`` times, ``concurrency`` items at once, resuming from what
     ``out_dir`` already holds. ``limit``: a seeded sample (``seed``; length-stratified for debates), among the
     items of at most ``max_length`` characters where given; ``shard``:
-    (i, N), only the items of shard i. ``settle``: call :func:`debatrix.runtime.settle_heap` once the context is
+    (i, N), only the items of shard i. ``settle``: call :func:`debatrix.app.runtime.settle_heap` once the context is
     built (for a process that does nothing else, like ``debatrix bench``)."""
     check_repeats(settings, repeats)
     if concurrency < 1:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from debatrix import probabilities as prob
+from debatrix.core import probabilities as prob
 
 _LABELLED = re.compile(r"(?:score|rating|answer)\s*(?:is|of)?\s*[:=]?\s*\**\s*(\d+(?:\.\d+)?)", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\d.])(\d+)(?![\d.])")
@@ -60,7 +60,7 @@ def rating_from(text: str, logprobs: list[dict[str, Any]], allowed: Sequence[int
 def distribution_at(text: str, offset: int, logprobs: list[dict[str, Any]], allowed: Sequence[int]
                     ) -> dict[int, float] | None:
     """The allowed values' probabilities at the token that starts at ``offset`` of the (stripped) answer: the
-    debate graph's reader (:func:`debatrix.probabilities.score_distribution`), offsets shifted for the strip."""
+    debate graph's reader (:func:`debatrix.core.probabilities.score_distribution`), offsets shifted for the strip."""
     if not logprobs:
         return None
     spelled, _ = prob.spelled(logprobs)

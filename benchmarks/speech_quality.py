@@ -26,10 +26,10 @@ from typing import Any
 from langchain_core.messages import HumanMessage, SystemMessage
 from scipy import stats
 
-from debatrix import prompting as P
+from debatrix.core import prompting as P
 from debatrix.context import JudgeContext
-from debatrix.llm import token_cap
-from debatrix.settings import JudgeSettings
+from debatrix.llm.gateway import token_cap
+from debatrix.core.settings import JudgeSettings
 
 from .base import (
     Benchmark,
@@ -172,7 +172,7 @@ class SpeechQuality(Benchmark):
 
     async def _multi(self, item: SpeechItem, settings: JudgeSettings, context: JudgeContext,
                      started: float) -> dict[str, Any]:
-        from debatrix.api import ajudge_speech
+        from debatrix.app.api import ajudge_speech
 
         s = settings.model_copy(update={"dimensions": MULTI_DIMENSIONS})
         result = await ajudge_speech(item.text, item.topic, s, context=context)

@@ -12,7 +12,7 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-from .errors import (  # noqa: E402
+from debatrix.core.errors import (  # noqa: E402
     ConfigurationError,
     ContextWindowExceeded,
     DebatrixError,
@@ -21,9 +21,9 @@ from .errors import (  # noqa: E402
     StructuredOutputError,
     VerdictParseError,
 )
-from .loader import load_debate  # noqa: E402
-from .models import Debate, Debater, JudgeResult, Side, Speech, Status  # noqa: E402
-from .settings import JudgeSettings, LLMSettings, MemorySettings  # noqa: E402
+from debatrix.core.loader import load_debate  # noqa: E402
+from debatrix.core.models import Debate, Debater, JudgeResult, Side, Speech, Status  # noqa: E402
+from debatrix.core.settings import JudgeSettings, LLMSettings, MemorySettings  # noqa: E402
 
 _LAZY = {"judge_debate", "ajudge_debate", "build_judge_graph", "judge_speech", "ajudge_speech", "JudgeContext",
          "MODES", "checkpoint_serializer", "checkpoint_types"}
@@ -31,7 +31,7 @@ _LAZY = {"judge_debate", "ajudge_debate", "build_judge_graph", "judge_speech", "
 
 def __getattr__(name: str) -> Any:  # heavy imports (langgraph, chromadb) only when the judge is used
     if name in _LAZY:
-        from . import api
+        from debatrix.app import api
 
         return getattr(api, name)
     raise AttributeError(name)

@@ -8,17 +8,17 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from .dimension import DimensionRegistry
-from .errors import ContextWindowExceeded
-from .llm import LLMGateway
-from .models import Debate
-from .settings import JudgeSettings
+from debatrix.core.dimension import DimensionRegistry
+from debatrix.core.errors import ContextWindowExceeded
+from debatrix.llm.gateway import LLMGateway
+from debatrix.core.models import Debate
+from debatrix.core.settings import JudgeSettings
 
 
 def local_window(settings: JudgeSettings) -> tuple[int, str]:
     """The largest context a local run may use: the model's trained context, or less if ``context_window`` was set
     explicitly; with a description for messages."""
-    from .local import model_path, model_shape
+    from debatrix.llm.local import model_path, model_shape
 
     trained = model_shape(model_path(settings.llm.local_model)).trained_context
     if "context_window" in settings.llm.model_fields_set and settings.llm.context_window < trained:
@@ -31,8 +31,8 @@ def local_context(settings: JudgeSettings, debates: Sequence[Debate]) -> int:
     :func:`local_window`. Raises :class:`ContextWindowExceeded` (before any server starts) when one cannot fit."""
     from debatrix.graphs.budget import largest_request
 
-    from .local import context_for
-    from .modes import resolve_dimensions
+    from debatrix.llm.local import context_for
+    from debatrix.core.modes import resolve_dimensions
 
     window, what = local_window(settings)
     if not debates:
@@ -54,7 +54,7 @@ class JudgeContext:
     gateway: LLMGateway
     memory: Any  # debatrix.memory.MemoryStore (imported lazily: chromadb is heavy)
     registry: DimensionRegistry = field(default_factory=DimensionRegistry)
-    local_server: Any = None  # a debatrix.local.LocalServer this context started and must stop
+    local_server: Any = None  # a debatrix.llm.local.LocalServer this context started and must stop
     _graphs: dict[tuple[str, bool], Any] = field(default_factory=dict, repr=False)
 
     def graph(self, mode: str, merge_score_call: bool) -> Any:
@@ -88,7 +88,7 @@ class JudgeContext:
             memory.check()  # a folder that cannot be used or a server that is down: found before any call
         server = None
         if chat_model is None and settings.llm.uses_local:
-            from .local import LocalServer, local_llm_settings
+            from debatrix.llm.local import LocalServer, local_llm_settings
 
             settings = settings.for_local_backend()
             context = local_context(settings, debates)

@@ -238,7 +238,7 @@ class FakeOpenAIServer:
                 "name": fn["name"], "arguments": json.dumps(instance_of(fn.get("parameters", {}), n))}}]
         else:
             message["content"] = f"Comment number {n}: the speaker's case was assessed on its merits."
-        from .tokens import count_tokens  # o200k_base, offline: the counts an OpenAI model would report
+        from debatrix.core.tokens import count_tokens  # o200k_base, offline: the counts an OpenAI model would report
 
         count = count_tokens if self.exact_usage else (lambda text: len(text) // 4)
         prompt = sum(count(str(m.get("content") or "")) + 4 for m in body.get("messages", []))

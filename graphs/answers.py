@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from debatrix.errors import IncompleteJudgment, StructuredOutputError, VerdictParseError
+from debatrix.core.errors import IncompleteJudgment, StructuredOutputError, VerdictParseError
 
 
 class _Answer(BaseModel):

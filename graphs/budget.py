@@ -12,14 +12,14 @@ from dataclasses import dataclass
 
 from langchain_core.messages import BaseMessage, HumanMessage
 
-from debatrix import prompting as P
-from debatrix.dimension import Dimension
-from debatrix.errors import ContextWindowExceeded
-from debatrix.llm import token_cap
-from debatrix.models import Debate, SpeechAnalysis
-from debatrix.modes import get_mode
-from debatrix.settings import JudgeSettings
-from debatrix.tokens import count_message_tokens
+from debatrix.core import prompting as P
+from debatrix.core.dimension import Dimension
+from debatrix.core.errors import ContextWindowExceeded
+from debatrix.llm.gateway import token_cap
+from debatrix.core.models import Debate, SpeechAnalysis
+from debatrix.core.modes import get_mode
+from debatrix.core.settings import JudgeSettings
+from debatrix.core.tokens import count_message_tokens
 
 # Local GGUF models count tokens with their own tokenizers; Qwen2.5's counted up to 1.074× o200k_base on 20
 # PanelBench debates, so estimates for a local model carry a 10% margin (the server still refuses a prompt that

@@ -10,9 +10,9 @@ from typing import Any
 
 from debatrix import __version__
 from debatrix.context import JudgeContext
-from debatrix.dimension import Dimension
-from debatrix.local import served_by
-from debatrix.models import (
+from debatrix.core.dimension import Dimension
+from debatrix.llm.local import served_by
+from debatrix.core.models import (
     Debate,
     DebateFormat,
     DebaterJudgment,

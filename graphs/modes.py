@@ -1,7 +1,7 @@
-"""The judge graph of any registered mode (:mod:`debatrix.modes`): preparation, one column per dimension (iterative
+"""The judge graph of any registered mode (:mod:`debatrix.core.modes`): preparation, one column per dimension (iterative
 or raw, as the mode says), the panel where the mode merges dimensions, and the result.
 
-The mode registry and its arithmetic (calls, rounds, progress rows) live in :mod:`debatrix.modes`, which loads no
+The mode registry and its arithmetic (calls, rounds, progress rows) live in :mod:`debatrix.core.modes`, which loads no
 LangGraph; they are re-exported here for the graph's readers."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 
 from debatrix.context import JudgeContext
-from debatrix.errors import ConfigurationError
-from debatrix.modes import (  # noqa: F401 (re-exported)
+from debatrix.core.errors import ConfigurationError
+from debatrix.core.modes import (  # noqa: F401 (re-exported)
     MODES,
     SPEECH,
     Mode,

@@ -11,12 +11,12 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langgraph.types import Send
 
-from debatrix import prompting as P
+from debatrix.core import prompting as P
 from debatrix.context import JudgeContext
-from debatrix.dimension import Dimension
-from debatrix.settings import JudgeSettings
-from debatrix.models import Debate, DebateFormat, OrderAnswer, SpeechAnalysis, SpeechJudgment
-from debatrix import probabilities as prob
+from debatrix.core.dimension import Dimension
+from debatrix.core.settings import JudgeSettings
+from debatrix.core.models import Debate, DebateFormat, OrderAnswer, SpeechAnalysis, SpeechJudgment
+from debatrix.core import probabilities as prob
 
 from . import verdicts as V
 from .answers import CommentScoreAnswer, ScoreAnswer, decision_answer

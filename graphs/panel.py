@@ -7,7 +7,7 @@ from typing import Any
 
 from langchain_core.messages import HumanMessage
 
-from debatrix import prompting as P
+from debatrix.core import prompting as P
 from debatrix.context import JudgeContext
 
 from .answers import winner_answer

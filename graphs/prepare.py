@@ -11,9 +11,9 @@ from typing import Any
 from langgraph.types import Send
 
 from debatrix.context import JudgeContext
-from debatrix.errors import InvalidDebateError
-from debatrix.models import Debate
-from debatrix.modes import expected_calls, resolve_dimensions
+from debatrix.core.errors import InvalidDebateError
+from debatrix.core.models import Debate
+from debatrix.core.modes import expected_calls, resolve_dimensions
 
 from .state import JudgeState
 

@@ -11,8 +11,8 @@ from pydantic import BaseModel, ConfigDict
 # on Python 3.11 pydantic reads a TypedDict's schema (what a served graph shows) only from typing_extensions'
 from typing_extensions import TypedDict
 
-from debatrix.dimension import Dimension
-from debatrix.models import (
+from debatrix.core.dimension import Dimension
+from debatrix.core.models import (
     CallRecord,
     Debate,
     DebaterJudgment,
@@ -37,7 +37,7 @@ class DebateAnalysis(BaseModel):
 
 
 class WinnerDecision(BaseModel):
-    """A decision as the verdict reports it (see :class:`debatrix.models.Verdict`)."""
+    """A decision as the verdict reports it (see :class:`debatrix.core.models.Verdict`)."""
 
     model_config = ConfigDict(frozen=True)
     dimension: str

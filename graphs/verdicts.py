@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from debatrix import probabilities as prob
-from debatrix.models import Debate, DebaterJudgment, OrderAnswer
+from debatrix.core import probabilities as prob
+from debatrix.core.models import Debate, DebaterJudgment, OrderAnswer
 
 from .state import DebateAnalysis, WinnerDecision
 

@@ -10,8 +10,8 @@ from langgraph.graph import StateGraph
 from langgraph.runtime import Runtime
 
 from debatrix.context import JudgeContext
-from debatrix.dimension import Dimension
-from debatrix.errors import ConfigurationError, IncompleteJudgment
+from debatrix.core.dimension import Dimension
+from debatrix.core.errors import ConfigurationError, IncompleteJudgment
 
 Node = Callable[[Any, JudgeContext], Awaitable[Any]]
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 
-from debatrix.errors import ConfigurationError
+from debatrix.core.errors import ConfigurationError
 
 _WORD = re.compile(r"\w+", re.U)
 

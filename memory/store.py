@@ -24,10 +24,10 @@ from typing import Any
 import chromadb
 from chromadb.config import Settings as ChromaSettings
 
-from debatrix.errors import ConfigurationError, ServiceUnavailable
-from debatrix.models import Debate
-from debatrix.settings import MemorySettings
-from debatrix.tokens import encoding
+from debatrix.core.errors import ConfigurationError, ServiceUnavailable
+from debatrix.core.models import Debate
+from debatrix.core.settings import MemorySettings
+from debatrix.core.tokens import encoding
 
 from .embeddings import make_embedding
 

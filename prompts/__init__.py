@@ -1,1 +1,1 @@
-"""Prompt templates (package data). One file per message; variables declared in :mod:`debatrix.prompting`."""
+"""Prompt templates (package data). One file per message; variables declared in :mod:`debatrix.core.prompting`."""

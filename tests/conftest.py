@@ -49,7 +49,7 @@ def debate_0466():
 
 def installed_model(name: str) -> str:
     """A catalogue model the test needs, or a skip that names the install command (`make test` installs both)."""
-    from debatrix.local import installed_path
+    from debatrix.llm.local import installed_path
 
     if not installed_path(name).exists():
         pytest.skip(f"{name} is not installed: run `debatrix models install {name}` (make test does)")

@@ -185,7 +185,7 @@ def test_kill_9_mid_run_then_restart_pays_for_no_answered_call(tmp_path):
     import subprocess
     import sys
 
-    from debatrix.local import free_port
+    from debatrix.llm.local import free_port
 
     answered_before_kill = 10
 
@@ -193,7 +193,7 @@ def test_kill_9_mid_run_then_restart_pays_for_no_answered_call(tmp_path):
         return FakeOpenAIServer().completion(body, 0)
 
     def bench(url: str, out: Path) -> subprocess.Popen:
-        return subprocess.Popen([sys.executable, "-m", "debatrix.cli", "bench", "debateart", "--modes",
+        return subprocess.Popen([sys.executable, "-m", "debatrix.app.cli", "bench", "debateart", "--modes",
                                  "direct,dimensional", "--limit", "2", "--base-url", url, "--model", "fake-model",
                                  "--out", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
@@ -342,9 +342,9 @@ async def test_claims_embedding_matcher_on_a_subset(tmp_path):
 async def test_a_repeat_is_a_new_sample_never_a_cache_replay(tmp_path, uniforms):
     """The repeat index is the request's seed and part of the answer cache's key: repeat 1 of a cached run is sent
     again (with seed 1), repeat 0 is answered from the cache."""
-    from debatrix.llm import SAMPLE
+    from debatrix.llm.gateway import SAMPLE
 
-    from debatrix.api import ajudge_debate
+    from debatrix.app.api import ajudge_debate
 
     s = settings("direct", orders=1, cache_path=tmp_path / "cache.sqlite", temperature=0.7)
     first = ScriptedChatModel()
@@ -368,7 +368,7 @@ async def test_a_repeat_is_a_new_sample_never_a_cache_replay(tmp_path, uniforms)
 
 
 async def test_repeats_at_temperature_zero_are_refused(tmp_path):
-    from debatrix.errors import ConfigurationError
+    from debatrix.core.errors import ConfigurationError
 
     with pytest.raises(ConfigurationError, match="temperature 0"):
         await run_benchmark(make_benchmark("critiques", tmp_path / "unread.jsonl"), settings("direct"), tmp_path,

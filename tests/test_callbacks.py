@@ -14,8 +14,8 @@ from langgraph.checkpoint.serde.event_hooks import register_serde_event_listener
 from langgraph.graph import END, START, StateGraph
 
 from debatrix import JudgeSettings, LLMSettings, MemorySettings, checkpoint_serializer
-from debatrix.api import ajudge_debate, build_judge_graph
-from debatrix.models import JudgeResult, Status
+from debatrix.app.api import ajudge_debate, build_judge_graph
+from debatrix.core.models import JudgeResult, Status
 from debatrix.testing import FakeOpenAIServer, Fault
 
 

@@ -8,7 +8,7 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from debatrix.cli import app
+from debatrix.app.cli import app
 from debatrix.testing import FakeOpenAIServer
 
 from .conftest import EXAMPLES, data_required
@@ -28,7 +28,7 @@ def test_validate_ok_and_bad(tmp_path):
 
 def test_judge_bad_input_is_one_line_and_nonzero(tmp_path):
     missing = tmp_path / "missing.yaml"
-    proc = subprocess.run([sys.executable, "-m", "debatrix.cli", "judge", str(missing)], capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "debatrix.app.cli", "judge", str(missing)], capture_output=True,
                           text=True, timeout=60)
     assert proc.returncode == 2
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
@@ -41,7 +41,7 @@ def test_judge_over_http_writes_json_and_summary(tmp_path):
     with FakeOpenAIServer() as server:
         env = {**os.environ, "OPENAI_API_KEY": "sk-test-secret-123"}
         proc = subprocess.run(
-            [sys.executable, "-m", "debatrix.cli", "judge", str(EXAMPLES / "school_uniforms.yaml"),
+            [sys.executable, "-m", "debatrix.app.cli", "judge", str(EXAMPLES / "school_uniforms.yaml"),
              "--base-url", server.base_url, "--model", "fake-model", "--out", str(out), "--mode", "debatrix"],
             capture_output=True, text=True, timeout=120, env=env)
     assert proc.returncode == 0, proc.stderr
@@ -146,9 +146,9 @@ def test_progress_bar_in_a_terminal_and_lines_in_a_log():
 
     from rich.console import Console
 
-    from debatrix.api import ProgressEvent
+    from debatrix.app.api import ProgressEvent
     from debatrix.graphs.modes import steps_per_row
-    from debatrix.progress import JudgeProgress
+    from debatrix.app.progress import JudgeProgress
 
     rows = steps_per_row("debatrix", ["argument", "source"], 2, merge_score_call=False)
     assert rows == {"argument": 6, "source": 6, "panel": 2}

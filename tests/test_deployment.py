@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from debatrix import ConfigurationError, load_debate
-from debatrix.deployment import PER_RUN, RunOptions, context_for, deployment_settings, result_of
+from debatrix.app.deployment import PER_RUN, RunOptions, context_for, deployment_settings, result_of
 from debatrix.graphs.modes import expected_calls
 from debatrix.testing import FakeOpenAIServer
 
@@ -32,7 +32,7 @@ LANGGRAPH = Path(sys.executable).parent / "langgraph"
 
 def test_langgraph_json_serves_the_judge_factory():
     config = json.loads((ROOT / "langgraph.json").read_text())
-    assert config["graphs"] == {"judge": "debatrix.deployment:judge"}
+    assert config["graphs"] == {"judge": "debatrix.app.deployment:judge"}
     assert set(PER_RUN) == set(RunOptions.__annotations__)
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from debatrix.api import ajudge_debate
-from debatrix.models import Status
+from debatrix.app.api import ajudge_debate
+from debatrix.core.models import Status
 from debatrix.testing import ScriptedChatModel
 
 from .conftest import settings
@@ -106,9 +106,9 @@ async def test_non_transient_error_is_not_retried(uniforms):
 
 
 def test_no_model_configured_is_a_clear_error(monkeypatch):
-    from debatrix.errors import LLMError
-    from debatrix.llm import make_chat_model
-    from debatrix.settings import LLMSettings
+    from debatrix.core.errors import LLMError
+    from debatrix.llm.gateway import make_chat_model
+    from debatrix.core.settings import LLMSettings
 
     for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
         monkeypatch.delenv(k, raising=False)
@@ -117,7 +117,7 @@ def test_no_model_configured_is_a_clear_error(monkeypatch):
 
 
 def test_last_full_sentence():
-    from debatrix.llm import last_full_sentence, token_cap
+    from debatrix.llm.gateway import last_full_sentence, token_cap
 
     assert last_full_sentence('He said "no." Then he lef') == 'He said "no."'
     assert last_full_sentence("Is it? Yes! And then") == "Is it? Yes!"
@@ -128,7 +128,7 @@ def test_last_full_sentence():
 
 async def test_response_cache_makes_a_rerun_free(uniforms, tmp_path):
     """A run killed part-way and started again with the same cache pays for no call that had been answered."""
-    from debatrix.api import ajudge_debate
+    from debatrix.app.api import ajudge_debate
     from debatrix.testing import ScriptedChatModel
 
     from .conftest import winner_script

@@ -11,8 +11,8 @@ import time
 import pytest
 
 from debatrix import JudgeSettings, LLMSettings, MemorySettings
-from debatrix.api import ajudge_debate
-from debatrix.models import Status
+from debatrix.app.api import ajudge_debate
+from debatrix.core.models import Status
 from debatrix.testing import FakeOpenAIServer, Fault
 
 

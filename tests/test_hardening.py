@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from debatrix.errors import InvalidDebateError
-from debatrix.loader import load_debate
+from debatrix.core.errors import InvalidDebateError
+from debatrix.core.loader import load_debate
 from debatrix.testing import FakeOpenAIServer
 
 from .conftest import EXAMPLES
@@ -21,7 +21,7 @@ BASE = {"id": "d1", "motion": "This house would test.",
 
 
 def cli(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "debatrix.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "debatrix.app.cli", *args], capture_output=True, text=True,
                           timeout=timeout, env={**os.environ, **(env or {})})
 
 
@@ -104,8 +104,8 @@ async def test_a_failed_dimension_stops_the_panel_and_no_verdict_is_invented(uni
     """One dimension's score call keeps answering 11: the panel must not run on the other two, the failed
     dimension and the general result carry no verdict (no SC "tie" that was never decided), and the repair
     requests are counted."""
-    from debatrix.api import ajudge_debate
-    from debatrix.models import Status
+    from debatrix.app.api import ajudge_debate
+    from debatrix.core.models import Status
     from debatrix.testing import ScriptedChatModel
 
     from .conftest import settings
@@ -119,8 +119,8 @@ async def test_a_failed_dimension_stops_the_panel_and_no_verdict_is_invented(uni
 
 
 async def test_retries_of_a_request_that_finally_failed_are_counted(uniforms):
-    from debatrix.api import ajudge_debate
-    from debatrix.models import Status
+    from debatrix.app.api import ajudge_debate
+    from debatrix.core.models import Status
     from debatrix.testing import ScriptedChatModel
 
     from .conftest import settings
@@ -155,8 +155,8 @@ def test_an_unusable_out_path_is_refused_before_any_call(tmp_path, where):
 
 
 def test_result_is_saved_elsewhere_when_the_out_file_cannot_be_written_at_the_end(tmp_path, monkeypatch, capsys):
-    from debatrix import cli as C
-    from debatrix.models import JudgeResult
+    from debatrix.app import cli as C
+    from debatrix.core.models import JudgeResult
 
     from datetime import UTC, datetime
 
@@ -184,7 +184,7 @@ def test_a_corrupt_cache_file_is_a_clear_error(tmp_path):
 
 def test_a_broken_middle_line_of_items_jsonl_names_file_and_line(tmp_path):
     from debatrix.benchmarks.runner import read_records
-    from debatrix.errors import ConfigurationError
+    from debatrix.core.errors import ConfigurationError
 
     path = tmp_path / "items.jsonl"
     path.write_text('{"a": 1}\n{"b": \n{"c": 3}\n')
@@ -195,7 +195,7 @@ def test_a_broken_middle_line_of_items_jsonl_names_file_and_line(tmp_path):
 
 
 async def test_a_huge_answer_is_held_to_its_cap(uniforms):
-    from debatrix.api import ajudge_debate
+    from debatrix.app.api import ajudge_debate
     from debatrix.testing import ScriptedChatModel
 
     from .conftest import settings
@@ -208,8 +208,8 @@ async def test_a_huge_answer_is_held_to_its_cap(uniforms):
 
 
 def test_a_context_error_from_the_server_is_reported_in_its_words(uniforms):
-    from debatrix.llm import LLMGateway
-    from debatrix.settings import LLMSettings
+    from debatrix.llm.gateway import LLMGateway
+    from debatrix.core.settings import LLMSettings
 
     gw = LLMGateway(LLMSettings(base_url="http://u:hunter2@127.0.0.1:9/v1", api_key="sk-secret-1"))
     err = gw._status_error(400, "This model's maximum context length is 8192 tokens (key sk-secret-1)", 1,
@@ -219,7 +219,7 @@ def test_a_context_error_from_the_server_is_reported_in_its_words(uniforms):
 
 
 def test_url_credentials_are_never_stored_or_shown(tmp_path):
-    from debatrix.settings import JudgeSettings, LLMSettings
+    from debatrix.core.settings import JudgeSettings, LLMSettings
 
     s = JudgeSettings(llm=LLMSettings(base_url="http://user:hunter2@127.0.0.1:8080/v1"))
     assert "hunter2" not in json.dumps(s.public_dict()) and "***@127.0.0.1:8080" in json.dumps(s.public_dict())

@@ -9,9 +9,9 @@ import re
 import pytest
 
 from debatrix import JudgeSettings, LLMSettings, MemorySettings
-from debatrix.api import ajudge_debate
+from debatrix.app.api import ajudge_debate
 from debatrix.graphs import MODES
-from debatrix.models import JudgeResult, Status
+from debatrix.core.models import JudgeResult, Status
 from debatrix.testing import FakeOpenAIServer, instance_of
 
 
@@ -201,7 +201,7 @@ async def test_comment_stopped_at_max_length_keeps_whole_sentences(uniforms):
 
 def test_http_transport_honours_proxy_variables(monkeypatch):
     """Like the OpenAI SDK: HTTPS_PROXY for an API, NO_PROXY for a local server (looked up once per endpoint)."""
-    from debatrix.http_chat import _env_proxy
+    from debatrix.llm.http_chat import _env_proxy
 
     for var in ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"):
         monkeypatch.delenv(var, raising=False)

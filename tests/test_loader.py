@@ -5,8 +5,8 @@ import json
 import pytest
 
 from debatrix import InvalidDebateError, load_debate
-from debatrix.loader import debate_from_dict, debate_to_dict
-from debatrix.models import DebateFormat, Side
+from debatrix.core.loader import debate_from_dict, debate_to_dict
+from debatrix.core.models import DebateFormat, Side
 
 from .conftest import EXAMPLES, PANELBENCH, need_data
 

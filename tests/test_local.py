@@ -10,10 +10,10 @@ import sys
 import pytest
 
 from debatrix import JudgeSettings, LLMSettings, MemorySettings
-from debatrix.api import ajudge_debate
+from debatrix.app.api import ajudge_debate
 from debatrix.context import JudgeContext
-from debatrix.local import CATALOG, LocalServer, ModelNotInstalled, PortInUse, ServerStartupTimeout, model_path
-from debatrix.models import JudgeResult, Status
+from debatrix.llm.local import CATALOG, LocalServer, ModelNotInstalled, PortInUse, ServerStartupTimeout, model_path
+from debatrix.core.models import JudgeResult, Status
 from graphs.modes import expected_calls
 
 from .conftest import installed_model
@@ -168,7 +168,7 @@ async def test_debate_that_cannot_fit_is_refused_before_the_server_starts(small_
     that needs more is refused at once, naming both numbers, and no model server is started for it."""
     import time
 
-    from debatrix.loader import debate_from_dict, debate_to_dict
+    from debatrix.core.loader import debate_from_dict, debate_to_dict
 
     data = debate_to_dict(uniforms)
     data["speeches"][1]["content"] += " word" * 9000
@@ -186,7 +186,7 @@ def test_server_context_is_sized_to_the_debate(small_model, uniforms):
     """The server gets the context the debate's largest request needs (rounded up, at least 4,096), not more; an
     explicit context window is honoured as the limit."""
     from debatrix.context import local_context
-    from debatrix.errors import ContextWindowExceeded
+    from debatrix.core.errors import ContextWindowExceeded
 
     assert local_context(local_settings("direct"), [uniforms]) == 4096
     assert local_context(local_settings("direct"), []) == 8192  # no debate given: all the model allows
@@ -198,7 +198,7 @@ def test_gguf_header_is_read_without_loading_the_model(tmp_path):
     """The fit check reads the trained context from the GGUF header (skipping the tokenizer's arrays)."""
     import struct
 
-    from debatrix.local import model_shape
+    from debatrix.llm.local import model_shape
 
     def s(text: str) -> bytes:
         return struct.pack("<Q", len(text)) + text.encode()
@@ -223,7 +223,7 @@ def test_gguf_header_is_read_without_loading_the_model(tmp_path):
 
 
 def _children_serving() -> bool:
-    out = subprocess.run(["pgrep", "-f", "-P", str(__import__("os").getpid()), "debatrix.local_server"],
+    out = subprocess.run(["pgrep", "-f", "-P", str(__import__("os").getpid()), "debatrix.llm.local_server"],
                          capture_output=True, text=True)
     return bool(out.stdout.strip())
 
@@ -236,7 +236,7 @@ def test_no_stray_servers_after_the_module():
 def test_records_name_the_model_that_really_ran(small_model):
     """On the local backend the settings asked for say backend "auto" and an OpenAI default model name; the
     records say what served the run: the model, its file and sha256, the context and the server settings."""
-    from debatrix.local import CATALOG, installed_path, served_by
+    from debatrix.llm.local import CATALOG, installed_path, served_by
 
     server = LocalServer(small_model, parallel=1, context=4096)
     record = served_by(server)

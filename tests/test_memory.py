@@ -9,8 +9,8 @@ import pytest
 
 from debatrix.memory import HashEmbedding, MemoryStore
 from debatrix.memory.store import chunk_text
-from debatrix.settings import MemorySettings
-from debatrix.tokens import count_tokens
+from debatrix.core.settings import MemorySettings
+from debatrix.core.tokens import count_tokens
 
 
 def test_chunking_respects_the_token_budget():
@@ -40,7 +40,7 @@ async def test_the_analysis_memory_is_the_columns_state_and_no_run_without_retri
     """Each analysis reads its own dimension's earlier analyses (from the column's state); without retrieval
     nothing is written to chromadb at all."""
     from debatrix import JudgeSettings, LLMSettings
-    from debatrix.api import ajudge_debate
+    from debatrix.app.api import ajudge_debate
     from debatrix.context import JudgeContext
     from debatrix.testing import ScriptedChatModel
 
@@ -78,7 +78,7 @@ def test_minilm_embedding_offline():
 
 async def test_retrieval_feeds_relevant_chunks_to_the_analyzer(uniforms):
     from debatrix import JudgeSettings, LLMSettings
-    from debatrix.api import ajudge_debate
+    from debatrix.app.api import ajudge_debate
     from debatrix.testing import ScriptedChatModel
 
     s = JudgeSettings(mode="chronological", llm=LLMSettings(),
@@ -99,7 +99,7 @@ def chroma_server(tmp_path):
     import time
     import urllib.request
 
-    from debatrix.local import free_port
+    from debatrix.llm.local import free_port
 
     exe = shutil.which("chroma") or str(Path(sys.executable).parent / "chroma")
     port = free_port()
@@ -123,7 +123,7 @@ def chroma_server(tmp_path):
 
 async def test_memories_on_a_chromadb_server(uniforms, chroma_server):
     from debatrix import JudgeSettings, LLMSettings, MemorySettings
-    from debatrix.api import ajudge_debate
+    from debatrix.app.api import ajudge_debate
     from debatrix.testing import ScriptedChatModel
 
     from .conftest import winner_script
@@ -148,7 +148,7 @@ async def test_persistent_runs_leave_no_orphan_index_folders(tmp_path, uniforms)
     """chromadb keeps a deleted collection's index folder: after two runs only the database file remains; a run
     kept for inspection keeps its folders."""
     from debatrix import JudgeSettings, LLMSettings, MemorySettings
-    from debatrix.api import ajudge_debate
+    from debatrix.app.api import ajudge_debate
     from debatrix.testing import ScriptedChatModel
 
     def run(keep: bool):

@@ -6,8 +6,8 @@ from collections import Counter
 
 import pytest
 
-from debatrix.api import ajudge_debate
-from debatrix.models import Status
+from debatrix.app.api import ajudge_debate
+from debatrix.core.models import Status
 from debatrix.testing import ScriptedChatModel
 from debatrix.graphs.modes import expected_calls
 
@@ -193,7 +193,7 @@ async def test_bp_debate_every_mode(bp_short):
 
 
 async def test_user_dimensions_and_unknown_dimension(uniforms):
-    from debatrix.errors import UnknownDimensionError
+    from debatrix.core.errors import UnknownDimensionError
 
     s = settings("debatrix").model_copy(update={"dimensions": ("argument", "clash")})
     result = await ajudge_debate(uniforms, s, ScriptedChatModel(script={"panel_decide": {"winner": "Maya"}}))
@@ -204,7 +204,7 @@ async def test_user_dimensions_and_unknown_dimension(uniforms):
 
 
 def test_unknown_mode():
-    from debatrix.errors import UnknownModeError
+    from debatrix.core.errors import UnknownModeError
     from debatrix.graphs import build_graph
 
     with pytest.raises(UnknownModeError, match="choose one of: debatrix, chronological"):
@@ -238,7 +238,7 @@ async def test_default_cap_on_requests_in_flight_never_lengthens_the_critical_pa
     import asyncio
 
     from debatrix.graphs.modes import max_in_flight
-    from debatrix.settings import LLMSettings
+    from debatrix.core.settings import LLMSettings
 
     class Counting(ScriptedChatModel):
         def __init__(self, **kw):

@@ -4,10 +4,10 @@ import jinja2
 import jinja2.meta
 import pytest
 
-from debatrix import prompting as P
-from debatrix.api import ajudge_debate
-from debatrix.errors import TemplateError
-from debatrix.loader import debate_from_dict, debate_to_dict
+from debatrix.core import prompting as P
+from debatrix.app.api import ajudge_debate
+from debatrix.core.errors import TemplateError
+from debatrix.core.loader import debate_from_dict, debate_to_dict
 from debatrix.testing import ScriptedChatModel
 
 from .conftest import settings

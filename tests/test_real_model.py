@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from debatrix.api import ajudge_debate
+from debatrix.app.api import ajudge_debate
 from debatrix.benchmarks.injection import ATTACKS, report, run_suite
 from debatrix.context import JudgeContext
-from debatrix.settings import JudgeSettings, LLMSettings, MemorySettings
+from debatrix.core.settings import JudgeSettings, LLMSettings, MemorySettings
 
 from .conftest import installed_model
 

@@ -1,4 +1,4 @@
-"""Prefix-affinity scheduling (debatrix.scheduling): a freed slot goes to the waiting request that shares most with
+"""Prefix-affinity scheduling (debatrix.llm.scheduling): a freed slot goes to the waiting request that shares most with
 what the server just served; arrival order breaks ties; a cancelled waiter never loses the slot."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import asyncio
 
 import pytest
 
-from debatrix.api import ajudge_debate
-from debatrix.models import Status
-from debatrix.scheduling import AffinityScheduler, shared_prefix
+from debatrix.app.api import ajudge_debate
+from debatrix.core.models import Status
+from debatrix.llm.scheduling import AffinityScheduler, shared_prefix
 from debatrix.testing import ScriptedChatModel
 
 from .conftest import settings

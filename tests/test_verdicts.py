@@ -9,10 +9,10 @@ import math
 
 import pytest
 
-from debatrix import probabilities as prob
-from debatrix.api import ajudge_debate
+from debatrix.core import probabilities as prob
+from debatrix.app.api import ajudge_debate
 from debatrix.graphs import verdicts as V
-from debatrix.models import Status
+from debatrix.core.models import Status
 from debatrix.testing import ScriptedChatModel
 
 from .conftest import settings

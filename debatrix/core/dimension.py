@@ -9,8 +9,8 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .errors import ConfigurationError, UnknownDimensionError
-from .models import DebateFormat
+from debatrix.core.errors import ConfigurationError, UnknownDimensionError
+from debatrix.core.models import DebateFormat
 
 DEFAULT_SET = {DebateFormat.ONE_V_ONE: "debateart", DebateFormat.BP: "bp", DebateFormat.SINGLE: "general"}
 

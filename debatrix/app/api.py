@@ -13,10 +13,10 @@ from langchain_core.runnables import RunnableConfig
 from debatrix.graphs import MODES, build_graph
 from debatrix.graphs.serde import checkpoint_serializer, checkpoint_types
 
-from .context import JudgeContext
-from .errors import ConfigurationError, ContextWindowExceeded
-from .models import Debate, Debater, DebateFormat, JudgeResult, Side, Speech
-from .settings import JudgeSettings
+from debatrix.context import JudgeContext
+from debatrix.core.errors import ConfigurationError, ContextWindowExceeded
+from debatrix.core.models import Debate, Debater, DebateFormat, JudgeResult, Side, Speech
+from debatrix.core.settings import JudgeSettings
 
 
 @dataclass(frozen=True)
@@ -131,8 +131,8 @@ def refused(debate: Debate, settings: JudgeSettings, error: ContextWindowExceede
     """The incomplete result of a debate refused before any call (and before a local model server started)."""
     from datetime import UTC, datetime
 
-    from . import __version__
-    from .models import Status, Usage
+    from debatrix import __version__
+    from debatrix.core.models import Status, Usage
 
     now = datetime.now(UTC)
     return JudgeResult(debatrix_version=__version__, debate_id=debate.id, motion=debate.motion, format=debate.format,

@@ -63,7 +63,7 @@ class JudgeProgress:
             self.progress.stop()
 
     def event(self, event: Any) -> None:
-        """One finished step (a :class:`debatrix.api.ProgressEvent`)."""
+        """One finished step (a :class:`debatrix.app.api.ProgressEvent`)."""
         if self.quiet:
             return
         row = event.dimension or PANEL

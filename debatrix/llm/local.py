@@ -25,8 +25,8 @@ from typing import Any
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import DebatrixError, LLMError
-from .settings import LLMSettings
+from debatrix.core.errors import DebatrixError, LLMError
+from debatrix.core.settings import LLMSettings
 
 
 class LocalModelError(DebatrixError):
@@ -284,7 +284,7 @@ class LocalServer:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = self.log_path.open("wb")
         env = {**os.environ, "OMP_WAIT_POLICY": "passive"}
-        cmd = [sys.executable, "-m", "debatrix.local_server", "--model", str(self.model_path), "--port",
+        cmd = [sys.executable, "-m", "debatrix.llm.local_server", "--model", str(self.model_path), "--port",
                str(self.port), "--context", str(self.context), "--threads", str(self.threads),
                "--parallel", str(self.parallel), "--cache-ram", str(self.cache_ram_mib), "--alias", self.name]
         started = time.monotonic()

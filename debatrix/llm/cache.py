@@ -16,7 +16,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, message_to_dict, messages_from_dict
 
-from .errors import ConfigurationError
+from debatrix.core.errors import ConfigurationError
 
 SCHEMA_VERSION = 1
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from .dimension import Dimension, DimensionRegistry
-from .errors import ConfigurationError, UnknownModeError
-from .models import DebateFormat
+from debatrix.core.dimension import Dimension, DimensionRegistry
+from debatrix.core.errors import ConfigurationError, UnknownModeError
+from debatrix.core.models import DebateFormat
 
 
 @dataclass(frozen=True)

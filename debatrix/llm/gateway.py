@@ -26,9 +26,9 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ValidationError
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
-from .cache import ResponseCache
-from .scheduling import AffinityScheduler
-from .errors import (
+from debatrix.llm.cache import ResponseCache
+from debatrix.llm.scheduling import AffinityScheduler
+from debatrix.core.errors import (
     ContextWindowExceeded,
     IncompleteJudgment,
     LLMError,
@@ -36,11 +36,11 @@ from .errors import (
     LLMTimeoutError,
     StructuredOutputError,
 )
-from .http_chat import ChatHTTPError, ChatResponseError, Endpoint, HTTPChatModel
-from .models import CallRecord
-from .prompting import RepairVars, SchemaVars, render
-from .settings import LLMSettings
-from .tokens import count_message_tokens, count_tokens
+from debatrix.llm.http_chat import ChatHTTPError, ChatResponseError, Endpoint, HTTPChatModel
+from debatrix.core.models import CallRecord
+from debatrix.core.prompting import RepairVars, SchemaVars, render
+from debatrix.core.settings import LLMSettings
+from debatrix.core.tokens import count_message_tokens, count_tokens
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -256,7 +256,7 @@ class LLMGateway:
     @asynccontextmanager
     async def _gate(self, messages: list[BaseMessage]) -> AsyncIterator[dict[str, str] | None]:
         """A place among the requests in flight: in arrival order, or by shared prefix where the server caches
-        prompts (:mod:`debatrix.scheduling`)."""
+        prompts (:mod:`debatrix.llm.scheduling`)."""
         gate = self._loop_state()[2]
         if isinstance(gate, AffinityScheduler):
             async with gate.slot(_prompt_text(messages)) as served:
@@ -415,7 +415,7 @@ class LLMGateway:
                           meta: dict[str, Any] | None = None, words: int | None = None
                           ) -> tuple[str, list[dict[str, Any]], CallRecord]:
         """:meth:`text`, plus the answer's per-token log probabilities where the server gives them (``[]``
-        elsewhere): what :mod:`debatrix.probabilities` reads a winner's probability from."""
+        elsewhere): what :mod:`debatrix.core.probabilities` reads a winner's probability from."""
         return await self._text(messages, node, dimension, meta, words, probe=True)
 
     async def _text(self, messages: list[BaseMessage], node: str, dimension: str | None,

@@ -1,6 +1,6 @@
 """Child process that serves a GGUF model with llama.cpp (xllamacpp) on 127.0.0.1 until SIGTERM/SIGINT.
 
-Started by :class:`debatrix.local.LocalServer`; also dies when its parent dies (Linux ``PR_SET_PDEATHSIG``)."""
+Started by :class:`debatrix.llm.local.LocalServer`; also dies when its parent dies (Linux ``PR_SET_PDEATHSIG``)."""
 
 from __future__ import annotations
 

@@ -30,8 +30,8 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from .errors import InvalidDebateError
-from .models import BP_POSITIONS, Debate, DebateFormat
+from debatrix.core.errors import InvalidDebateError
+from debatrix.core.models import BP_POSITIONS, Debate, DebateFormat
 
 SCHEMA_ID = "debatrix.debate/1"
 _PROJECT_KEYS = {"schema", "id", "format", "motion", "info_slide", "debaters", "speech_order", "speeches"}
