@@ -689,6 +689,30 @@ def _merge(folders: list[Path], out: Path | None, data: Path | None, variant: st
 
 
 @app.command()
+def report(
+    path: Annotated[Path, typer.Argument(help="a result JSON (debatrix judge --out) or a benchmark results folder")],
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="the HTML file to write (default: PATH with "
+                                                                  ".html, or PATH/report.html for a folder)")] = None,
+) -> None:
+    """Write a self-contained HTML report of a judgment or a benchmark run.
+
+    It opens offline. A benchmark folder's items get their own pages beside their result files, linked from it."""
+    from .report import ReportError, write_report
+
+    if not path.exists():
+        _fail(f"{path}: no such file or folder")
+    target = out or (path / "report.html" if path.is_dir() else path.with_suffix(".html"))
+    _check_writable(target)
+    try:
+        pages = write_report(path, target)
+    except ReportError as e:
+        _fail(str(e))
+        raise
+    extra = f" (and {len(pages) - 1} item pages)" if len(pages) > 1 else ""
+    console.print(f"report written to {plain(target)}{extra}", highlight=False)
+
+
+@app.command()
 def version() -> None:
     """Print the version."""
     out_console.print(__version__)

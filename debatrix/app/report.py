@@ -1,0 +1,185 @@
+"""Reports a person reads: one self-contained HTML page per judgment, and one per benchmark folder.
+
+``debatrix report RESULT.json -o report.html`` renders the motion and the debaters, the verdict with its reason,
+the matrix of analyses (speeches down, dimensions across) with each speech's score, every dimension's verdict with
+the debaters' scores and comments, a chart of the scores per speech and dimension, and the usage. A benchmark
+folder's page holds its summary table and plot and links every item to its own page (written beside the item's
+result JSON). Everything is in the file: styles inline, the chart as SVG, the plot as a data URI; nothing is
+fetched, so the pages open offline. All text from the debate or the model is HTML-escaped (autoescape): a speech
+cannot put markup or script into the page.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+from debatrix.core.errors import ConfigurationError
+from debatrix.core.files import write_atomic
+from debatrix.core.models import DimensionResult, JudgeResult
+
+# one color per dimension column in the chart (cycled)
+PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2")
+
+
+class ReportError(ConfigurationError):
+    """The path is neither a judge result nor a benchmark folder, or cannot be read."""
+
+
+def _env() -> Environment:
+    env = Environment(loader=PackageLoader("debatrix.app", "templates"), autoescape=select_autoescape(["j2"]),
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters["pct"] = lambda p: "n/a" if p is None else f"{100 * p:.0f}%"
+    env.filters["num"] = lambda x: "n/a" if x is None else f"{x:.3g}"
+    return env
+
+
+@dataclass(frozen=True)
+class Cell:
+    analysis: str | None
+    score: int | None
+    expected: float | None
+
+
+def matrix(result: JudgeResult) -> tuple[list[dict[str, Any]], list[str]]:
+    """Rows (one per speech: its number, speaker and one :class:`Cell` per dimension) and the dimension names."""
+    dims = list(result.dimensions)
+    n = max((a.index + 1 for d in dims for a in d.analyses), default=0)
+    n = max(n, max((s.index + 1 for d in dims for s in d.speech_judgments), default=0))
+    rows = []
+    for i in range(n):
+        speaker = next((a.speaker for d in dims for a in d.analyses if a.index == i),
+                       next((s.speaker for d in dims for s in d.speech_judgments if s.index == i), "?"))
+        cells = []
+        for d in dims:
+            a = next((x for x in d.analyses if x.index == i), None)
+            s = next((x for x in d.speech_judgments if x.index == i), None)
+            cells.append(Cell(a.analysis if a else (s.comment if s else None), s.score if s else None,
+                              s.expected_score if s else None))
+        rows.append({"number": i + 1, "speaker": speaker, "cells": cells})
+    return rows, [d.name for d in dims]
+
+
+def score_chart(result: JudgeResult, width: int = 640, height: int = 260) -> str | None:
+    """An SVG line chart of every speech's score (expected where available) per dimension; None without any."""
+    series = [(d.name, sorted(d.speech_judgments, key=lambda s: s.index)) for d in result.dimensions
+              if d.speech_judgments]
+    if not series:
+        return None
+    n = max(s.index for _, js in series for s in js) + 1
+    left, right, top, bottom = 36, 12, 12, 28
+
+    def x(i: int) -> float:
+        return left + (width - left - right) * (i / max(1, n - 1) if n > 1 else 0.5)
+
+    def y(v: float) -> float:
+        return top + (height - top - bottom) * (10 - v) / 9
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height + 18 * len(series)}" '
+             f'role="img" aria-label="scores per speech and dimension" class="chart">']
+    for v in (1, 4, 7, 10):
+        parts.append(f'<line x1="{left}" x2="{width - right}" y1="{y(v):.1f}" y2="{y(v):.1f}" class="grid"/>'
+                     f'<text x="{left - 6}" y="{y(v) + 4:.1f}" text-anchor="end">{v}</text>')
+    for i in range(n):
+        parts.append(f'<text x="{x(i):.1f}" y="{height - 8}" text-anchor="middle">{i + 1}</text>')
+    for k, (name, js) in enumerate(series):
+        color = PALETTE[k % len(PALETTE)]
+        points = " ".join(f"{x(s.index):.1f},{y(s.expected_score or s.score):.1f}" for s in js)
+        parts.append(f'<polyline points="{points}" fill="none" stroke="{color}" stroke-width="2"/>')
+        parts += [f'<circle cx="{x(s.index):.1f}" cy="{y(s.expected_score or s.score):.1f}" r="3.5" fill="{color}">'
+                  f'<title>{_esc(name)}, speech {s.index + 1}: {s.expected_score or s.score:.2f}</title></circle>'
+                  for s in js]
+        ly = height + 14 + 18 * k
+        parts.append(f'<rect x="{left}" y="{ly - 9}" width="12" height="10" fill="{color}"/>'
+                     f'<text x="{left + 18}" y="{ly}">{_esc(name)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _esc(text: str) -> str:
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;"))
+
+
+def _verdicts(result: JudgeResult) -> list[DimensionResult]:
+    return [*result.dimensions, *([result.general] if result.general is not None and result.general.name not in
+                                   {d.name for d in result.dimensions} else [])]
+
+
+def result_html(result: JudgeResult) -> str:
+    """The judgment as one self-contained HTML page."""
+    rows, dims = matrix(result)
+    debaters = list(dict.fromkeys(j.debater for d in _verdicts(result) for j in d.debater_judgments))
+    return _env().get_template("report.html.j2").render(
+        r=result, rows=rows, dims=dims, debaters=debaters, verdicts=_verdicts(result), chart=score_chart(result),
+        palette=PALETTE)
+
+
+def load_result(path: Path) -> JudgeResult:
+    try:
+        return JudgeResult.model_validate_json(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ReportError(f"{path}: cannot read it ({e.strerror or e})") from None
+    except ValueError as e:
+        first = str(e).splitlines()[0]
+        raise ReportError(f"{path}: not a debatrix result ({first})") from None
+
+
+def bench_html(folder: Path, item_pages: dict[str, str]) -> str:
+    """A benchmark folder's page: the summary table and plot, every item with its prediction, gold and page."""
+    summary = folder / "summary.csv"
+    items_file = folder / "items.jsonl"
+    if not summary.exists() or not items_file.exists():
+        raise ReportError(f"{folder}: not a benchmark results folder (no summary.csv / items.jsonl)")
+    with summary.open(encoding="utf-8") as fh:
+        table = list(csv.DictReader(fh))
+    items = []
+    for line in items_file.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            rec = json.loads(line)
+            rec["page"] = item_pages.get(rec.get("result_file") or "")
+            items.append(rec)
+    plot = folder / "summary.png"
+    png = f"data:image/png;base64,{base64.b64encode(plot.read_bytes()).decode()}" if plot.exists() else None
+    run = json.loads((folder / "run.json").read_text(encoding="utf-8")) if (folder / "run.json").exists() else {}
+    columns = list(table[0]) if table else []
+    return _env().get_template("bench.html.j2").render(
+        name=run.get("benchmark", folder.name), folder=folder.name, columns=columns, table=table, items=items,
+        plot=png, run=json.dumps(run.get("settings", {}), indent=1)[:4000])
+
+
+def write_report(path: Path, out: Path) -> list[Path]:
+    """Render ``path`` (a result JSON or a benchmark folder) to ``out``; a folder's items get their own pages beside
+    their result files. Returns the pages written."""
+    if path.is_dir():
+        written = []
+        pages: dict[str, str] = {}
+        for rec_line in (path / "items.jsonl").read_text(encoding="utf-8").splitlines() if (
+                path / "items.jsonl").exists() else []:
+            rec = json.loads(rec_line) if rec_line.strip() else {}
+            rel = rec.get("result_file")
+            if not rel or rel in pages or not (path / rel).exists():
+                continue
+            try:
+                result = load_result(path / rel)
+            except ReportError:
+                continue  # not a judge result (a benchmark that stores its own records): no page
+            page = (path / rel).with_suffix(".html")
+            write_atomic(page, result_html(result))
+            written.append(page)
+            pages[rel] = _relative(page, out.parent)
+        write_atomic(out, bench_html(path, pages))
+        return [out, *written]
+    write_atomic(out, result_html(load_result(path)))
+    return [out]
+
+
+def _relative(target: Path, base: Path) -> str:
+    import os
+
+    return Path(os.path.relpath(target.resolve(), base.resolve())).as_posix()

@@ -1,0 +1,130 @@
+"""`debatrix report`: self-contained HTML pages of a judgment and of a benchmark folder."""
+
+from __future__ import annotations
+
+import html
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+from debatrix.app.api import ajudge_debate
+from debatrix.app.report import result_html, write_report
+from debatrix.testing import ScriptedChatModel
+
+from .conftest import EXAMPLES, data_required, settings, winner_script
+
+
+class Cells(HTMLParser):
+    """The matrix cells: (dimension, speech number) -> their text."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cells: dict[tuple[str, int], str] = {}
+        self._at: tuple[str, int] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "td" and "data-dimension" in a:
+            self._at = (a["data-dimension"], int(a["data-speech"]))
+            self.cells[self._at] = ""
+
+    def handle_endtag(self, tag):
+        if tag == "td":
+            self._at = None
+
+    def handle_data(self, data):
+        if self._at is not None:
+            self.cells[self._at] += data
+
+
+def offline(page: str) -> bool:
+    """Nothing the page would fetch: no script, stylesheet link, remote source or CSS url()."""
+    return not re.search(r"<script|<link|<iframe|\bsrc=\"(?!data:)|url\(|@import", page, re.I)
+
+
+async def test_a_result_page_shows_the_matrix_verdicts_and_usage_and_opens_offline(uniforms, tmp_path):
+    model = ScriptedChatModel(script=winner_script({"argument": "Maya", "source": "Theo", "language": "Maya"},
+                                                   panel="Maya"))
+    result = await ajudge_debate(uniforms, settings("debatrix"), model)
+    path = tmp_path / "result.json"
+    path.write_text(result.model_dump_json())
+    written = write_report(path, tmp_path / "report.html")
+    page = (tmp_path / "report.html").read_text()
+    assert written == [tmp_path / "report.html"] and offline(page)
+    assert html.escape(uniforms.motion) in page and 'id="winner">Winner: Maya' in page
+    cells = Cells()
+    cells.feed(page)
+    for dim in result.dimensions:  # every analysis in its own cell, with the speech's score
+        for a, s in zip(dim.analyses, dim.speech_judgments):
+            text = cells.cells[(dim.name, a.index + 1)]
+            assert a.analysis in html.unescape(text) and f"{s.expected_score or s.score:.3g}" in text
+    assert len(cells.cells) == len(uniforms.speeches) * len(result.dimensions)
+    assert page.count("<polyline") == len(result.dimensions)  # the chart: one line per dimension
+    assert f"{result.usage.llm_calls} LLM calls" in page
+    for dim in result.dimensions:
+        assert f'id="dim-{dim.name}"' in page
+
+
+async def test_text_from_the_debate_or_the_model_cannot_put_markup_into_the_page(uniforms, tmp_path):
+    attack = '<script>alert(1)</script><img src=x onerror="alert(2)">'
+    debate = uniforms.model_copy(update={"motion": f"{uniforms.motion} {attack}"})
+    model = ScriptedChatModel(script={"analyze_speech": attack, **winner_script({"general": "Maya"})})
+    result = await ajudge_debate(debate, settings("chronological"), model)
+    page = result_html(result)
+    assert "<script" not in page and "<img" not in page and offline(page)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=" in page  # shown as the text it is
+
+
+def test_report_refuses_what_is_not_a_result_with_a_message(tmp_path):
+    bad = tmp_path / "x.json"
+    bad.write_text('{"hello": 1}')
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "debatrix.app.cli", "report", *map(str, args)],
+                              capture_output=True, text=True, timeout=60)
+
+    proc = run(bad)
+    assert proc.returncode == 2 and "not a debatrix result" in proc.stderr and "Traceback" not in proc.stderr
+    proc = run(tmp_path / "missing.json")
+    assert proc.returncode == 2 and "no such file" in proc.stderr
+    proc = run(tmp_path)  # a folder that is not a benchmark run
+    assert proc.returncode == 2 and "not a benchmark results folder" in proc.stderr
+
+
+@data_required
+async def test_a_benchmark_folder_page_links_every_item_to_its_own_page(tmp_path):
+    from debatrix.benchmarks import make_benchmark
+    from debatrix.benchmarks.runner import read_records, run_benchmark
+
+    model = ScriptedChatModel(script={"decide_debate": lambda c: {**{n: 6 for n in c.names}, "winner": c.names[0]}})
+    out = tmp_path / "run"
+    await run_benchmark(make_benchmark("debateart"), settings("direct"), out, modes=["direct"], limit=2,
+                        chat_model=model)
+    pages = write_report(out, out / "report.html")
+    page = (out / "report.html").read_text()
+    assert offline(page.replace('src="data:image/png', ""))
+    records = read_records(out / "items.jsonl")
+    links = re.findall(r'<a href="([^"]+)">([^<]+)</a>', page)
+    assert sorted(name for _, name in links) == sorted(r["item"] for r in records)
+    for href, _ in links:
+        item_page = (out / href).read_text()
+        assert (out / href) in pages and offline(item_page) and 'id="matrix"' not in item_page  # direct: no matrix
+    assert 'id="summary"' in page and "rmse100_general" in page
+
+
+def test_the_example_result_page_is_written_by_the_cli(tmp_path):
+    """The CLI's default output path: RESULT.html beside RESULT.json."""
+    import asyncio
+
+    from debatrix import load_debate
+
+    result = asyncio.run(ajudge_debate(load_debate(EXAMPLES / "four_day_week.yaml"), settings("direct"),
+                                       ScriptedChatModel()))
+    path = tmp_path / "demo.json"
+    path.write_text(result.model_dump_json())
+    proc = subprocess.run([sys.executable, "-m", "debatrix.app.cli", "report", str(path)], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert Path(tmp_path / "demo.html").exists() and "report written to" in proc.stderr
