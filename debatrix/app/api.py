@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,18 @@ class ProgressEvent:
     dimension: str | None
     index: int | None  # speech index (0-based) where the step concerns one speech
     detail: str
+    # what the step wrote, for displays that show the judgment as it grows (the web page's matrix)
+    kind: str = ""  # analysis, speech_score, debater_score, winner, judgment, failure
+    text: str | None = None  # the analysis, comment or judgment
+    score: float | None = None  # the speech's or the debater's score (expected where available)
+    debater: str | None = None
+    winner: str | None = None  # a winner decision's winner (None with kind "winner": a tie)
+    calls: int = 0  # the LLM requests the step made, and the tokens they read and wrote
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
 
 
 def build_judge_graph(settings: JudgeSettings | None = None, chat_model: BaseChatModel | None = None, *,
@@ -52,7 +65,11 @@ _REPORTED = {"analyze_speech", "score_speech", "judge_debate", "decide_debate", 
 def _event(namespace: tuple[str, ...], node: str, update: Any) -> ProgressEvent | None:
     if not isinstance(update, dict) or node not in _REPORTED:  # e.g. a column's whole output
         return None
-    for key in ("winner_decisions", "speech_judgments", "analyses", "debater_judgments", "debate_analyses"):
+    records = update.get("calls") or []
+    usage = {"calls": len(records), "prompt_tokens": sum(c.prompt_tokens for c in records),
+             "completion_tokens": sum(c.completion_tokens for c in records)}
+    for key in ("winner_decisions", "speech_judgments", "analyses", "debater_judgments", "debate_analyses",
+                "panel_comments"):
         items = update.get(key)
         if items:
             item = items[-1]
@@ -63,11 +80,28 @@ def _event(namespace: tuple[str, ...], node: str, update: Any) -> ProgressEvent 
                 "debater_judgments": lambda x: f"{x.debater} scored {x.score:g}",
                 "winner_decisions": lambda x: f"winner: {x.winner or 'tie'}",
                 "debate_analyses": lambda x: "debate judged",
+                "panel_comments": lambda x: "the panel commented",
             }[key](item)
-            return ProgressEvent(node=node, dimension=item.dimension, index=index, detail=detail)
+            return ProgressEvent(node=node, dimension=item.dimension, index=index, detail=detail,
+                                 **_written(key, item), **usage)
     if update.get("failures"):
-        return ProgressEvent(node=node, dimension=None, index=None, detail=f"failed: {update['failures'][0]}")
+        return ProgressEvent(node=node, dimension=None, index=None, detail=f"failed: {update['failures'][0]}",
+                             kind="failure", text=update["failures"][0], **usage)
+    if records:  # a step that wrote nothing shown above still made calls: they are counted
+        return ProgressEvent(node=node, dimension=None, index=None, detail=f"{node} done", kind="calls", **usage)
     return None
+
+
+def _written(key: str, item: Any) -> dict[str, Any]:
+    if key == "analyses":
+        return {"kind": "analysis", "text": item.analysis}
+    if key == "speech_judgments":  # with merge_score_call the comment is the analysis
+        return {"kind": "speech_score", "text": item.comment, "score": item.expected_score or item.score}
+    if key == "debater_judgments":
+        return {"kind": "debater_score", "text": item.comment, "score": item.score, "debater": item.debater}
+    if key == "winner_decisions":
+        return {"kind": "winner", "text": item.comment, "winner": item.winner}
+    return {"kind": "judgment", "text": item.text}
 
 
 def run_config(debate: Debate, config: RunnableConfig | None, run_name: str) -> RunnableConfig:

@@ -689,12 +689,36 @@ def _merge(folders: list[Path], out: Path | None, data: Path | None, variant: st
 
 
 @app.command()
+def ui(
+    host: Annotated[str, typer.Option(help="interface to listen on (the page starts model runs: keep it local)")]
+        = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="port of the page")] = 8710,
+    base_url: BaseUrl = None,
+    model: ModelName = None,
+    local_model: LocalModel = None,
+    backend: BackendOption = None,
+) -> None:
+    """Judge debates on a local web page, live.
+
+    Paste or upload a debate, pick the mode and the model, and watch the matrix of analyses fill in."""
+    try:
+        from .ui import serve as serve_ui
+    except ImportError as e:
+        _fail(f"`debatrix ui` needs the ui extra ({e.name} is missing): pip install 'debatrix[ui]'")
+        raise
+    settings = _make_settings(mode="debatrix", base_url=base_url, model=model, local_model=local_model,
+                              backend=backend)
+    console.print(f"Debatrix UI at http://{host}:{port}/ (Ctrl-C stops it)", highlight=False)
+    serve_ui(host, port, settings)
+
+
+@app.command()
 def report(
     path: Annotated[Path, typer.Argument(help="a result JSON (debatrix judge --out) or a benchmark results folder")],
     out: Annotated[Path | None, typer.Option("--out", "-o", help="the HTML file to write (default: PATH with "
                                                                   ".html, or PATH/report.html for a folder)")] = None,
 ) -> None:
-    """Write a self-contained HTML report of a judgment or a benchmark run.
+    """Write an HTML report of a judgment or a benchmark run.
 
     It opens offline. A benchmark folder's items get their own pages beside their result files, linked from it."""
     from .report import ReportError, write_report

@@ -66,7 +66,7 @@ class JudgeProgress:
         """One finished step (a :class:`debatrix.app.api.ProgressEvent`)."""
         if self.quiet:
             return
-        row = event.dimension or PANEL
+        row = PANEL if event.node.startswith("panel") else event.dimension or PANEL
         done = self.calls_done()
         if self.progress is None:
             self._line(row, done, event.detail)

@@ -86,18 +86,26 @@ def _json_pairs(text: str) -> Any:
 
 
 def _parse(path: Path) -> Any:
-    text = _read_text(path)
-    kind = path.suffix.lstrip(".").upper() if path.suffix.lower() == ".json" else "YAML"
+    return _parse_text(_read_text(path), str(path), json_text=path.suffix.lower() == ".json")
+
+
+def _parse_text(text: str, source: str, json_text: bool) -> Any:
+    kind = "JSON" if json_text else "YAML"
     try:
-        if path.suffix.lower() == ".json":
+        if json_text:
             return json.loads(text, object_pairs_hook=_json_pairs(text))
         return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 (a SafeLoader subclass)
     except _DuplicateKey as e:
-        raise InvalidDebateError(str(path), [("", str(e))]) from None
+        raise InvalidDebateError(source, [("", str(e))]) from None
     except (yaml.YAMLError, json.JSONDecodeError) as e:
-        raise InvalidDebateError(str(path), [("", f"not valid {kind}: {e}")]) from None
+        raise InvalidDebateError(source, [("", f"not valid {kind}: {e}")]) from None
     except ValueError as e:  # e.g. an integer of more digits than Python converts (sys.get_int_max_str_digits)
-        raise InvalidDebateError(str(path), [("", f"not usable {kind}: {str(e).splitlines()[0][:160]}")]) from None
+        raise InvalidDebateError(source, [("", f"not usable {kind}: {str(e).splitlines()[0][:160]}")]) from None
+
+
+def debate_from_text(text: str, source: str = "<pasted debate>", default_id: str = "debate") -> Debate:
+    """A debate pasted or uploaded as text: JSON when it starts with ``{``, else YAML; checked as a file is."""
+    return debate_from_dict(_parse_text(text, source, json_text=text.lstrip().startswith("{")), source, default_id)
 
 
 def _problems(err: ValidationError) -> list[tuple[str, str]]:
