@@ -164,3 +164,20 @@ def test_the_page_judges_the_example_live_in_a_real_browser(served_ui):
         finally:
             browser.close()
     assert (ARTIFACTS / "ui-judged.png").stat().st_size > 10_000
+
+
+async def test_a_preset_pair_is_read_like_the_files_and_its_problems_are_named():
+    motion = ("motion: This house would ban homework\n"
+              "pro_side: [{name: Ada}]\ncon_side: [{name: Ben}]\nspeech_order: [Ada, Ben]\n")
+    speeches = "- {debater_name: Ada, content: Homework steals rest.}\n- {debater_name: Ben, content: Practice helps.}\n"
+    ui = JudgeUI(base_settings("http://127.0.0.1:9/v1"))
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=ui.app), base_url="http://ui") as client:
+        r = await client.post("/api/runs", json={"preset": {"motion": motion, "speeches": speeches, "id": "hw"},
+                                                 "mode": "direct"})
+        assert r.status_code == 200 and [s["speaker"] for s in r.json()["speeches"]] == ["Ada", "Ben"]
+        await client.post(f"/api/runs/{r.json()['run_id']}/stop")  # nothing answers on port 9: stop it
+        r = await client.post("/api/runs", json={"preset": {"motion": motion, "speeches": ""}})
+        assert r.status_code == 400 and r.json()["field"] == "preset"
+        bad = speeches.replace("Ben, content", "Cy, content")
+        r = await client.post("/api/runs", json={"preset": {"motion": motion, "speeches": bad, "id": "hw"}})
+        assert r.status_code == 400 and "speech order says 'Ben'" in r.json()["message"]

@@ -30,7 +30,7 @@ from starlette.routing import Route
 
 from debatrix.core.dimension import DimensionRegistry
 from debatrix.core.errors import DebatrixError, InvalidDebateError
-from debatrix.core.loader import debate_from_dict, debate_from_text
+from debatrix.core.loader import debate_from_dict, debate_from_text, preset_from_text
 from debatrix.core.models import Debate, JudgeResult
 from debatrix.core.modes import MODES, resolve_dimensions
 from debatrix.core.settings import JudgeSettings, LLMSettings
@@ -142,6 +142,15 @@ class JudgeUI:
         try:
             if body.get("form"):
                 debate = form_debate(body["form"])
+            elif body.get("preset"):
+                preset = body["preset"]
+                if not str(preset.get("motion") or "").strip() or not str(preset.get("speeches") or "").strip():
+                    raise FieldError("preset", "give both files of the pair: motion/<id>.yml and speech/<id>.yml")
+                try:
+                    debate = preset_from_text(str(preset["motion"]), str(preset["speeches"]),
+                                              str(preset.get("id") or "preset"))
+                except InvalidDebateError as e:
+                    raise FieldError("preset", str(e)) from None
             else:
                 text = str(body.get("debate") or "")
                 if not text.strip():

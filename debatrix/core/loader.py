@@ -164,13 +164,22 @@ def _check_order(order: Any, speeches: Any, where: str, source: str, speaker_key
 
 def load_preset(motion_path: Path, speech_path: Path) -> Debate:
     """Load a Debatrix/PanelBench ``motion/<id>.yml`` + ``speech/<id>.yml`` pair."""
-    motion = _parse(motion_path)
-    speeches_raw = _parse(speech_path)
+    return _preset(_parse(motion_path), _parse(speech_path), str(motion_path), str(speech_path), motion_path.stem)
+
+
+def preset_from_text(motion_text: str, speech_text: str, debate_id: str = "preset") -> Debate:
+    """A preset pair given as the two files' texts (uploaded or pasted), checked as files are."""
+    motion_src, speech_src = f"motion/{debate_id}.yml", f"speech/{debate_id}.yml"
+    return _preset(_parse_text(motion_text, motion_src, json_text=False),
+                   _parse_text(speech_text, speech_src, json_text=False), motion_src, speech_src, debate_id)
+
+
+def _preset(motion: Any, speeches_raw: Any, motion_path: str, speech_path: str, debate_id: str) -> Debate:
     src = f"{motion_path} + {speech_path}"
     if not isinstance(motion, dict):
-        raise InvalidDebateError(str(motion_path), [("", "expected a mapping with motion, sides and speech_order")])
+        raise InvalidDebateError(motion_path, [("", "expected a mapping with motion, sides and speech_order")])
     if not isinstance(speeches_raw, list):
-        raise InvalidDebateError(str(speech_path), [("", "expected a list of speeches")])
+        raise InvalidDebateError(speech_path, [("", "expected a list of speeches")])
     pro = motion.get("pro_side", motion.get("pro_speakers"))
     con = motion.get("con_side", motion.get("con_speakers"))
     problems = []
@@ -178,20 +187,20 @@ def load_preset(motion_path: Path, speech_path: Path) -> Debate:
         if not val:
             problems.append((key, "field required"))
     if problems:
-        raise InvalidDebateError(str(motion_path), problems)
+        raise InvalidDebateError(motion_path, problems)
     speeches = []
     for i, s in enumerate(speeches_raw):
         if not isinstance(s, dict):
-            raise InvalidDebateError(str(speech_path), [(str(i), "expected a mapping with speaker and content")])
+            raise InvalidDebateError(speech_path, [(str(i), "expected a mapping with speaker and content")])
         speaker = s.get("debater_name", s.get("speaker_name", s.get("speaker")))
         speeches.append({"speaker": speaker, "content": s.get("content") or ""})
     order = motion.get("speech_order")
     if order is not None:
-        _check_order(order, speeches, "speech_order", str(speech_path))
+        _check_order(order, speeches, "speech_order", speech_path)
     try:
         names = [(d["name"], "pro") for d in pro] + [(d["name"], "con") for d in con]
     except (TypeError, KeyError):
-        raise InvalidDebateError(str(motion_path), [("pro_side", "sides must be lists of {name: ...}")]) from None
+        raise InvalidDebateError(motion_path, [("pro_side", "sides must be lists of {name: ...}")]) from None
     debaters: list[dict[str, Any]] = [{"name": n, "side": side} for n, side in names]
     fmt = DebateFormat.ONE_V_ONE
     if len(debaters) == 4:
@@ -201,7 +210,7 @@ def load_preset(motion_path: Path, speech_path: Path) -> Debate:
             m = _BP_NAME.search(d["name"])
             d["position"] = m.group(1) if m else next(defaults[d["side"]])
     data = {
-        "id": motion_path.stem,
+        "id": debate_id,
         "motion": motion["motion"],
         "info_slide": motion.get("info_slide") or "",
         "format": fmt,
