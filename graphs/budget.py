@@ -49,7 +49,6 @@ def largest_request(debate: Debate, mode: str, settings: JudgeSettings, dims: li
     functions the nodes use."""
     from .nodes import (
         analysis_messages,
-        header,
         judgment_messages,
         judgment_words,
         names_of,
@@ -91,7 +90,7 @@ def largest_request(debate: Debate, mode: str, settings: JudgeSettings, dims: li
         reports = [{"name": d.name, "weight": f"{d.weight:g}", "scores": "-", "winner": "-", "judgment": judgment}
                    for d in dims]
         words = panel_words(settings)
-        text = P.render("panel.j2", P.PanelVars(header=header(debate), reports=reports, choices=names_of(debate),
+        text = P.render("panel.j2", P.PanelVars(header=P.header(debate), reports=reports, choices=names_of(debate),
                                                 words=words))
         consider([system_message(debate), HumanMessage(content=text)], min(token_cap(words), cap_out), "the panel")
     return best

@@ -4,7 +4,6 @@ chat model, memories and settings from the :class:`JudgeContext`, never from glo
 from __future__ import annotations
 
 import asyncio
-import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -29,27 +28,8 @@ from .wiring import Node
 
 def system_message(debate: Debate) -> SystemMessage:
     """The same for every call on a debate, so the server can reuse the cached prefix."""
-    return SystemMessage(content=_system_text(P.fence_for(debate)))
+    return SystemMessage(content=P.system_text(P.fence_for(debate)))
 
-
-@functools.lru_cache(maxsize=1024)
-def _system_text(fence: str) -> str:
-    return P.render("system.j2", P.SystemVars(fence=fence))
-
-
-_HEADERS: dict[tuple[str, tuple[str, ...] | None], str] = {}
-
-
-def header(debate: Debate, order: Sequence[str] | None = None) -> str:
-    """The debate header (debaters listed as given, or in ``order``), rendered once per debate and order (the fence
-    is derived from the debate's content, so equal fences mean equal debates)."""
-    key = (P.fence_for(debate), tuple(order) if order else None)
-    text = _HEADERS.get(key)
-    if text is None:
-        if len(_HEADERS) >= 1024:
-            _HEADERS.clear()
-        text = _HEADERS[key] = P.debate_header(debate, key[0], order)
-    return text
 
 
 def ties_allowed(debate: Debate, dimension: Dimension) -> bool:
@@ -146,7 +126,7 @@ def analysis_messages(debate: Debate, dim: Dimension, i: int, before: str, after
                       ) -> list[BaseMessage]:
     """The request that analyses speech ``i`` (also rendered by :mod:`.budget` to size the context)."""
     text = P.render("analyze_speech.j2", P.AnalyzeSpeechVars(
-        header=header(debate), before=before, speech=P.speech_block(debate, i, P.fence_for(debate)), after=after,
+        header=P.header(debate), before=before, speech=P.speech_block(debate, i, P.fence_for(debate)), after=after,
         index=i + 1, speaker=debate.speeches[i].speaker, dimension=dim.name, focus=dim.prompts.analyze,
         use_context=dim.prompts.context, words=words))
     return [system_message(debate), HumanMessage(content=text)]
@@ -164,7 +144,7 @@ def judgment_messages(debate: Debate, dim: Dimension, analyses: list[SpeechAnaly
         material, focus = P.transcript(debate, P.fence_for(debate), grouped_by=by), dim.prompts.judge_debate
     names = list(order) if order else names_of(debate)
     text = P.render("judge_debate.j2", P.JudgeDebateVars(
-        header=header(debate, by), material=material, dimension=dim.name, focus=focus, names=names,
+        header=P.header(debate, by), material=material, dimension=dim.name, focus=focus, names=names,
         choices=V.choices_in(names, ties_allowed(debate, dim)), allow_tie=ties_allowed(debate, dim), words=words))
     return [system_message(debate), HumanMessage(content=text)]
 
@@ -176,12 +156,7 @@ def ask_merged(messages: list[BaseMessage], rest: str) -> list[BaseMessage]:
 
 
 def extract_system() -> SystemMessage:
-    return SystemMessage(content=_extract_text())
-
-
-@functools.lru_cache(maxsize=1)
-def _extract_text() -> str:
-    return P.render("extract_system.j2", P.NoVars())
+    return SystemMessage(content=P.extract_system_text())
 
 
 async def score_speech(task: ScoreTask, ctx: JudgeContext) -> dict[str, Any]:

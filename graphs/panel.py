@@ -20,7 +20,7 @@ def after_columns(state: JudgeState) -> str:
 
 
 def _panel_messages(state: JudgeState, ctx: JudgeContext, order: tuple[str, ...]) -> list[Any]:
-    from .nodes import header, panel_words, system_message
+    from .nodes import panel_words, system_message
 
     debate = state["debate"]
     reports = []
@@ -30,7 +30,7 @@ def _panel_messages(state: JudgeState, ctx: JudgeContext, order: tuple[str, ...]
         scores = ", ".join(f"{name} {judged[name]:.3g}" for name in order if name in judged)
         reports.append({"name": dim.name, "weight": f"{dim.weight:g}", "scores": scores,
                         "winner": decision.winner or "tie", "judgment": decision.comment})
-    text = P.render("panel.j2", P.PanelVars(header=header(debate), reports=reports,
+    text = P.render("panel.j2", P.PanelVars(header=P.header(debate), reports=reports,
                                             choices=list(order), words=panel_words(ctx.settings)))
     return [system_message(debate), HumanMessage(content=text)]
 

@@ -318,3 +318,33 @@ def previous_speeches(debate: Debate, index: int, fence: str) -> str:
     if not index:
         return ""
     return render("previous_speeches.j2", ItemsVars(items=[speech_block(debate, i, fence) for i in range(index)]))
+
+
+# ---------------------------------------------------------------------------------------- cached prompt parts
+# Every call on a debate starts with the same system prompt and header: rendered once, so that each request's
+# shared prefix is the same text (what a server's prompt cache matches) and costs no rendering after the first.
+
+
+@lru_cache(maxsize=1024)
+def system_text(fence: str) -> str:
+    return render("system.j2", SystemVars(fence=fence))
+
+
+@lru_cache(maxsize=1)
+def extract_system_text() -> str:
+    return render("extract_system.j2", NoVars())
+
+
+_HEADERS: dict[tuple[str, tuple[str, ...] | None], str] = {}
+
+
+def header(debate: Debate, order: Sequence[str] | None = None) -> str:
+    """The debate header (debaters listed as given, or in ``order``), rendered once per debate and order (the fence
+    is derived from the debate's content, so equal fences mean equal debates)."""
+    key = (fence_for(debate), tuple(order) if order else None)
+    text = _HEADERS.get(key)
+    if text is None:
+        if len(_HEADERS) >= 1024:
+            _HEADERS.clear()
+        text = _HEADERS[key] = debate_header(debate, key[0], order)
+    return text
