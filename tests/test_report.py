@@ -128,3 +128,11 @@ def test_the_example_result_page_is_written_by_the_cli(tmp_path):
                           text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert Path(tmp_path / "demo.html").exists() and "report written to" in proc.stderr
+
+
+def test_reports_are_ordinary_files_not_private_ones(tmp_path):
+    """mkstemp's 0600 would keep a coach's report from being shared or served."""
+    from debatrix.core.files import write_atomic
+
+    write_atomic(tmp_path / "r.html", "x")
+    assert (tmp_path / "r.html").stat().st_mode & 0o777 == 0o644
