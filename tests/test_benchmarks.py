@@ -450,3 +450,24 @@ def test_summary_plot_draws_a_missing_metric_as_missing(tmp_path, monkeypatch):
             SummaryRow("debatrix", "rmse", "all", 40.0, nan, nan, 1, 8)]
     plot_summary(tmp_path / "summary.png", Bench(), rows)
     assert sorted(drawn) == [40.0, 50.0] and marked.count("n/a") == 2 and (tmp_path / "summary.png").exists()
+
+
+def test_compare_two_runs_pairs_the_common_debates(tmp_path, capsys):
+    from debatrix.benchmarks.compare import main
+
+    def run(folder, preds):
+        folder.mkdir()
+        lines = []
+        for i, p in enumerate(preds):
+            pred = {d: {"dp": p, "sc": p} for d in ("general", "argument", "source", "language")}
+            lines.append(json.dumps({"item": f"d{i}", "mode": "debatrix", "repeat": 0, "status": "complete",
+                                     "pred": pred, "gold": {d: 0.0 for d in pred},
+                                     "usage": {"prompt_tokens": 100, "completion_tokens": 10, "llm_calls": 4}}))
+        (folder / "items.jsonl").write_text("\n".join(lines) + "\n")
+
+    run(tmp_path / "a", [1.0, 1.0, 0.0, 0.0])  # 2 of 4 right
+    run(tmp_path / "b", [0.0, 0.0, 0.0, 0.0, 1.0])  # all 4 common ones right; d4 is not in a
+    main([str(tmp_path / "a"), str(tmp_path / "b"), "--resamples", "200"])
+    out = capsys.readouterr().out
+    assert "| RMSE×100 general, DP | 70.7 | 0.0 | -70.7 [" in out and "4 debates in common" in out
+    assert "| general verdicts right (DP) | 2 | 4 |" in out and "| prompt_tokens (sum) | 400 | 400 | ×1.00 |" in out

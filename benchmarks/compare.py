@@ -1,0 +1,98 @@
+"""Compare two PanelBench DebateArt runs made with different settings, paired over the debates both judged.
+
+``python -m debatrix.benchmarks.compare results/retrieval-off results/retrieval-on --mode debatrix`` prints, per
+dimension, RMSE×100 of the direct prediction (DP) and of the score comparison (SC) in each run, the difference
+with a 95% paired bootstrap interval (the same resamples for every row), the verdicts right, and what each run
+cost in tokens (sent, and computed by the server where it said). ``bench`` compares modes within one run; this is
+for settings that a run holds fixed (retrieval, orders, the model).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+from pathlib import Path
+from typing import Any
+
+DIMENSIONS = ("general", "argument", "source", "language")
+
+
+def records(folder: Path, mode: str) -> dict[str, dict[str, Any]]:
+    path = folder / "items.jsonl"
+    if not path.exists():
+        raise SystemExit(f"{folder}: not a benchmark results folder (no items.jsonl)")
+    out = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            r = json.loads(line)
+            if r.get("mode") == mode and r.get("repeat", 0) == 0 and r.get("status") == "complete":
+                out[r["item"]] = r
+    return out
+
+
+def rmse100(recs: list[dict[str, Any]], dim: str, kind: str) -> float | None:
+    errs = [(r["pred"][dim][kind] - r["gold"][dim]) ** 2 for r in recs if r["pred"].get(dim, {}).get(kind) is not None]
+    return 100 * math.sqrt(sum(errs) / len(errs)) if errs else None
+
+
+def compare(a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]], resamples: int = 1000,
+            seed: int = 0) -> list[dict[str, Any]]:
+    """Rows of the comparison over the items both runs completed."""
+    common = sorted(set(a) & set(b))
+    if not common:
+        raise SystemExit("the two runs have no completed item in common")
+    rng = random.Random(seed)
+    draws = [[rng.choice(common) for _ in common] for _ in range(resamples)]
+    rows = []
+    for dim in DIMENSIONS:
+        for kind in ("dp", "sc"):
+            va, vb = rmse100([a[k] for k in common], dim, kind), rmse100([b[k] for k in common], dim, kind)
+            if va is None or vb is None:
+                continue
+            diffs = sorted(d for ks in draws
+                           if (d := _diff([a[k] for k in ks], [b[k] for k in ks], dim, kind)) is not None)
+            lo, hi = diffs[int(0.025 * len(diffs))], diffs[min(len(diffs) - 1, int(0.975 * len(diffs)))]
+            rows.append({"metric": f"RMSE×100 {dim}, {kind.upper()}", "a": va, "b": vb, "diff": vb - va,
+                         "low": lo, "high": hi, "n": len(common)})
+    right = {k: sum(r[k_]["pred"]["general"]["dp"] == r[k_]["gold"]["general"] for k_ in common)
+             for k, r in (("a", a), ("b", b))}
+    rows.append({"metric": "general verdicts right (DP)", "a": right["a"], "b": right["b"], "n": len(common)})
+    for key in ("prompt_tokens", "prompt_tokens_processed", "completion_tokens", "llm_calls"):
+        sa = [a[k]["usage"].get(key) for k in common]
+        sb = [b[k]["usage"].get(key) for k in common]
+        if None in sa or None in sb:
+            continue
+        rows.append({"metric": f"{key} (sum)", "a": sum(sa), "b": sum(sb), "n": len(common)})
+    return rows
+
+
+def _diff(ra: list[dict[str, Any]], rb: list[dict[str, Any]], dim: str, kind: str) -> float | None:
+    va, vb = rmse100(ra, dim, kind), rmse100(rb, dim, kind)
+    return None if va is None or vb is None else vb - va
+
+
+def table(rows: list[dict[str, Any]], name_a: str, name_b: str) -> str:
+    lines = [f"| metric | {name_a} | {name_b} | difference [95% paired bootstrap] |", "|---|---|---|---|"]
+    for r in rows:
+        fmt = (lambda v: f"{v:.1f}") if "RMSE" in r["metric"] else (lambda v: f"{v:,}")
+        diff = f"{r['diff']:+.1f} [{r['low']:+.1f}, {r['high']:+.1f}]" if "diff" in r else (
+            f"×{r['b'] / r['a']:.2f}" if r["a"] and "sum" in r["metric"] else "")
+        lines.append(f"| {r['metric']} | {fmt(r['a'])} | {fmt(r['b'])} | {diff} |")
+    return "\n".join(lines) + f"\n\n{rows[0]['n'] if rows else 0} debates in common."
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("a", type=Path, help="the first run's results folder (the baseline)")
+    ap.add_argument("b", type=Path, help="the second run's results folder")
+    ap.add_argument("--mode", default="debatrix", help="the mode to compare (each run may hold several)")
+    ap.add_argument("--resamples", type=int, default=1000)
+    args = ap.parse_args(argv)
+    rows = compare(records(args.a, args.mode), records(args.b, args.mode), args.resamples)
+    print(table(rows, args.a.name, args.b.name))
+
+
+if __name__ == "__main__":
+    main()
