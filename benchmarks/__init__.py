@@ -13,7 +13,7 @@ from pathlib import Path
 from .base import BENCHMARKS, Benchmark, BenchmarkDataError, Registered, benchmark
 
 # modules that are scripts or helpers, not adapters: importing them would only cost time
-_NOT_ADAPTERS = {"base", "metrics", "scoring", "runner", "perf", "offline", "injection"}
+_NOT_ADAPTERS = {"base", "metrics", "scoring", "runner", "perf", "offline", "injection", "compare"}
 
 
 def registered() -> dict[str, Registered]:
