@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 from pathlib import Path
 from typing import Any
+
+from .metrics import rmse100
 
 DIMENSIONS = ("general", "argument", "source", "language")
 
@@ -32,9 +33,10 @@ def records(folder: Path, mode: str) -> dict[str, dict[str, Any]]:
     return out
 
 
-def rmse100(recs: list[dict[str, Any]], dim: str, kind: str) -> float | None:
-    errs = [(r["pred"][dim][kind] - r["gold"][dim]) ** 2 for r in recs if r["pred"].get(dim, {}).get(kind) is not None]
-    return 100 * math.sqrt(sum(errs) / len(errs)) if errs else None
+def _rmse(recs: list[dict[str, Any]], dim: str, kind: str) -> float | None:
+    """RMSE×100 over the records that made this prediction (None: none did)."""
+    made = [r for r in recs if r["pred"].get(dim, {}).get(kind) is not None]
+    return rmse100([r["pred"][dim][kind] for r in made], [r["gold"][dim] for r in made]) if made else None
 
 
 def compare(a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]], resamples: int = 1000,
@@ -48,7 +50,7 @@ def compare(a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]], resample
     rows = []
     for dim in DIMENSIONS:
         for kind in ("dp", "sc"):
-            va, vb = rmse100([a[k] for k in common], dim, kind), rmse100([b[k] for k in common], dim, kind)
+            va, vb = _rmse([a[k] for k in common], dim, kind), _rmse([b[k] for k in common], dim, kind)
             if va is None or vb is None:
                 continue
             diffs = sorted(d for ks in draws
@@ -69,7 +71,7 @@ def compare(a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]], resample
 
 
 def _diff(ra: list[dict[str, Any]], rb: list[dict[str, Any]], dim: str, kind: str) -> float | None:
-    va, vb = rmse100(ra, dim, kind), rmse100(rb, dim, kind)
+    va, vb = _rmse(ra, dim, kind), _rmse(rb, dim, kind)
     return None if va is None or vb is None else vb - va
 
 

@@ -9,7 +9,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -21,6 +20,7 @@ import pytest
 from debatrix import ConfigurationError, load_debate
 from debatrix.app.deployment import PER_RUN, RunOptions, context_for, deployment_settings, result_of
 from debatrix.graphs.modes import expected_calls
+from debatrix.llm.local import free_port
 from debatrix.testing import FakeOpenAIServer
 
 from .conftest import EXAMPLES
@@ -61,12 +61,6 @@ def test_a_run_chooses_its_options_and_shares_the_deployments_model(monkeypatch)
         context_for({"orders": 9})
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _wait_ready(proc: subprocess.Popen, log: Path, port: int, timeout: float = 90.0) -> str:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -89,7 +83,7 @@ def served_judge(tmp_path):
     if not LANGGRAPH.exists():
         pytest.skip("langgraph-cli is not installed: pip install -e '.[serve]' (make test installs it)")
     with FakeOpenAIServer() as fake:
-        port = _free_port()
+        port = free_port()
         env = {**os.environ, "OPENAI_BASE_URL": fake.base_url, "OPENAI_API_KEY": "sk-test",
                "LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGSMITH_TRACING": "false", "LANGCHAIN_TRACING_V2": "false",
                "DEBATRIX_SETTINGS": json.dumps({"memory": {"embedding": "hash"}})}

@@ -6,7 +6,6 @@ import asyncio
 import json
 import os
 import shutil
-import socket
 import threading
 import time
 from pathlib import Path
@@ -15,6 +14,7 @@ import httpx
 import pytest
 
 from debatrix import JudgeSettings, LLMSettings, MemorySettings
+from debatrix.llm.local import free_port
 from debatrix.testing import FakeOpenAIServer
 
 from .conftest import EXAMPLES
@@ -99,18 +99,12 @@ async def test_a_run_can_be_stopped():
             assert 0 < len(fake.requests) < 40  # the second run had begun; neither finished
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def served_ui():
     """The page served by uvicorn on 127.0.0.1 (the judge's model: the page's own choice)."""
     import uvicorn
 
-    port = _free_port()
+    port = free_port()
     server = uvicorn.Server(uvicorn.Config(JudgeUI(base_settings("http://127.0.0.1:9/v1")).app, host="127.0.0.1",
                                            port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)

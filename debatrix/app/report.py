@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import csv
+import html
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +33,8 @@ class ReportError(ConfigurationError):
     """The path is neither a judge result nor a benchmark folder, or cannot be read."""
 
 
-def _env() -> Environment:
+def env() -> Environment:
+    """The templates of the reports and the web page, autoescaped."""
     env = Environment(loader=PackageLoader("debatrix.app", "templates"), autoescape=select_autoescape(["j2"]),
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["pct"] = lambda p: "n/a" if p is None else f"{100 * p:.0f}%"
@@ -93,17 +95,13 @@ def score_chart(result: JudgeResult, width: int = 640, height: int = 260) -> str
         points = " ".join(f"{x(s.index):.1f},{y(s.expected_score or s.score):.1f}" for s in js)
         parts.append(f'<polyline points="{points}" fill="none" stroke="{color}" stroke-width="2"/>')
         parts += [f'<circle cx="{x(s.index):.1f}" cy="{y(s.expected_score or s.score):.1f}" r="3.5" fill="{color}">'
-                  f'<title>{_esc(name)}, speech {s.index + 1}: {s.expected_score or s.score:.2f}</title></circle>'
+                  f'<title>{html.escape(name)}, speech {s.index + 1}: {s.expected_score or s.score:.2f}</title></circle>'
                   for s in js]
         ly = height + 14 + 18 * k
         parts.append(f'<rect x="{left}" y="{ly - 9}" width="12" height="10" fill="{color}"/>'
-                     f'<text x="{left + 18}" y="{ly}">{_esc(name)}</text>')
+                     f'<text x="{left + 18}" y="{ly}">{html.escape(name)}</text>')
     parts.append("</svg>")
     return "".join(parts)
-
-
-def _esc(text: str) -> str:
-    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;"))
 
 
 def _verdicts(result: JudgeResult) -> list[DimensionResult]:
@@ -115,7 +113,7 @@ def result_html(result: JudgeResult) -> str:
     """The judgment as one self-contained HTML page."""
     rows, dims = matrix(result)
     debaters = list(dict.fromkeys(j.debater for d in _verdicts(result) for j in d.debater_judgments))
-    return _env().get_template("report.html.j2").render(
+    return env().get_template("report.html.j2").render(
         r=result, rows=rows, dims=dims, debaters=debaters, verdicts=_verdicts(result), chart=score_chart(result),
         palette=PALETTE)
 
@@ -130,53 +128,61 @@ def load_result(path: Path) -> JudgeResult:
         raise ReportError(f"{path}: not a debatrix result ({first})") from None
 
 
-def bench_html(folder: Path, item_pages: dict[str, str]) -> str:
+def _items(folder: Path) -> list[dict[str, Any]]:
+    """The folder's ``items.jsonl`` records, read once; a last line cut short by a running benchmark is skipped (a
+    report only reads the folder: the runner's own reader would trim the file)."""
+    lines = (folder / "items.jsonl").read_text(encoding="utf-8").splitlines()
+    records = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            if number < len(lines):
+                raise ReportError(f"{folder}/items.jsonl: line {number} is damaged") from None
+    return records
+
+
+def bench_html(folder: Path, items: list[dict[str, Any]], item_pages: dict[str, str]) -> str:
     """A benchmark folder's page: the summary table and plot, every item with its prediction, gold and page."""
-    summary = folder / "summary.csv"
-    items_file = folder / "items.jsonl"
-    if not summary.exists() or not items_file.exists():
-        raise ReportError(f"{folder}: not a benchmark results folder (no summary.csv / items.jsonl)")
-    with summary.open(encoding="utf-8") as fh:
+    with (folder / "summary.csv").open(encoding="utf-8") as fh:
         table = list(csv.DictReader(fh))
-    items = []
-    for line in items_file.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            rec = json.loads(line)
-            rec["page"] = item_pages.get(rec.get("result_file") or "")
-            items.append(rec)
+    rows = [{**rec, "page": item_pages.get(rec.get("result_file") or "")} for rec in items]
     plot = folder / "summary.png"
     png = f"data:image/png;base64,{base64.b64encode(plot.read_bytes()).decode()}" if plot.exists() else None
     run = json.loads((folder / "run.json").read_text(encoding="utf-8")) if (folder / "run.json").exists() else {}
     columns = list(table[0]) if table else []
-    return _env().get_template("bench.html.j2").render(
-        name=run.get("benchmark", folder.name), folder=folder.name, columns=columns, table=table, items=items,
+    return env().get_template("bench.html.j2").render(
+        name=run.get("benchmark", folder.name), folder=folder.name, columns=columns, table=table, items=rows,
         plot=png, run=json.dumps(run.get("settings", {}), indent=1)[:4000])
 
 
 def write_report(path: Path, out: Path) -> list[Path]:
     """Render ``path`` (a result JSON or a benchmark folder) to ``out``; a folder's items get their own pages beside
     their result files. Returns the pages written."""
-    if path.is_dir():
-        written = []
-        pages: dict[str, str] = {}
-        for rec_line in (path / "items.jsonl").read_text(encoding="utf-8").splitlines() if (
-                path / "items.jsonl").exists() else []:
-            rec = json.loads(rec_line) if rec_line.strip() else {}
-            rel = rec.get("result_file")
-            if not rel or rel in pages or not (path / rel).exists():
-                continue
-            try:
-                result = load_result(path / rel)
-            except ReportError:
-                continue  # not a judge result (a benchmark that stores its own records): no page
-            page = (path / rel).with_suffix(".html")
-            write_atomic(page, result_html(result))
-            written.append(page)
-            pages[rel] = _relative(page, out.parent)
-        write_atomic(out, bench_html(path, pages))
-        return [out, *written]
-    write_atomic(out, result_html(load_result(path)))
-    return [out]
+    if not path.is_dir():
+        write_atomic(out, result_html(load_result(path)))
+        return [out]
+    if not (path / "summary.csv").exists() or not (path / "items.jsonl").exists():
+        raise ReportError(f"{path}: not a benchmark results folder (no summary.csv / items.jsonl)")
+    items = _items(path)
+    written = []
+    pages: dict[str, str] = {}
+    for rec in items:
+        rel = rec.get("result_file")
+        if not rel or rel in pages or not (path / rel).exists():
+            continue
+        try:
+            result = load_result(path / rel)
+        except ReportError:
+            continue  # not a judge result (a benchmark that stores its own records): no page
+        page = (path / rel).with_suffix(".html")
+        write_atomic(page, result_html(result))
+        written.append(page)
+        pages[rel] = _relative(page, out.parent)
+    write_atomic(out, bench_html(path, items, pages))
+    return [out, *written]
 
 
 def _relative(target: Path, base: Path) -> str:

@@ -21,7 +21,6 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, select_autoescape
 from langchain_core.language_models import BaseChatModel
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -36,7 +35,7 @@ from debatrix.core.modes import MODES, resolve_dimensions
 from debatrix.core.settings import JudgeSettings, LLMSettings
 
 from .api import ProgressEvent, ajudge_debate
-from .report import result_html
+from .report import env, result_html
 
 #: how long a finished run's events and result stay available to the page
 KEEP_RUNS = 32
@@ -94,8 +93,7 @@ class JudgeUI:
         self.base = base or JudgeSettings()
         self.chat_model = chat_model
         self.runs: dict[str, Run] = {}
-        env = Environment(loader=PackageLoader("debatrix.app", "templates"), autoescape=select_autoescape(["j2"]))
-        self.page = env.get_template("ui.html.j2").render(modes=list(MODES.values()), base=self.base)
+        self.page = env().get_template("ui.html.j2").render(modes=list(MODES.values()), base=self.base)
         self.app = Starlette(routes=[
             Route("/", self.index),
             Route("/api/runs", self.start, methods=["POST"]),
@@ -170,8 +168,7 @@ class JudgeUI:
         run = Run(id=uuid.uuid4().hex[:12], debate=debate, settings=settings, dimensions=[d.name for d in dims])
         self._keep(run)
         run.task = asyncio.create_task(self._judge(run))
-        run.task.debatrix_run = run  # type: ignore[attr-defined]
-        run.task.add_done_callback(_stopped_before_it_began)
+        run.task.add_done_callback(lambda task: _stopped_before_it_began(run, task))
         return JSONResponse({"run_id": run.id, "dimensions": run.dimensions, "mode": settings.mode,
                              "per_speech": MODES[settings.mode].per_speech, "motion": debate.motion,
                              "speeches": [{"number": i + 1, "speaker": s.speaker}
@@ -253,10 +250,9 @@ class JudgeUI:
                             headers={"Content-Disposition": f'attachment; filename="{run.debate.id}.html"'})
 
 
-def _stopped_before_it_began(task: asyncio.Task) -> None:
+def _stopped_before_it_began(run: Run, task: asyncio.Task) -> None:
     """A run stopped before its task first ran never entered ``_judge`` (so never said it stopped): say it here."""
-    run = getattr(task, "debatrix_run", None)
-    if task.cancelled() and run is not None and run.state == "running":
+    if task.cancelled() and run.state == "running":
         run.state = "stopped"
         run.push({"type": "stopped", "message": "stopped before the first call"})
 
