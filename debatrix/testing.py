@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -43,6 +44,8 @@ def default_answer(call: CallInfo) -> str | dict:
         where = f" speech {call.index + 1}" if call.index is not None else ""
         return f"{call.node} comment on {call.dimension}{where}{' for ' + call.target if call.target else ''}."
     comment = {"comment": f"{call.node} comment on {call.dimension}."} if call.kind.startswith("Comment") else {}
+    if call.kind == "SpeechAnalysisAnswer":
+        return analysis_of(call)
     if call.kind in ("ScoreAnswer", "CommentScoreAnswer"):
         return {**comment, "score": 7}
     if call.kind in ("DecisionAnswer", "CommentDecisionAnswer") and call.names:
@@ -50,6 +53,33 @@ def default_answer(call: CallInfo) -> str | dict:
     if call.kind in ("WinnerAnswer", "CommentWinnerAnswer") and call.choices:
         return {**comment, "winner": call.choices[0]}
     raise KeyError(f"no scripted answer for {call.node} ({call.kind})")
+
+
+def analysis_of(call: CallInfo, note: str | None = None, score: int | None = None) -> dict:
+    """A valid structured analysis of the speech the call analyses: its first quotable passage (read from the
+    speech block of the prompt, so the answer fits the schema's list of passages) and a note naming the speaker.
+    ``score``: the merged answer's score."""
+    quote = speech_passages(call)[0]
+    who = call.target or "?"
+    answer: dict[str, Any] = {"points": [{"quote": quote, "note": note or f"{who} {call.node} comment on "
+                                                                      f"{call.dimension} speech {call.index + 1}."}]}
+    if call.index:
+        answer["answers"] = f"{who} answers speech {call.index}."
+    if score is not None or "\"score\"" in str(call.messages[-1].content):
+        answer["score"] = score or 7
+    return answer
+
+
+def speech_passages(call: CallInfo) -> list[str]:
+    """The quotable passages of the speech an analysis call analyses, from its prompt's speech block."""
+    from debatrix.core.prompting import SPEECH_MARK, quotable_passages
+
+    text = "\n".join(str(m.content) for m in call.messages if m.type == "human")
+    found = re.search(rf"<<<(DATA-\w+) speech {call.index + 1}, [^\n]*\n(.*?)\n\1>>>", text, re.S)
+    if found is None:
+        raise KeyError(f"no speech {call.index + 1} in the analysis prompt")
+    lines = [ln[len(SPEECH_MARK):] if ln.startswith(SPEECH_MARK) else ln for ln in found.group(2).split("\n")]
+    return quotable_passages("\n".join(lines))
 
 
 class ScriptedChatModel(BaseChatModel):
@@ -129,7 +159,16 @@ def instance_of(schema: dict[str, Any], n: int = 0, defs: dict[str, Any] | None 
         return n % 2 == 0
     if kind == "array":
         return [instance_of(schema.get("items", {}), n, defs)]
-    return f"A comment ({n})."
+    return pattern_prefix(schema.get("pattern", "")) + f"A comment ({n})."
+
+
+def pattern_prefix(pattern: str) -> str:
+    """The literal text a string pattern such as ``^Maya\\s`` or ``^Maya [^"]{8,80}$`` requires at its start (with
+    the space it asks for), so a fake answer matches it."""
+    m = re.match(r"\^((?:\\[^sdwbSDWB]|[^\\\[\](){}.*+?$|])*)(\\s| )?", pattern)
+    if not m:
+        return ""
+    return re.sub(r"\\(.)", r"\1", m.group(1)) + (" " if m.group(2) else "")
 
 
 @dataclass

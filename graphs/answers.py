@@ -4,6 +4,7 @@ winner. Winner and decision schemas are built per distinct list of names and cac
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any, ClassVar, Literal
 
@@ -77,3 +78,106 @@ def _decision_answer(names: tuple[str, ...], choices: tuple[str, ...], with_comm
     model = create_model("CommentDecisionAnswer" if with_comment else "DecisionAnswer", __base__=_Decision, **fields)
     model.debater_names = names
     return model
+
+
+# ------------------------------------------------------------------------------------------- the speech analysis
+# A small model asked for a free-text analysis after its earlier analyses repeats them with the name swapped. The
+# analysis is therefore extractive first: it picks the passages of *this* speech that matter (the schema allows
+# only the speech's own passages, so every quotation is the speaker's words), says in one sentence what each shows,
+# starting with the speaker's name (so the speaker is the subject), and what the speech answers from earlier ones.
+
+
+def analysis_points(words: int) -> int:
+    """Passages an analysis of about ``words`` words quotes and assesses."""
+    return 2 if words < 120 else 3
+
+
+def note_chars(words: int) -> int:
+    """Characters of one note (a point's assessment, or what the speech answers) in an analysis of ``words``
+    words (the quotations come on top: the notes carry the words asked, at ~6 characters a word, with room
+    for a sentence to end before the grammar's hard stop)."""
+    return max(100, words * 9 // (analysis_points(words) + 1))
+
+
+def analysis_answer_tokens(words: int) -> int:
+    """Room for an analysis answer: the JSON frame, the quotations (up to 18 words each) and the notes."""
+    points = analysis_points(words)
+    return 40 + points * 38 + (points + 1) * note_chars(words) // 3
+
+
+class _AnalysisAnswer(_Answer):
+    """Every analysis schema's reading: the analysis as the text the later steps read."""
+
+    speaker: ClassVar[str] = ""
+    note_limit: ClassVar[int] = 0
+    passages: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def grammar_schema(cls, js: dict[str, Any]) -> dict[str, Any]:
+        """The JSON schema as sent to a server that enforces it as a grammar (llama.cpp, ``schema_length_limits``):
+        the notes get their length limit, in a pattern the grammar can follow (the speaker's name and a space,
+        then no quote marks or backslashes, which JSON would have to escape), and a quotation must be one of the
+        speech's passages. Only a grammar gets the passages: a model that reads its schema (tools, or a schema
+        written into the prompt) would read speech text outside the data fence; there quotations are checked in
+        code (:mod:`debatrix.core.textchecks`)."""
+        body = rf'^{re.escape(cls.speaker)} [^"\\]{{8,{cls.note_limit}}}$'
+        point = js.get("$defs", {}).get("AnalysisPoint", {})
+        if cls.passages and "quote" in point.get("properties", {}):
+            point["properties"]["quote"] = {"type": "string", "enum": list(cls.passages)}
+        for holder in (point, js):
+            for key in ("note", "answers"):
+                if key in holder.get("properties", {}):
+                    holder["properties"][key] = {"type": "string", "pattern": body}
+        return js
+
+    def text(self) -> tuple[str, bool]:
+        """(the analysis, whether a note was cut at its length limit)."""
+        cut = False
+        parts = []
+        for p in self.points:  # type: ignore[attr-defined]
+            note, c = _whole(p.note.strip(), self.note_limit)
+            cut |= c
+            parts.append(f'"{p.quote}" {note}')
+        answers = getattr(self, "answers", None)
+        if answers:
+            note, c = _whole(answers.strip(), self.note_limit)
+            cut |= c
+            parts.append(note)
+        return " ".join(parts), cut
+
+
+def _whole(note: str, limit: int) -> tuple[str, bool]:
+    """A note the grammar stopped at its length limit, cut back to its last sentence end (or word, marked "…")."""
+    if not limit or len(note) < limit - 1:
+        return (note if note.endswith((".", "!", "?")) else f"{note}."), False
+    end = max(note.rfind(". "), note.rfind("! "), note.rfind("? "))
+    if end >= limit // 2:
+        return note[:end + 1], True
+    return note.rsplit(" ", 1)[0].rstrip(",;:") + " …", True
+
+
+def analysis_answer(passages: tuple[str, ...], speaker: str, first: bool, words: int,
+                    with_score: bool = False) -> type[_AnalysisAnswer]:
+    """The schema of one speech's analysis: ``points`` (a ``quote``, one of ``passages`` where a grammar enforces
+    the schema, and a ``note`` that starts with the speaker's name), ``answers`` after the first speech, and the speech's ``score`` where asked."""
+    return _analysis_answer(passages, speaker, first, words, with_score)
+
+
+@lru_cache(maxsize=256)
+def _analysis_answer(passages: tuple[str, ...], speaker: str, first: bool, words: int,
+                     with_score: bool) -> type[_AnalysisAnswer]:
+    limit = note_chars(words)
+    lead = rf"^{re.escape(speaker)}\s"
+    point = create_model("AnalysisPoint", __config__=ConfigDict(extra="forbid"),
+                         quote=(str, Field(min_length=3, description="a passage of the speech, word for word")),
+                         note=(str, Field(min_length=len(speaker) + 2, pattern=lead)))
+    fields: dict[str, Any] = {"points": (list[point], Field(min_length=1, max_length=analysis_points(words)))}  # type: ignore[valid-type]
+    if not first:
+        fields["answers"] = (str, Field(min_length=len(speaker) + 2, pattern=lead))
+    if with_score:
+        fields["score"] = (int, Field(ge=1, le=10, description="integer score from 1 to 10"))
+    model = create_model("SpeechAnalysisAnswer", __base__=_AnalysisAnswer, **fields)
+    model.speaker, model.note_limit, model.passages = speaker, limit, passages
+    return model
+
+

@@ -21,6 +21,8 @@ from debatrix.core.modes import get_mode
 from debatrix.core.settings import JudgeSettings
 from debatrix.core.tokens import count_message_tokens
 
+from .answers import analysis_answer_tokens
+
 # Local GGUF models count tokens with their own tokenizers; Qwen2.5's counted up to 1.074× o200k_base on 20
 # PanelBench debates, so estimates for a local model carry a 10% margin (the server still refuses a prompt that
 # does not fit, which the gateway reports as ContextWindowExceeded).
@@ -59,8 +61,8 @@ def largest_request(debate: Debate, mode: str, settings: JudgeSettings, dims: li
     shape = get_mode(mode)
     fence = P.fence_for(debate)
     cap_out = settings.llm.max_output_tokens
-    analysis_cap = min(token_cap(settings.analysis_words), cap_out)
-    extra = 96 if settings.llm.merge_score_call else 0  # merged answers are JSON with their scores
+    analysis_cap = min(analysis_answer_tokens(settings.analysis_words), cap_out)
+    extra = 96 if settings.llm.merge_score_call else 0  # merged answers carry their scores in the JSON
     best = Request(0, "")
 
     def consider(messages: list[BaseMessage], answer: int, what: str) -> None:

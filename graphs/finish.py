@@ -12,6 +12,7 @@ from debatrix import __version__
 from debatrix.context import JudgeContext
 from debatrix.core.dimension import Dimension
 from debatrix.llm.local import served_by
+from debatrix.core.textchecks import check_result
 from debatrix.core.models import (
     Debate,
     DebateFormat,
@@ -136,6 +137,7 @@ def make_finish(mode: str, per_speech: bool, panel: bool) -> Callable:
                       **({"served": served_by(ctx.local_server)} if ctx.local_server is not None else {})},
             started_at=started, finished_at=finished,
         )
+        result = result.model_copy(update={"checks": check_result(result, debate)})
         if per_speech and ctx.settings.memory.retrieval:  # only retrieval opens a context memory
             await asyncio.to_thread(ctx.memory.finish, state["run_id"])
         return {"result": result}

@@ -4,6 +4,7 @@ chat model, memories and settings from the :class:`JudgeContext`, never from glo
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -16,9 +17,16 @@ from debatrix.core.dimension import Dimension
 from debatrix.core.settings import JudgeSettings
 from debatrix.core.models import Debate, DebateFormat, OrderAnswer, SpeechAnalysis, SpeechJudgment
 from debatrix.core import probabilities as prob
+from debatrix.core.tokens import count_tokens
 
 from . import verdicts as V
-from .answers import CommentScoreAnswer, ScoreAnswer, decision_answer
+from .answers import (
+    ScoreAnswer,
+    analysis_answer,
+    analysis_answer_tokens,
+    analysis_points,
+    decision_answer,
+)
 from .state import ColumnState, DebateAnalysis, ScoreTask
 from .wiring import Node
 
@@ -90,46 +98,74 @@ def make_analyze_speech(previous: PreviousContext) -> Node:
         # rel = query(context_mem, speech_i) sees only speeches before i (paper, Appendix A: query, then add)
         before, after = previous(state, i)
         relevant = await _relevant(ctx, memory, debate, i)
-        merge_score_call = ctx.settings.llm.merge_score_call
-        messages = analysis_messages(debate, dim, i, before, after + relevant, ctx.settings.analysis_words)
+        settings = ctx.settings
+        merge_score_call = settings.llm.merge_score_call
+        messages = analysis_messages(debate, dim, i, before, after + relevant, settings.analysis_words,
+                                     merge_score_call)
         meta = {"debatrix_index": i, "debatrix_target": speech.speaker}
         update: dict[str, Any] = {"index": i + 1}
+        schema = analysis_schema(debate, i, settings.analysis_words, merge_score_call)
         try:
+            answer, lp, records = await ctx.gateway.structured_probed(
+                messages, schema,
+                node="analyze_speech", dimension=dim.name, meta=meta,
+                sampling=no_repeats(after + relevant, settings) if i else None)
+            analysis, cut = answer.text()
+            if cut:
+                records[-1] = records[-1].model_copy(update={"truncated": True})
             if merge_score_call:  # the analysis and the speech's score in one structured answer
-                messages = ask_merged(messages, f'"score": speech {i + 1}\'s score on "{dim.name}" from 1 (very '
-                                                 'poor) to 10 (excellent)')
-                answer, lp, records = await ctx.gateway.structured_probed(
-                    messages, CommentScoreAnswer, node="analyze_speech", dimension=dim.name, meta=meta,
-                    words=ctx.settings.analysis_words)
-                analysis = answer.comment
                 update["speech_judgments"] = [SpeechJudgment(dimension=dim.name, index=i, speaker=speech.speaker,
                                                              comment=analysis, score=answer.score,
                                                              expected_score=expected_score(lp))]
-            else:
-                analysis, record = await ctx.gateway.text(messages, node="analyze_speech", dimension=dim.name,
-                                                          meta=meta, words=ctx.settings.analysis_words)
-                records = [record]
         finally:
             if opening is not None:  # opened even when the call failed, so the run's end finds and removes it
                 await opening
         # into the analysis memory: the column's state, which the next speech's analysis reads
         result = SpeechAnalysis(dimension=dim.name, index=i, speaker=speech.speaker, analysis=analysis)
         if ctx.settings.llm.prompt_cache and not merge_score_call:
-            update["asked"] = messages
+            update["asked"] = ctx.gateway.as_sent(messages, schema)
         return {**update, "analyses": [result], "calls": records}
 
     analyze_speech.__doc__ = f"Analyse the next speech with {previous.__name__.replace('_', ' ')} as context."
     return analyze_speech
 
 
-def analysis_messages(debate: Debate, dim: Dimension, i: int, before: str, after: str, words: int
-                      ) -> list[BaseMessage]:
+def analysis_messages(debate: Debate, dim: Dimension, i: int, before: str, after: str, words: int,
+                      with_score: bool = False) -> list[BaseMessage]:
     """The request that analyses speech ``i`` (also rendered by :mod:`.budget` to size the context)."""
+    speaker = debate.speeches[i].speaker
     text = P.render("analyze_speech.j2", P.AnalyzeSpeechVars(
         header=P.header(debate), before=before, speech=P.speech_block(debate, i, P.fence_for(debate)), after=after,
-        index=i + 1, speaker=debate.speeches[i].speaker, dimension=dim.name, focus=dim.prompts.analyze,
-        use_context=dim.prompts.context, words=words))
+        index=i + 1, speaker=speaker, side=P.side_label(debate, speaker), dimension=dim.name,
+        focus=dim.prompts.analyze, use_context=dim.prompts.context, points=analysis_points(words),
+        score=with_score))
     return [system_message(debate), HumanMessage(content=text)]
+
+
+def analysis_schema(debate: Debate, i: int, words: int, with_score: bool = False) -> type[Any]:
+    """The answer schema of speech ``i``'s analysis: its quotations are passages of that speech."""
+    passages = tuple(P.quotable_passages(P.sanitize(debate.speeches[i].content, P.fence_for(debate))))
+    return analysis_answer(passages, debate.speeches[i].speaker, i == 0, words, with_score)
+
+
+# llama.cpp's DRY sampler penalises continuing any token sequence longer than DRY_ALLOWED that already occurs in the
+# last ``dry_penalty_last_n`` tokens. The window covers only what comes after the speech (the earlier analyses, the
+# task and the answer): the analysis may quote its speech but not repeat its earlier analyses, which a small model
+# at greedy decoding otherwise does nearly word for word with the name swapped.
+DRY_ALLOWED = 5
+DRY = {"dry_multiplier": 0.8, "dry_base": 1.75, "dry_allowed_length": DRY_ALLOWED}
+
+
+def no_repeats(after: str, settings: JudgeSettings) -> dict[str, Any] | None:
+    """The DRY sampling fields of an analysis whose prompt ends with ``after`` (None without DRY or material)."""
+    if not settings.llm.dry_sampling or not after.strip():
+        return None
+    tail = count_tokens(after, settings.llm.tokenizer) + TASK_TOKENS
+    # local tokenizers count up to ~1.1x o200k_base: a window a little too wide reaches only the speech's last words
+    return {**DRY, "dry_penalty_last_n": int(tail * 1.1) + analysis_answer_tokens(settings.analysis_words)}
+
+
+TASK_TOKENS = 160  # the analysis task's own text (analyze_speech.j2 after the material), generously
 
 
 def judgment_messages(debate: Debate, dim: Dimension, analyses: list[SpeechAnalysis], words: int,
@@ -297,16 +333,53 @@ def _decided(debate: Debate, dim: Dimension, answers: list[OrderAnswer], with_an
 
 
 def debater_paragraph(judgment: str, name: str, names: list[str]) -> str:
-    """The part of a judgment about one debater: the paragraph (or line) that starts with its name, as the judgment
-    prompt asks; the whole judgment when the model did not write it that way."""
-    blocks = [b.strip() for b in judgment.replace("\r\n", "\n").split("\n") if b.strip()]
-    for b in blocks:
-        lead = b.lstrip("-*# ").lstrip("*")
-        if lead.lower().startswith(name.lower()) and not any(
-                n != name and n.lower().startswith(name.lower()) and lead.lower().startswith(n.lower())
-                for n in names):
-            return b
-    return judgment
+    """The part of a judgment about one debater: the first non-empty section that starts with its name, as the
+    judgment prompt asks (see :func:`judgment_sections`); "" where the judgment has none (never another debater's
+    paragraph, nor the whole judgment)."""
+    return next((text for who, text in judgment_sections(judgment, names) if who == name and text), "")
+
+
+_LEAD = re.compile(r"^[\s>*_#•\-]+")
+_WINNER_LINE = re.compile(r"^[\s*_#]*winner\s*[:：]", re.I)
+
+
+def judgment_sections(judgment: str, names: list[str]) -> list[tuple[str | None, str]]:
+    """A judgment cut into (debater, text) sections: a section starts at a line that begins with a debater's name
+    ("Ana: ...", "**Ana**", "Ana's case ...", a name alone on its line) and runs to the next such line or the
+    "Winner:" line; text before the first name belongs to no debater (None). A name followed by ":" or a dash is a
+    heading (the text after it is the section's); a name that starts a sentence stays in it."""
+    ordered = sorted(names, key=len, reverse=True)  # "Alexandra" before "Alex"
+    out: list[tuple[str | None, str]] = []
+    who: str | None = None
+    buf: list[str] = []
+
+    def flush() -> None:
+        if buf or who is not None:
+            out.append((who, " ".join(b for b in buf if b).strip()))
+
+    for raw in judgment.replace("\r\n", "\n").split("\n"):
+        line = raw.strip()
+        if not line:
+            continue
+        if _WINNER_LINE.match(line):
+            flush()
+            who, buf = None, []
+            continue
+        lead = _LEAD.sub("", line)
+        hit = next((n for n in ordered if lead.lower().startswith(n.lower())
+                    and not lead[len(n):len(n) + 1].isalnum()), None)
+        if hit is None:
+            buf.append(line)
+            continue
+        flush()
+        rest = lead[len(hit):].lstrip("*_ ")
+        if rest[:1] in (":", "：", "-", "–", "—"):
+            content = rest[1:].strip(" *_")
+        else:  # the name starts a sentence about the debater: keep it
+            content = lead.replace("**", "").strip()
+        who, buf = hit, [content]
+    flush()
+    return out
 
 
 def column_sends(state: ColumnState, node: str, **extra: Any) -> Send:

@@ -7,7 +7,7 @@ import pytest
 
 from debatrix.app.api import ajudge_debate
 from debatrix.core.models import Status
-from debatrix.testing import ScriptedChatModel
+from debatrix.testing import ScriptedChatModel, analysis_of
 
 from .conftest import settings
 
@@ -48,8 +48,8 @@ async def test_empty_answer_is_incomplete(uniforms):
     result = await ajudge_debate(uniforms, settings("chronological"), model)
     assert result.status is Status.INCOMPLETE
     assert "general/analyze_speech" in result.incomplete_reason and "empty answer" in result.incomplete_reason
-    # the loop stopped at the first failure: no further analyses were paid for
-    assert sum(c.node == "analyze_speech" for c in model.calls) == 1
+    # the loop stopped at the first failure (after its one repair request): no further analyses were paid for
+    assert sum(c.node == "analyze_speech" for c in model.calls) == 2
 
 
 async def test_context_window_is_checked_before_any_call(uniforms):
@@ -64,7 +64,7 @@ async def test_context_window_is_checked_before_any_call(uniforms):
 async def test_context_window_exceeded_mid_run(uniforms):
     # each speech fits (preflight passes) but the final judges' input (all analyses) does not
     long = "x " * 900
-    model = ScriptedChatModel(script={**OK, "analyze_speech": long})
+    model = ScriptedChatModel(script={**OK, "analyze_speech": lambda c: analysis_of(c, note=f"{c.target} {long}")})
     result = await ajudge_debate(uniforms, settings("chronological", context_window=2000, max_output_tokens=200),
                                  model)
     assert result.status is Status.INCOMPLETE and "ContextWindowExceeded" in result.incomplete_reason

@@ -12,7 +12,7 @@ from debatrix.app.api import ajudge_debate
 from debatrix.core.errors import InvalidDebateError
 from debatrix.core.loader import debate_from_dict, debate_to_dict, load_debate
 from debatrix.core.models import Status
-from debatrix.core.prompting import SPEECH_MARK, fence_for, sanitize
+from debatrix.core.prompting import SPEECH_MARK, fence_for, quotable_passages, sanitize
 from debatrix.testing import ScriptedChatModel
 
 from .conftest import settings, winner_script
@@ -60,9 +60,15 @@ async def test_injection_stays_inside_the_data_fence(uniforms, name):
             text = str(m.content)
             assert "\x00" not in text and "\x1b" not in text and "\x07" not in text
             regions = fenced_regions(text, fence)
+            # an analysis quotes the speech: a passage of it in double quotes, which the later prompts carry as the
+            # judge's own material (the real model's resistance to a quoted injection is measured in
+            # tests/test_real_model.py)
+            quoted = [(m.start(), m.end()) for m in re.finditer(r'"([^"\n]+)"', text)
+                      if m.group(1) in quotable_passages(sanitize(injected.speeches[3].content, fence))]
             for hit in re.finditer(re.escape(marker), text):
                 seen += 1
-                assert any(a <= hit.start() < b for a, b in regions), f"{name}: speech text outside the fence"
+                assert any(a <= hit.start() < b for a, b in [*regions, *quoted]), \
+                    f"{name}: speech text outside the fence"
             # the fence opens and closes in pairs: no speech closes it early
             assert text.count(f"<<<{fence}") == text.count(f"{fence}>>>")
     assert seen > 0 or name in ("control characters", "unicode tricks")

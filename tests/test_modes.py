@@ -8,7 +8,8 @@ import pytest
 
 from debatrix.app.api import ajudge_debate
 from debatrix.core.models import Status
-from debatrix.testing import ScriptedChatModel
+from debatrix.core import prompting as P
+from debatrix.testing import ScriptedChatModel, analysis_of
 from debatrix.graphs.modes import expected_calls
 
 from .conftest import settings
@@ -66,7 +67,8 @@ async def test_call_counts_and_usage(mode, uniforms):
     # text calls first, then the short structured call (the paper's comment-then-score order)
     kinds = {c.node: c.kind for c in model.calls}
     assert kinds["judge_debate"] == "text" and kinds["decide_debate"] == "DecisionAnswer"
-    assert kinds.get("analyze_speech", "text") == "text" and kinds.get("score_speech", "ScoreAnswer") == "ScoreAnswer"
+    assert kinds.get("analyze_speech", "SpeechAnalysisAnswer") == "SpeechAnalysisAnswer"  # quotes chosen, then notes
+    assert kinds.get("score_speech", "ScoreAnswer") == "ScoreAnswer"
 
 
 async def test_debatrix_result_is_assembled_exactly(uniforms):
@@ -80,7 +82,11 @@ async def test_debatrix_result_is_assembled_exactly(uniforms):
     assert [(s.index, s.speaker, s.score) for s in src.speech_judgments] == [
         (0, "Maya", 2), (1, "Theo", 3), (2, "Maya", 4), (3, "Theo", 5)]
     assert [a.index for a in arg.analyses] == [0, 1, 2, 3]
-    assert arg.analyses[1].analysis == "analyze_speech comment on argument speech 2 for Theo."
+    # the analysis as the later steps read it: each quotation (a passage of the speech) with its note, then what
+    # the speech answers
+    quote = P.quotable_passages(uniforms.speeches[1].content)[0]
+    assert arg.analyses[1].analysis == (f'"{quote}" Theo analyze_speech comment on argument speech 2. '
+                                        "Theo answers speech 1.")
     # a speech's judgment is its analysis with the score read from it (the original's speech judgment)
     assert src.speech_judgments[1].comment == src.analyses[1].analysis
     assert arg.debate_analysis == "Maya argued on argument.\nTheo answered on argument.\nWinner: x"
@@ -111,7 +117,7 @@ async def test_iterative_context_is_previous_analyses_vs_raw_speeches(uniforms):
         second = next(c for c in model.calls if c.node == "analyze_speech" and c.index == 1
                       and c.dimension == "argument")
         prompt = second.messages[-1].content
-        assert ("analyze_speech comment on argument speech 1 for Maya." in prompt) is sees_analysis, mode
+        assert ("Maya analyze_speech comment on argument speech 1." in prompt) is sees_analysis, mode
         assert (first_speech_line in prompt) is sees_speech, mode
 
 
@@ -155,8 +161,8 @@ async def test_noniterative_prompt_extends_the_previous_one(uniforms):
 
 async def test_merged_score_call(uniforms):
     def merged(c):
-        if c.kind == "CommentScoreAnswer":
-            return {"comment": f"c {c.node}", "score": 6}
+        if c.kind == "SpeechAnalysisAnswer":
+            return analysis_of(c, note=f"{c.target} c {c.node}", score=6)
         if c.kind == "CommentDecisionAnswer":
             return {"comment": "Maya did well.\nTheo less so.", "Maya": 8, "Theo": 5, "winner": c.choices[0]}
         if c.kind == "CommentWinnerAnswer":
@@ -169,7 +175,7 @@ async def test_merged_score_call(uniforms):
     assert result.status is Status.COMPLETE, result.incomplete_reason
     assert Counter(c.node for c in model.calls) == {"analyze_speech": 12, "judge_debate": 6, "panel_comment": 2}
     assert expected_calls("debatrix", 4, 2, 3, merge_score_call=True, orders=2) == len(model.calls)
-    assert result.dimensions[0].speech_judgments[0].comment == "c analyze_speech"
+    assert result.dimensions[0].speech_judgments[0].comment.endswith(" Maya c analyze_speech.")
     assert result.dimensions[0].speech_judgments[0].score == 6
     assert [j.score for j in result.dimensions[0].debater_judgments] == [8, 5]
     assert result.winner == "Maya" and result.general.verdict.comment == "w"
@@ -278,8 +284,10 @@ async def test_with_a_prompt_cache_scores_continue_the_conversation(uniforms):
             asked = next(c for c in model.calls if c.node == "analyze_speech" and c.dimension == dim and c.index == i)
             score = next(c for c in model.calls if c.node == "score_speech" and c.dimension == dim and c.index == i)
             assert score.messages[: len(asked.messages)] == asked.messages
-            assert score.messages[len(asked.messages)].content == f"analyze_speech comment on {dim} speech {i + 1} " \
-                f"for {uniforms.speeches[i].speaker}."
+            analysis = result.dimension(dim).analyses[i].analysis
+            assert score.messages[len(asked.messages)].content == analysis
+            assert analysis.endswith(f"{uniforms.speeches[i].speaker} analyze_speech comment on {dim} speech {i + 1}."
+                                     + (f" {uniforms.speeches[i].speaker} answers speech {i}." if i else ""))
         judges = [c for c in model.calls if c.node == "judge_debate" and c.dimension == dim]
         for decide in (c for c in model.calls if c.node == "decide_debate" and c.dimension == dim):
             # each order's decision continues that order's judgment

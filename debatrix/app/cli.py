@@ -404,6 +404,10 @@ def print_summary(result: JudgeResult, con: Console) -> None:
                  "from its cache), " if u.prompt_tokens_processed is not None else "")
               + f"{u.retries} retries, {u.repairs} repairs, {u.cached_calls} from cache, {u.truncated_calls} cut at "
               f"their length cap, {u.wall_seconds:.1f}s", highlight=False, soft_wrap=True)
+    if result.checks and result.checks.flags:  # what the text checks found: read these parts with care
+        con.print(f"read with care ({len(result.checks.flags)}):", highlight=False)
+        for flag in result.checks.flags:
+            con.print(f"  - {plain(flag)}", highlight=False, soft_wrap=True)
     _print_reasons(result, rows, con)
 
 

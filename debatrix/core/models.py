@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-RESULT_SCHEMA_VERSION = "1.0"
+RESULT_SCHEMA_VERSION = "1.1"
 BP_POSITIONS = ("OG", "OO", "CG", "CO")
 
 
@@ -279,6 +279,56 @@ class DimensionResult(Frozen):
     verdict: Verdict | None = None
 
 
+# ---------------------------------------------------------------- checks of the text (debatrix.core.textchecks)
+
+
+class AnalysisCheck(Frozen):
+    """What the checks found in one speech analysis."""
+
+    dimension: str
+    index: int
+    speaker: str
+    words: int
+    copy_of: int | None = None  # the earlier speech (0-based) whose analysis this one repeats
+    copy_share: float = 0.0  # largest share of word 5-grams shared with an earlier analysis of the column
+    grounded: float = 0.0  # share of content-word 3-grams found in the analysed speech
+    foreign: float = 0.0  # share found only in other speeches
+    quotes: int = 0
+    quotes_found: int = 0
+    names_other_only: bool = False  # names another debater and never its own speaker
+    wrong_sides: tuple[str, ...] = ()
+
+    @property
+    def copied(self) -> bool:
+        return self.copy_of is not None
+
+    @property
+    def misattributed(self) -> bool:
+        return self.names_other_only or bool(self.wrong_sides)
+
+
+class CommentCheck(Frozen):
+    """What the checks found in one debater's comment (a dimension's judgment, per debater)."""
+
+    dimension: str
+    debater: str
+    names_other_only: bool = False
+    wrong_sides: tuple[str, ...] = ()
+
+
+class TextChecks(Frozen):
+    """The checks of one result's text; ``flags`` says in words what a reader should distrust."""
+
+    analyses: tuple[AnalysisCheck, ...] = ()
+    comments: tuple[CommentCheck, ...] = ()
+    panel_grounded: bool | None = None  # the panel's reason cites something said in the debate (None: no panel)
+    flags: tuple[str, ...] = ()
+
+    def copy_rate(self, dimension: str | None = None) -> float | None:
+        cs = [a for a in self.analyses if dimension in (None, a.dimension)]
+        return sum(a.copied for a in cs) / len(cs) if cs else None
+
+
 class Status(StrEnum):
     COMPLETE = "complete"
     INCOMPLETE = "incomplete"
@@ -299,6 +349,9 @@ class JudgeResult(Frozen):
     # no verdict was judged in several orders with probabilities)
     position_bias: float | None = None
     usage: Usage = Field(default_factory=Usage)
+    # what the text checks found (copied or misattributed analyses, comments about the wrong debater, a panel reason
+    # citing nothing said); None in results written before the checks existed
+    checks: TextChecks | None = None
     settings: dict[str, Any] = Field(default_factory=dict)
     started_at: datetime
     finished_at: datetime

@@ -55,10 +55,12 @@ class AnalyzeSpeechVars(_Vars):
     after: str  # material after it (earlier analyses, relevant passages): the part that differs by dimension
     index: int
     speaker: str
+    side: str
     dimension: str
     focus: str
     use_context: str
-    words: int
+    points: int  # passages of the speech the analysis quotes and assesses
+    score: bool  # the speech's score is asked in the same answer (merge_score_call)
 
 
 class ScoreSpeechVars(_Vars):
@@ -264,6 +266,31 @@ def speech_block(debate: Debate, index: int, fence: str) -> str:
         SpeechBlockVars(fence=fence, index=index + 1, speaker=speech.speaker, side=side_label(debate, speech.speaker),
                         content=marked(sanitize(speech.content, fence))),
     )
+
+
+def quotable_passages(content: str, max_words: int = 18) -> list[str]:
+    """The passages of a speech an analysis may quote: its sentences as the model reads them (sanitised), long ones
+    split at clause breaks (or every ``max_words`` words), interjections ("> " lines: another debater's words) left
+    out, each once. An analysis chooses its quotations among them, so every quotation is the speaker's own words."""
+    out: list[str] = []
+    lines = [ln for ln in content.replace("\r\n", "\n").split("\n") if not ln.lstrip().startswith(">")]
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", "\n".join(lines)):
+        ws = sentence.split()
+        if len(ws) < 3:
+            continue
+        chunk: list[str] = []
+        for part in re.split(r"(?<=[,;:])\s+", sentence.strip()):
+            pw = part.split()
+            if chunk and len(chunk) + len(pw) > max_words:
+                out.append(" ".join(chunk))
+                chunk = []
+            chunk += pw
+            while len(chunk) > max_words:
+                out.append(" ".join(chunk[:max_words]))
+                chunk = chunk[max_words:]
+        if len(chunk) >= 3 or (chunk and not out):
+            out.append(" ".join(chunk))
+    return list(dict.fromkeys(out))
 
 
 def debate_header(debate: Debate, fence: str, order: Sequence[str] | None = None) -> str:

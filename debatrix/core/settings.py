@@ -43,6 +43,9 @@ class LLMSettings(_Frozen):
         default=False, description="the server reuses cached prompt prefixes (llama.cpp; set for the local backend): "
         "scores are asked by continuing the analysis or judgment conversation, of which only the answer and the "
         "question are new to the model, instead of in a short separate prompt (fewer tokens sent elsewhere)")
+    dry_sampling: bool = Field(
+        default=False, description="the server has llama.cpp's DRY sampler: a speech analysis is kept from repeating "
+        "the earlier analyses it reads (set for the local backend; small models copy their last answer otherwise)")
     served_locally: bool = Field(
         default=False, description="base_url is an embedded model server started for this run (set by the run)")
     cache_path: Path | None = Field(

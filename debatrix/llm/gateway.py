@@ -484,20 +484,33 @@ class LLMGateway:
 
     async def structured_probed(self, messages: list[BaseMessage], schema: type[T], *, node: str,
                                 dimension: str | None = None, meta: dict[str, Any] | None = None,
-                                words: int | None = None) -> tuple[T, list[dict[str, Any]], list[CallRecord]]:
+                                words: int | None = None, sampling: dict[str, Any] | None = None
+                                ) -> tuple[T, list[dict[str, Any]], list[CallRecord]]:
         """:meth:`structured`, plus the accepted answer's per-token log probabilities (``[]`` where the server
-        gives none, or the answer came through a tool call, whose arguments carry none)."""
-        return await self._structured(messages, schema, node, dimension, meta, words, probe=True)
+        gives none, or the answer came through a tool call, whose arguments carry none). ``sampling``: extra
+        request fields the server understands (llama.cpp's DRY sampler)."""
+        return await self._structured(messages, schema, node, dimension, meta, words, probe=True,
+                                      sampling=sampling)
+
+    def as_sent(self, messages: list[BaseMessage], schema: type[BaseModel]) -> list[BaseMessage]:
+        """The messages of a structured request as the model receives them: where the answer is read by parsing,
+        the schema is appended to the last message (a conversation continued later must start with exactly this,
+        for a server's prompt cache to reuse it)."""
+        if self.method != "parse":
+            return messages
+        return _append_to_last(messages, render("json_instruction.j2", SchemaVars(json_schema=_schema_text(schema))))
 
     async def _structured(self, messages: list[BaseMessage], schema: type[T], node: str, dimension: str | None,
-                          meta: dict[str, Any] | None, words: int | None, probe: bool
+                          meta: dict[str, Any] | None, words: int | None, probe: bool,
+                          sampling: dict[str, Any] | None = None
                           ) -> tuple[T, list[dict[str, Any]], list[CallRecord]]:
         json_schema = _schema_text(schema)
-        if self.method == "parse":
-            messages = _append_to_last(messages, render("json_instruction.j2", SchemaVars(json_schema=json_schema)))
+        messages = self.as_sent(messages, schema)
         limit = (words * 12 if words and self.settings.schema_length_limits and "comment" in schema.model_fields
                  else None)
         model = self._bound(schema, limit)
+        if sampling:  # fields outside the OpenAI API: the SDK's client sends them only as extra_body
+            model = model.bind(**(sampling if self.settings.transport == "http" else {"extra_body": sampling}))
         records: list[CallRecord] = []
         problem = ""
         raw = ""
@@ -548,7 +561,8 @@ class LLMGateway:
 
     def _bound(self, schema: type[BaseModel], comment_max_chars: int | None = None) -> Any:
         if self.method == "json_schema":
-            return self.model.bind(response_format=json.loads(_response_format(schema, comment_max_chars)))
+            return self.model.bind(response_format=json.loads(
+                _response_format(schema, comment_max_chars, self.settings.schema_length_limits)))
         if self.method == "tool":
             return self.model.bind_tools([schema], tool_choice=schema.__name__)
         return self.model
@@ -580,12 +594,16 @@ def _schema_text(schema: type[BaseModel]) -> str:
 
 
 @lru_cache(maxsize=256)
-def _response_format(schema: type[BaseModel], comment_max_chars: int | None) -> str:
-    """The json_schema response format, as JSON text (cached: pydantic builds a JSON schema anew on every call)."""
+def _response_format(schema: type[BaseModel], comment_max_chars: int | None, grammar: bool = False) -> str:
+    """The json_schema response format, as JSON text (cached: pydantic builds a JSON schema anew on every call).
+    ``grammar``: the server enforces the schema as a grammar (llama.cpp), and a schema may tighten itself for it
+    (its ``grammar_schema`` classmethod: length limits a grammar can hold the model to)."""
     js = schema.model_json_schema()
     js["additionalProperties"] = False
     if comment_max_chars:
         js["properties"]["comment"]["maxLength"] = comment_max_chars
+    if grammar and hasattr(schema, "grammar_schema"):
+        js = schema.grammar_schema(js)
     return json.dumps({"type": "json_schema", "json_schema": {"name": schema.__name__, "schema": js, "strict": True}})
 
 

@@ -379,6 +379,7 @@ def local_llm_settings(llm: LLMSettings, server: LocalServer) -> LLMSettings:
         "max_concurrency": min(llm.max_concurrency, server.parallel),
         "schema_length_limits": True,  # llama.cpp turns maxLength into its grammar
         "served_locally": True,  # its port changes from run to run: cached answers are keyed by the model
+        "dry_sampling": True,  # llama.cpp's DRY sampler (see the analysis node)
         "prompt_cache": True,  # one slot and a prompt cache in RAM: continuing a conversation costs only the new part
         "timeout": max(llm.timeout, 600.0),
     })

@@ -1,0 +1,209 @@
+"""Checks of what the judge wrote, read from the text itself: whether an analysis repeats an earlier one of its
+column, whether it is grounded in the speech it analyses (and not in other speeches), whether it names the right
+debater and gives each debater the side they argued, and whether its quotes are really in the speech.
+
+These are the failure modes of a small model reading its own earlier answers (it copies the nearest text, swaps
+the name, and attributes the other debater's words to the speaker), so they run on every result (stored in
+:attr:`JudgeResult.checks`, flagged in the CLI summary and the report) and :mod:`debatrix.benchmarks.feedback`
+reports them per mode and dimension. Pure functions of text: no model, no I/O."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+
+from debatrix.core.models import AnalysisCheck, CommentCheck, Debate, DebateFormat, JudgeResult, Side, TextChecks
+
+#: an analysis sharing at least this share of its word 5-grams with an earlier analysis of its column is a copy
+COPY_SHARE = 0.5
+COPY_N = 5
+GROUND_N = 3  # content-word n-grams for grounding
+QUOTE_MIN_WORDS = 3  # shorter quoted strings are scare quotes or terms, not quotations
+
+# Function words, left out of the content-word n-grams that measure grounding (they match in any text).
+STOPWORDS = frozenset("""
+a about above after again against all also am an and any are aren't as at be because been before being below between
+both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each either even ever
+every few for from further had hadn't has hasn't have haven't having he he'd he'll he's her here here's hers herself
+him himself his how how's however i i'd i'll i'm i've if in into is isn't it it's its itself just let's may me might
+more most much must mustn't my myself neither no nor not now of off on once one only or other ought our ours ourselves
+out over own per quite rather same shall shan't she she'd she'll she's should shouldn't since so some such than that
+that's the their theirs them themselves then there there's these they they'd they'll they're they've this those
+though through thus to too toward towards under until up upon us very via was wasn't we we'd we'll we're we've were
+weren't what what's when when's where where's whether which while who who's whom whose why why's will with within
+without won't would wouldn't yet you you'd you'll you're you've your yours yourself yourselves
+""".split())
+
+_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "`": "'", "“": '"', "”": '"', "„": '"', "«": '"', "»": '"'})
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+
+def normalized(text: str) -> str:
+    """Lower case, compatibility forms folded, curly quotes straightened (what a quotation check compares)."""
+    return unicodedata.normalize("NFKC", text).translate(_APOSTROPHES).lower()
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(normalized(text))
+
+
+def content_words(text: str) -> list[str]:
+    return [w for w in words(text) if w not in STOPWORDS and len(w) > 1]
+
+
+def ngrams(tokens: Sequence[str], n: int) -> set[tuple[str, ...]]:
+    return {tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1)}
+
+
+def shared_share(text: str, other: str, n: int = COPY_N) -> float:
+    """The share of ``text``'s word n-grams that also occur in ``other`` (0 where ``text`` has none)."""
+    mine = ngrams(words(text), n)
+    return len(mine & ngrams(words(other), n)) / len(mine) if mine else 0.0
+
+
+def grounding(text: str, own: str, others: Iterable[str], n: int = GROUND_N) -> tuple[float, float, int]:
+    """(share of ``text``'s content-word n-grams found in ``own``, share found only in ``others`` and not in
+    ``own``, how many n-grams ``text`` has). An analysis about its speech has the first well above the second."""
+    mine = ngrams(content_words(text), n)
+    if not mine:
+        return 0.0, 0.0, 0
+    in_own = mine & ngrams(content_words(own), n)
+    elsewhere: set[tuple[str, ...]] = set()
+    for o in others:
+        elsewhere |= ngrams(content_words(o), n)
+    foreign = (mine - in_own) & elsewhere
+    return len(in_own) / len(mine), len(foreign) / len(mine), len(mine)
+
+
+_QUOTED = re.compile(r'"([^"\n]{3,400})"')
+
+
+def quotes(text: str) -> list[str]:
+    """The quotations in ``text``: double-quoted passages of at least :data:`QUOTE_MIN_WORDS` words."""
+    return [q.strip() for q in _QUOTED.findall(normalized(text)) if len(words(q)) >= QUOTE_MIN_WORDS]
+
+
+def quote_found(quote: str, source: str) -> bool:
+    """Whether ``quote`` is in ``source`` word for word (case, punctuation and spacing aside; an ellipsis may join
+    two passages, each of which must be there)."""
+    src = " ".join(words(source))
+    parts = [p for p in re.split(r"\.\.\.|…|\[\.\.\.\]", quote) if words(p)]
+    return bool(parts) and all(f" {' '.join(words(p))} " in f" {src} " for p in parts)
+
+
+def mentions(text: str, name: str) -> bool:
+    """Whether ``text`` names the debater ``name`` (whole words, any case; "Ana's" counts)."""
+    return re.search(rf"(?<![\w]){re.escape(normalized(name))}(?![\w])", normalized(text)) is not None
+
+
+# Phrases that put a debater on a side of the motion. Only sentences that name exactly one debater are read, so a
+# sentence comparing both ("Ana supports the motion, Ben opposes it") is never held against either.
+_PRO = re.compile(r"\b(supports?|supporting|defends?|defending|argues? for|arguing for|in favou?r of|proposes?|"
+                  r"proposing) (the|this) motion\b|\b(for|behind) the motion\b|\bon the (pro|proposition|affirmative)"
+                  r" side\b|\bas (the )?(pro|proposition|affirmative)\b")
+_CON = re.compile(r"\b(opposes?|opposing|rejects?|rejecting|argues? against|arguing against|attacks?|attacking) "
+                  r"(the|this) motion\b|\bagainst the motion\b|\bon the (con|opposition|negative) side\b|"
+                  r"\bas (the )?(con|opposition|negative)\b")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def side_claims(text: str, names: Sequence[str]) -> list[tuple[str, Side]]:
+    """(debater, side) for every sentence that names one debater and puts them on a side of the motion."""
+    out = []
+    for sentence in _SENTENCE.split(text):
+        named = [n for n in names if mentions(sentence, n)]
+        if len(named) != 1:
+            continue
+        s = normalized(sentence)
+        pro, con = bool(_PRO.search(s)), bool(_CON.search(s))
+        if pro != con:
+            out.append((named[0], Side.PRO if pro else Side.CON))
+    return out
+
+
+def wrong_sides(text: str, debate: Debate) -> list[str]:
+    """Debaters the text puts on the side of the motion they did not argue (1v1 and BP)."""
+    if debate.format is DebateFormat.SINGLE:
+        return []
+    sides = {d.name: d.side for d in debate.debaters}
+    return sorted({name for name, side in side_claims(text, list(sides)) if sides[name] is not side})
+
+
+# ----------------------------------------------------------------------------------------------- on a result
+
+
+def check_analyses(debate: Debate, dimension: str, analyses: Sequence[tuple[int, str, str]]) -> list[AnalysisCheck]:
+    """``analyses``: (speech index, speaker, text) of one column, in speaking order."""
+    names = [d.name for d in debate.debaters]
+    speeches = [s.content for s in debate.speeches]
+    out: list[AnalysisCheck] = []
+    for k, (i, speaker, text) in enumerate(analyses):
+        best, share = None, 0.0
+        for j, _, earlier in analyses[:k]:
+            s = shared_share(text, earlier)
+            if s > share:
+                best, share = j, s
+        own, foreign, _ = grounding(text, speeches[i], (t for m, t in enumerate(speeches) if m != i))
+        qs = quotes(text)
+        others = [n for n in names if n != speaker and mentions(text, n)]
+        out.append(AnalysisCheck(
+            dimension=dimension, index=i, speaker=speaker, words=len(words(text)),
+            copy_of=best if share >= COPY_SHARE else None, copy_share=round(share, 4), grounded=round(own, 4),
+            foreign=round(foreign, 4), quotes=len(qs), quotes_found=sum(quote_found(q, speeches[i]) for q in qs),
+            names_other_only=bool(others) and not mentions(text, speaker),
+            wrong_sides=tuple(wrong_sides(text, debate))))
+    return out
+
+
+def cites_debate(text: str, debate: Debate, n: int = 2) -> bool:
+    """Whether ``text`` repeats something said in a speech: a content-word n-gram of a speech that is not in the
+    motion nor made of debater names (a reason built from weights and names alone has none)."""
+    said: set[tuple[str, ...]] = set()
+    for s in debate.speeches:
+        said |= ngrams(content_words(s.content), n)
+    common = ngrams(content_words(debate.motion), n)
+    names = {w for d in debate.debaters for w in words(d.name)}
+    return any(g not in common and not set(g) <= names for g in ngrams(content_words(text), n) & said)
+
+
+def check_result(result: JudgeResult, debate: Debate) -> TextChecks:
+    """Every check on a result's text (its analyses, per-debater comments and the panel's reason)."""
+    names = [d.name for d in debate.debaters]
+    analyses: list[AnalysisCheck] = []
+    comments: list[CommentCheck] = []
+    flags: list[str] = []
+    for d in result.dimensions:
+        column = check_analyses(debate, d.name, [(a.index, a.speaker, a.analysis) for a in d.analyses])
+        analyses += column
+        for a in column:
+            where = f"{d.name}, speech {a.index + 1} ({a.speaker})"
+            if a.copied:
+                flags.append(f"{where}: repeats the analysis of speech {a.copy_of + 1} "
+                             f"({a.copy_share:.0%} of its 5-word phrases)")
+            if a.names_other_only:
+                flags.append(f"{where}: names only the other side, never {a.speaker}")
+            for name in a.wrong_sides:
+                flags.append(f"{where}: puts {name} on the wrong side of the motion")
+            if a.quotes > a.quotes_found:
+                flags.append(f"{where}: {a.quotes - a.quotes_found} of {a.quotes} quotations are not in the speech")
+        for j in d.debater_judgments:
+            if not j.comment:
+                continue
+            wrong = tuple(wrong_sides(j.comment, debate))
+            others = [n for n in names if n != j.debater and mentions(j.comment, n)]
+            check = CommentCheck(dimension=d.name, debater=j.debater, wrong_sides=wrong,
+                                 names_other_only=bool(others) and not mentions(j.comment, j.debater))
+            comments.append(check)
+            if check.names_other_only:
+                flags.append(f"{d.name}: the comment on {j.debater} is about {', '.join(others)}")
+            for name in wrong:
+                flags.append(f"{d.name}: the comment on {j.debater} puts {name} on the wrong side of the motion")
+    panel = None
+    general = result.general
+    # the panel's reason, where a panel wrote one (a mode without a panel shows its one column's verdict)
+    if general is not None and general.verdict is not None and "panel_comment" in result.usage.by_node:
+        panel = cites_debate(general.verdict.comment, debate)
+        if not panel:
+            flags.append("panel: the reason cites nothing said in the debate")
+    return TextChecks(analyses=tuple(analyses), comments=tuple(comments), panel_grounded=panel, flags=tuple(flags))

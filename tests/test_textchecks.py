@@ -1,0 +1,97 @@
+"""The checks of what the judge wrote (debatrix.core.textchecks) on hand-made texts, and the split of a judgment
+into per-debater comments on real model output."""
+
+from __future__ import annotations
+
+from debatrix.core import textchecks as T
+from debatrix.core.models import Debate, Debater, Side, Speech
+from debatrix.graphs.nodes import debater_paragraph
+
+ANA = ("Tired staff make mistakes. Trials in Iceland and the UK kept output level while sick days and burnout fell. "
+       "A shorter week attracts and keeps staff.")
+BEN = ("The trials Ana cites were mostly office teams that chose to take part. Hospitals run on shifts, so a shorter "
+       "week means hiring more people we cannot find.")
+DEBATE = Debate(id="t", motion="This house would move public-sector workers to a four-day week.",
+                debaters=(Debater(name="Ana", side=Side.PRO), Debater(name="Ben", side=Side.CON)),
+                speeches=(Speech(speaker="Ana", content=ANA), Speech(speaker="Ben", content=BEN)))
+
+
+def test_a_repeated_analysis_with_the_name_swapped_is_a_copy():
+    first = "Ana's argument is that a shorter week attracts and keeps staff and saves the cost of hiring."
+    swapped = first.replace("Ana", "Ben")
+    own = "Ben says the trials were office teams that chose to take part, so they prove little for hospitals."
+    checks = T.check_analyses(DEBATE, "argument", [(0, "Ana", first), (1, "Ben", swapped)])
+    assert checks[1].copied and checks[1].copy_of == 0 and checks[1].copy_share > 0.9
+    assert not T.check_analyses(DEBATE, "argument", [(0, "Ana", first), (1, "Ben", own)])[1].copied
+    assert T.shared_share("", first) == 0.0  # no 5-grams: nothing shared
+
+
+def test_grounding_tells_the_own_speech_from_the_others():
+    about_ben = "Ben notes the trials were office teams that chose to take part; hospitals run on shifts."
+    about_ana = "Ben claims trials in Iceland and the UK kept output level while sick days fell."
+    own, foreign, n = T.grounding(about_ben, BEN, [ANA])
+    assert n > 0 and own > 0.3 and foreign == 0.0
+    own2, foreign2, _ = T.grounding(about_ana, BEN, [ANA])
+    assert own2 == 0.0 and foreign2 > 0.3
+    assert T.grounding("the of and", BEN, [ANA]) == (0.0, 0.0, 0)
+
+
+def test_quotations_are_found_word_for_word_only():
+    text = ('Ben: "The trials Ana cites were mostly office teams" and “hospitals run on shifts” but "trials were '
+            'useless" is not his; "office" is a term, not a quotation.')
+    qs = T.quotes(text)
+    assert qs == ["the trials ana cites were mostly office teams", "hospitals run on shifts", "trials were useless"]
+    assert [T.quote_found(q, BEN) for q in qs] == [True, True, False]
+    assert T.quote_found("The trials Ana cites ... hospitals run on shifts", BEN)  # an ellipsis joins two parts
+    assert not T.quote_found("The trials Ana cites ... hospitals never run", BEN)
+
+
+def test_misattribution_names_the_other_debater_or_the_wrong_side():
+    checks = T.check_analyses(DEBATE, "argument", [
+        (0, "Ana", "Ana argues a shorter week keeps staff."),
+        (1, "Ben", "Ana's argument is that a shorter week keeps staff."),  # about the other debater only
+        (1, "Ben", "Ben supports the motion with hiring figures."),  # Ben opposed it
+    ])
+    assert [c.names_other_only for c in checks] == [False, True, False]
+    assert [c.wrong_sides for c in checks] == [(), (), ("Ben",)]
+    assert [c.misattributed for c in checks] == [False, True, True]
+    # a sentence naming both debaters is never held against either
+    assert T.wrong_sides("Ana supports the motion while Ben is against the motion.", DEBATE) == []
+    assert T.wrong_sides("Ana is against the motion.", DEBATE) == ["Ana"]
+    assert T.mentions("Ana's case", "Ana") and not T.mentions("Banana bread", "Ana")
+
+
+def test_a_reason_made_of_weights_cites_nothing_said():
+    assert not T.cites_debate("The final decision is Ana, as she has the highest weight of 3 out of 5.", DEBATE)
+    assert not T.cites_debate("Ana wins the four-day week debate.", DEBATE)  # the motion's words are not a point
+    assert T.cites_debate("Ana wins: Ben never answered that burnout fell in the Iceland trials.", DEBATE)
+
+
+# Real judgments of qwen2.5-coder-1.5b (the demo, before the fix): a name on its own line, the Winner line between
+# the paragraphs, Markdown bold names. Each debater's comment must be its own paragraph, never the other's.
+REAL_NAME_ALONE = """Ana:
+Ana's argument is strong and well-supported by the evidence provided. She argues that a four-day week with no loss of pay would attract and keep staff.
+
+Winner: Ana
+
+Ben:
+Ben argued that four-day weeks reduced errors and improved output levels, citing studies from Iceland and the UK."""
+REAL_ONE_SIDED = """Ana:
+Ana's argument is strong and well-supported by the evidence provided. Ana's rebuttals are also strong."""
+REAL_BOLD = """**Alec**: The US military defends economic freedom and deters aggression.
+**blamonkey** - Argued that the budget is bloated and cited the GAO audit.
+Winner: blamonkey"""
+
+
+def test_per_debater_comments_from_real_judgments():
+    names = ["Ana", "Ben"]
+    assert debater_paragraph(REAL_NAME_ALONE, "Ana", names).startswith("Ana's argument is strong")
+    assert "Winner" not in debater_paragraph(REAL_NAME_ALONE, "Ana", names)
+    assert debater_paragraph(REAL_NAME_ALONE, "Ben", names).startswith("Ben argued that four-day weeks")
+    # the judgment says nothing on Ben: his comment is empty, not Ana's paragraph nor the whole judgment
+    assert debater_paragraph(REAL_ONE_SIDED, "Ben", names) == ""
+    bold = ["Alec", "blamonkey"]
+    assert debater_paragraph(REAL_BOLD, "Alec", bold) == "The US military defends economic freedom and deters aggression."
+    assert debater_paragraph(REAL_BOLD, "blamonkey", bold) == "Argued that the budget is bloated and cited the GAO audit."
+    # a name that starts another name's spelling is not mistaken for it
+    assert debater_paragraph("Alexandra: strong.\nAl: weak.", "Al", ["Al", "Alexandra"]) == "weak."
