@@ -154,13 +154,13 @@ async def test_debatrix_mode_end_to_end_on_the_smallest_model(small_model, four_
     assert calls == 40 and again.usage.llm_calls == calls and again.usage.completion_tokens > 0
     # llama.cpp says what it really computed: the dimensions' analyses of a speech share the system prompt, the
     # header and the speech, and each score continues the analysis just written, so most prompt tokens come from
-    # the server's cache and a score reads little more than its question
+    # the server's cache and a score reads little more than the analysis (its quotations and notes) and its question
     u = again.usage
     assert u.prompt_tokens_processed is not None and u.cached_prompt_tokens is not None
     assert u.cached_prompt_tokens > u.prompt_tokens_processed
     assert u.by_node["analyze_speech"].cached_prompt_tokens > 0.3 * u.by_node["analyze_speech"].prompt_tokens
     scores = u.by_node["score_speech"]
-    assert scores.prompt_tokens_processed < 0.25 * scores.cached_prompt_tokens
+    assert scores.prompt_tokens_processed < 0.35 * scores.cached_prompt_tokens
 
 
 async def test_debate_that_cannot_fit_is_refused_before_the_server_starts(small_model, uniforms):
