@@ -12,6 +12,7 @@ from debatrix import __version__
 from debatrix.context import JudgeContext
 from debatrix.core.dimension import Dimension
 from debatrix.llm.local import served_by
+from debatrix.core.confidence import CalibrationMap, calibration_for, shown
 from debatrix.core.textchecks import check_result
 from debatrix.core.models import (
     Debate,
@@ -53,14 +54,14 @@ def debater_judgments(state: JudgeState, dim: str, debate: Debate) -> list[Debat
     return sorted(state.get("debater_judgments", {}).get(dim, []), key=lambda j: order[j.debater])
 
 
-def _dimension_result(state: JudgeState, dim: Dimension) -> DimensionResult:
+def _dimension_result(state: JudgeState, dim: Dimension, cmap: CalibrationMap | None) -> DimensionResult:
     debate = state["debate"]
     judgments = debater_judgments(state, dim.name, debate)
     decision = _first(state, "winner_decisions", dim.name)
     verdict = None
     if decision is not None:
         sc = score_winner({j.debater: j.score for j in judgments}, debate, dim.allow_tie, dim.tie_margin)
-        verdict = Verdict(**decision.model_dump(), score_winner=sc)
+        verdict = _shown(Verdict(**decision.model_dump(), score_winner=sc), cmap)
     return DimensionResult(
         name=dim.name, weight=dim.weight, allow_tie=dim.allow_tie, tie_margin=dim.tie_margin,
         analyses=tuple(sorted(state.get("analyses", {}).get(dim.name, []), key=lambda a: a.index)),
@@ -72,7 +73,8 @@ def _dimension_result(state: JudgeState, dim: Dimension) -> DimensionResult:
     )
 
 
-def _merged_general(state: JudgeState, dims: list[DimensionResult]) -> DimensionResult:
+def _merged_general(state: JudgeState, dims: list[DimensionResult], cmap: CalibrationMap | None
+                    ) -> DimensionResult:
     """The panel's general result: debater scores are the weighted mean of the dimensions' scores (SC);
     the winner is the panel chair's decision (DP)."""
     debate = state["debate"]
@@ -90,9 +92,15 @@ def _merged_general(state: JudgeState, dims: list[DimensionResult]) -> Dimension
     verdict = None
     if decision is not None:
         sc = score_winner({j.debater: j.score for j in judgments}, debate, False, 0)
-        verdict = Verdict(**decision.model_dump(), score_winner=sc)
+        verdict = _shown(Verdict(**decision.model_dump(), score_winner=sc), cmap)
     return DimensionResult(name="general", weight=total, allow_tie=False, debater_judgments=tuple(judgments),
                            verdict=verdict)
+
+
+def _shown(v: Verdict, cmap: CalibrationMap | None) -> Verdict:
+    """The verdict with its confidence as shown: calibrated for the run's model and mode where a map exists."""
+    q, text = shown((v.probabilities or {}).get(v.winner or "tie"), v.method, cmap)
+    return v.model_copy(update={"calibrated_probability": q, "confidence": text})
 
 
 def _missing(d: DimensionResult, debate: Debate, per_speech: bool) -> list[str]:
@@ -110,11 +118,12 @@ def _missing(d: DimensionResult, debate: Debate, per_speech: bool) -> list[str]:
 def make_finish(mode: str, per_speech: bool, panel: bool) -> Callable:
     async def finish(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
         debate = state["debate"]
-        dims = [_dimension_result(state, d) for d in state.get("dimensions", [])]
+        cmap = calibration_for(ctx.settings.llm.model, mode)
+        dims = [_dimension_result(state, d, cmap) for d in state.get("dimensions", [])]
         if debate.format is DebateFormat.SINGLE:
             general = None
         elif panel:
-            general = _merged_general(state, dims)
+            general = _merged_general(state, dims, cmap)
         else:
             general = dims[0].model_copy(update={"name": "general"}) if dims else None
         failures = list(state.get("failures", []))

@@ -95,3 +95,33 @@ def test_per_debater_comments_from_real_judgments():
     assert debater_paragraph(REAL_BOLD, "blamonkey", bold) == "Argued that the budget is bloated and cited the GAO audit."
     # a name that starts another name's spelling is not mistaken for it
     assert debater_paragraph("Alexandra: strong.\nAl: weak.", "Al", ["Al", "Alexandra"]) == "weak."
+
+
+def test_feedback_benchmark_adds_up_the_checks_per_dimension():
+    from debatrix.benchmarks.feedback import Feedback
+
+    def col(n, copied, grounded, foreign, quotes, found):
+        return {"n": n, "copied": copied, "misattributed": 0, "cut": 0.0, "grounded": grounded,
+                "foreign": foreign, "words": 40 * n, "quotes": quotes, "quotes_found": found}
+
+    records = [
+        {"status": "complete", "pred": {"dimensions": {"argument": col(4, 3, 0.4, 0.8, 0, 0),
+                                                       "language": col(4, 0, 1.2, 0.0, 8, 8)},
+                                        "consistent": {"argument": True, "general": False},
+                                        "comments": [True, False], "empty_comments": [False, True],
+                                        "panel_grounded": False}},
+        {"status": "complete", "pred": {"dimensions": {"argument": col(2, 0, 1.0, 0.0, 4, 2)},
+                                        "consistent": {"argument": True}, "comments": [False, False],
+                                        "empty_comments": [False, False], "panel_grounded": True}},
+        {"status": "incomplete", "pred": {}},
+    ]
+    rows = {r.metric: (r.value, r.n) for r in Feedback().metrics(records)}
+    assert rows["copy_rate_argument"] == (0.5, 6) and rows["copy_rate_language"] == (0.0, 4)
+    assert rows["copy_rate_all"] == (0.3, 10)
+    assert rows["grounded_argument"][0] == 1.4 / 6 and rows["foreign_argument"][0] == 0.8 / 6
+    assert rows["quotes_found_argument"] == (0.5, 4) and rows["quotes_found_all"] == (10 / 12, 12)
+    assert rows["grounded_above_foreign_argument"] == (0.5, 2)  # per column: one of the two argument columns
+    assert rows["consistent_all"] == (2 / 3, 3)
+    assert rows["comment_misattributed_all"] == (0.25, 4) and rows["comment_empty_all"] == (0.25, 4)
+    assert rows["panel_cites_debate"] == (0.5, 2)
+    assert rows["words_per_analysis_all"] == (40.0, 10)

@@ -339,9 +339,9 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
 
 
 def _judged_winner(v: Any) -> str:
+    """The winner with its confidence as shown (calibrated %, too close to call, uncalibrated, or nothing)."""
     name = v.winner or "tie"
-    p = (v.probabilities or {}).get(name)
-    return f"{name} ({p:.0%})" if p is not None and v.method == "logprobs" else name
+    return f"{name} ({v.confidence})" if v.confidence else name
 
 
 def print_summary(result: JudgeResult, con: Console) -> None:

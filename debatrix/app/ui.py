@@ -263,8 +263,7 @@ def summary(result: JudgeResult) -> dict[str, Any]:
         if d is None or d.verdict is None:
             return None
         v = d.verdict
-        p = (v.probabilities or {}).get(v.winner or "tie")
-        return {"name": d.name, "winner": v.winner, "probability": p, "comment": v.comment,
+        return {"name": d.name, "winner": v.winner, "confidence": v.confidence, "comment": v.comment,
                 "scores": {j.debater: j.score for j in d.debater_judgments}}
 
     u = result.usage

@@ -265,6 +265,11 @@ class Verdict(Frozen):
     position_bias: float | None = None
     consistent: bool = True  # the comment argues for the winner named
     warnings: tuple[str, ...] = ()
+    # what the winner's probability means (debatrix.core.confidence): calibrated against human verdicts where a map
+    # exists for the model and mode; ``confidence`` is the text shown beside the winner ("72%", "too close to
+    # call", "uncalibrated", or "" without probabilities)
+    calibrated_probability: float | None = None
+    confidence: str = ""
 
 
 class DimensionResult(Frozen):

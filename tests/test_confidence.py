@@ -1,0 +1,29 @@
+"""What a verdict's confidence is shown as: a calibrated percentage only where a map exists, "too close to call"
+near even, "uncalibrated" without a map, nothing without probabilities."""
+
+from __future__ import annotations
+
+from debatrix.core.confidence import TOO_CLOSE, UNCALIBRATED, CalibrationMap, maps, shown
+
+# a map that shrinks the model's overconfidence: logit halved
+HALF = CalibrationMap(model="m", mode="direct", a=0.5, b=0.0, n=40)
+
+
+def test_no_probabilities_no_percentage():
+    assert shown(None, "logprobs", HALF) == (None, "")
+    assert shown(1.0, "argmax", HALF) == (None, "")  # the orders' votes agreeing is no probability
+
+
+def test_without_a_map_the_figure_is_called_uncalibrated():
+    assert shown(0.97, "logprobs", None) == (None, UNCALIBRATED)
+
+
+def test_a_map_calibrates_and_near_even_is_too_close_to_call():
+    q, text = shown(0.97, "logprobs", HALF)
+    assert 0.84 < q < 0.86 and text == f"{q:.0%}"
+    assert shown(0.6, "logprobs", HALF)[1] == TOO_CLOSE  # 0.55 after calibration
+    assert HALF(0.5) == 0.5 and 0 < HALF(0.0) < HALF(1.0) < 1  # clipped, not infinite
+
+
+def test_shipped_maps_are_read():
+    assert all(isinstance(k, tuple) and v.n > 0 for k, v in maps().items())
