@@ -17,6 +17,7 @@ from debatrix.core.dimension import Dimension
 from debatrix.core.settings import JudgeSettings
 from debatrix.core.models import Debate, DebateFormat, OrderAnswer, SpeechAnalysis, SpeechJudgment
 from debatrix.core import probabilities as prob
+from debatrix.core.textchecks import unglued
 from debatrix.core.tokens import count_tokens
 
 from . import verdicts as V
@@ -105,12 +106,13 @@ def make_analyze_speech(previous: PreviousContext) -> Node:
         meta = {"debatrix_index": i, "debatrix_target": speech.speaker}
         update: dict[str, Any] = {"index": i + 1}
         schema = analysis_schema(debate, i, settings.analysis_words, merge_score_call)
+        sampling = no_repeats(after + relevant, settings) if i else None
         try:
             answer, lp, records = await ctx.gateway.structured_probed(
-                messages, schema,
-                node="analyze_speech", dimension=dim.name, meta=meta,
-                sampling=no_repeats(after + relevant, settings) if i else None)
+                messages, schema, node="analyze_speech", dimension=dim.name, meta=meta, sampling=sampling)
             analysis, cut = answer.text()
+            if sampling:  # words the DRY sampler made the model glue together, split again
+                analysis = unglued(analysis, str(messages[-1].content))
             if cut:
                 records[-1] = records[-1].model_copy(update={"truncated": True})
             if merge_score_call:  # the analysis and the speech's score in one structured answer

@@ -125,3 +125,11 @@ def test_feedback_benchmark_adds_up_the_checks_per_dimension():
     assert rows["comment_misattributed_all"] == (0.25, 4) and rows["comment_empty_all"] == (0.25, 4)
     assert rows["panel_cites_debate"] == (0.5, 2)
     assert rows["words_per_analysis_all"] == (40.0, 10)
+
+
+def test_words_glued_to_dodge_the_repeat_penalty_are_split_again():
+    source = "Trials kept output level while sick days and burnout fell; a four-day week is necessary."
+    glued = "Ben says trials kept  outputlevel while burnoutfell, so a four-Dayweek isnecessary in Reykjavik."
+    assert T.unglued(glued, source) == ("Ben says trials kept output level while burnout fell, so a four-Day week "
+                                        "is necessary in Reykjavik.")
+    assert T.unglued("a necessary output", source) == "a necessary output"  # real words are left alone

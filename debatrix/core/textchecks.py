@@ -207,3 +207,30 @@ def check_result(result: JudgeResult, debate: Debate) -> TextChecks:
         if not panel:
             flags.append("panel: the reason cites nothing said in the debate")
     return TextChecks(analyses=tuple(analyses), comments=tuple(comments), panel_grounded=panel, flags=tuple(flags))
+
+
+# ----------------------------------------------------------------------------------------------- repair
+
+_GLUED = re.compile(r"[A-Za-z]{4,}")
+
+
+def unglued(text: str, source: str) -> str:
+    """``text`` with words the sampler glued together split again ("outputlevel" -> "output level") where the
+    two words stand side by side in ``source`` and the glued form does not, and runs of spaces made single. The DRY
+    sampler that keeps an analysis from repeating earlier ones penalises the next token of a repeated phrase; a
+    small model then writes the same words without the space, which is no new thought, only worse to read."""
+    seen = words(source)
+    vocab = set(seen)
+    pairs = set(zip(seen, seen[1:]))
+
+    def split(m: re.Match[str]) -> str:
+        w = m.group(0)
+        low = w.lower()
+        if low in vocab:
+            return w
+        for k in range(2, len(w) - 1):
+            if (low[:k], low[k:]) in pairs:
+                return f"{w[:k]} {w[k:]}"
+        return w
+
+    return re.sub(r"(?<=\S) {2,}(?=\S)", " ", _GLUED.sub(split, text))
