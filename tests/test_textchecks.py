@@ -133,3 +133,34 @@ def test_words_glued_to_dodge_the_repeat_penalty_are_split_again():
     assert T.unglued(glued, source) == ("Ben says trials kept output level while burnout fell, so a four-Day week "
                                         "is necessary in Reykjavik.")
     assert T.unglued("a necessary output", source) == "a necessary output"  # real words are left alone
+
+
+def test_result_flags_name_what_to_distrust(uniforms):
+    """On a whole result: a copied analysis, a comment missing for a debater and a panel reason made of weights
+    are flagged in words."""
+    import asyncio
+
+    from debatrix.app.api import ajudge_debate
+    from debatrix.testing import ScriptedChatModel, analysis_of
+
+    from .conftest import settings
+
+    def judged(c):  # every debater's paragraph but Theo's
+        return f"Maya argued on {c.dimension}.\nWinner: Maya"
+
+    model = ScriptedChatModel(script={
+        "analyze_speech": lambda c: analysis_of(c, note=f"{c.target} makes the same point about uniforms and "
+                                                        "bullying that every speech makes, with the same words, "
+                                                        "the same examples and the same conclusion about costs "
+                                                        "for families, identity and learning in school."),
+        "judge_debate": judged,
+        "panel_comment": "The final decision is Maya, as she has the highest weight of 3 out of 7.\nWinner: Maya",
+        "decide_debate": lambda c: {**{n: 6 for n in c.names}, "winner": "Maya"},
+        "panel_decide": {"winner": "Maya"}})
+    result = asyncio.run(ajudge_debate(uniforms, settings("debatrix"), model))
+    flags = result.checks.flags
+    assert any("argument, speech 3 (Maya): repeats the analysis of speech 1" in f for f in flags)
+    assert "argument: the judgment has no paragraph on Theo" in flags
+    assert "panel: the reason cites nothing said in the debate" in flags
+    assert result.checks.panel_grounded is False
+    assert [j.comment for j in result.dimension("argument").debater_judgments] == ["Maya argued on argument.", ""]

@@ -189,6 +189,7 @@ def check_result(result: JudgeResult, debate: Debate) -> TextChecks:
                 flags.append(f"{where}: {a.quotes - a.quotes_found} of {a.quotes} quotations are not in the speech")
         for j in d.debater_judgments:
             if not j.comment:
+                flags.append(f"{d.name}: the judgment has no paragraph on {j.debater}")
                 continue
             wrong = tuple(wrong_sides(j.comment, debate))
             others = [n for n in names if n != j.debater and mentions(j.comment, n)]
