@@ -134,7 +134,11 @@ class _AnalysisAnswer(_Answer):
         """(the analysis, whether a note was cut at its length limit)."""
         cut = False
         parts = []
+        quoted: set[str] = set()
         for p in self.points:  # type: ignore[attr-defined]
+            if p.quote in quoted:  # the same passage picked twice (a grammar cannot forbid it): said once
+                continue
+            quoted.add(p.quote)
             note, c = _whole(p.note.strip(), self.note_limit)
             cut |= c
             parts.append(f'"{p.quote}" {note}')

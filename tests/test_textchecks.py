@@ -164,3 +164,17 @@ def test_result_flags_name_what_to_distrust(uniforms):
     assert "panel: the reason cites nothing said in the debate" in flags
     assert result.checks.panel_grounded is False
     assert [j.comment for j in result.dimension("argument").debater_judgments] == ["Maya argued on argument.", ""]
+
+
+def test_quotable_passages_are_the_speakers_own_sentences():
+    from debatrix.core.prompting import quotable_passages
+
+    text = ("Tired staff make mistakes. Yes. Rotas can be redesigned, as Scottish trials are doing, and overtime is "
+            "already what burnout costs us today in every single ward of the country.\n"
+            "> POI from Ben: where is the evidence for that?\nTired staff make mistakes.")
+    assert quotable_passages(text) == [
+        "Tired staff make mistakes.",  # once, though said twice
+        # a long sentence is split at a clause break, so a passage stays within 18 words
+        "Rotas can be redesigned, as Scottish trials are doing,",
+        "and overtime is already what burnout costs us today in every single ward of the country.",
+    ]  # "Yes." is too short to quote; the point of information is Ben's words, not the speaker's

@@ -276,7 +276,7 @@ def quotable_passages(content: str, max_words: int = 18) -> list[str]:
     lines = [ln for ln in content.replace("\r\n", "\n").split("\n") if not ln.lstrip().startswith(">")]
     for sentence in re.split(r"(?<=[.!?])\s+|\n+", "\n".join(lines)):
         ws = sentence.split()
-        if len(ws) < 3:
+        if len(ws) < 4 or ws[0].startswith(">"):
             continue
         chunk: list[str] = []
         for part in re.split(r"(?<=[,;:])\s+", sentence.strip()):
@@ -288,7 +288,7 @@ def quotable_passages(content: str, max_words: int = 18) -> list[str]:
             while len(chunk) > max_words:
                 out.append(" ".join(chunk[:max_words]))
                 chunk = chunk[max_words:]
-        if len(chunk) >= 3 or (chunk and not out):
+        if len(chunk) >= 4 or (chunk and not out):  # a fragment of three words says nothing quotable
             out.append(" ".join(chunk))
     return list(dict.fromkeys(out))
 
