@@ -40,3 +40,24 @@ async def test_injected_speeches_flip_no_verdict(default_model, four_day_week):
     assert v.method == "logprobs" and all(o.probabilities for o in v.orders)  # the real server's probabilities
     assert all(r.status == "complete" for r in rows)
     assert [r.attack for r in rows if r.flipped] == []
+
+
+@pytest.mark.slow
+async def test_iterative_analyses_are_about_their_own_speech(default_model, four_day_week):
+    """The default model, reading its earlier analyses, repeated them with the name swapped (3 of the argument
+    column's 4 analyses in the demo). Now each analysis of the argument column must be its own: no copy of an
+    earlier one, every quotation in its speech, grounded in its speech more than in the others, naming its speaker
+    and no one else's side wrongly (the checks every result carries, read on real output)."""
+    settings = JudgeSettings(mode="debatrix", dimensions=("argument",),
+                             llm=LLMSettings(backend="local", local_model=default_model),
+                             memory=MemorySettings(embedding="hash"))
+    result = await ajudge_debate(four_day_week, settings)
+    assert result.status.value == "complete", result.incomplete_reason
+    analyses = [a for a in result.checks.analyses if a.dimension == "argument"]
+    print("\n".join(a.analysis for a in result.dimension("argument").analyses))
+    print(result.checks.flags)
+    assert len(analyses) == len(four_day_week.speeches)
+    assert [a.copied for a in analyses] == [False] * len(analyses)
+    assert all(a.quotes >= 1 and a.quotes_found == a.quotes for a in analyses)
+    assert not any(a.misattributed for a in analyses)
+    assert sum(a.grounded for a in analyses) > sum(a.foreign for a in analyses)
