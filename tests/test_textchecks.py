@@ -178,3 +178,18 @@ def test_quotable_passages_are_the_speakers_own_sentences():
         "Rotas can be redesigned, as Scottish trials are doing,",
         "and overtime is already what burnout costs us today in every single ward of the country.",
     ]  # "Yes." is too short to quote; the point of information is Ben's words, not the speaker's
+
+
+def test_a_paraphrased_side_is_read_from_the_motions_own_words():
+    """The real misattribution of debateart_0466: the con debater's analysis said he argues for the motion in its
+    own words, the next sentence naming him only by a pronoun."""
+    debate = Debate(id="m", motion="The US should increase military spending.",
+                    debaters=(Debater(name="Alec", side=Side.PRO), Debater(name="blamonkey", side=Side.CON)),
+                    speeches=(Speech(speaker="Alec", content="More."), Speech(speaker="blamonkey", content="Less.")))
+    real = ("Blamonkey's argument is strong and well-supported. He presents several points that support the idea "
+            "that the US should increase military spending.")
+    assert T.wrong_sides(real, debate) == ["blamonkey"]
+    assert T.wrong_sides("blamonkey argues the US should not increase military spending.", debate) == []
+    assert T.wrong_sides("Alec argues the US should increase military spending.", debate) == []
+    assert T.wrong_sides("Alec and blamonkey disagree on whether the US should increase military spending.",
+                         debate) == []

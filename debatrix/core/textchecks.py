@@ -97,28 +97,47 @@ def mentions(text: str, name: str) -> bool:
     return re.search(rf"(?<![\w]){re.escape(normalized(name))}(?![\w])", normalized(text)) is not None
 
 
-# Phrases that put a debater on a side of the motion. Only sentences that name exactly one debater are read, so a
-# sentence comparing both ("Ana supports the motion, Ben opposes it") is never held against either.
+# Phrases that put a debater on a side of the motion: naming the motion ("supports the motion"), or a verb of support
+# or opposition followed by most of the motion's own words ("supports the idea that the US should increase military
+# spending"). A sentence that names no debater speaks of the last one named ("He argues ..."); a sentence naming
+# several is never held against any of them ("Ana supports the motion, Ben opposes it").
 _PRO = re.compile(r"\b(supports?|supporting|defends?|defending|argues? for|arguing for|in favou?r of|proposes?|"
                   r"proposing) (the|this) motion\b|\b(for|behind) the motion\b|\bon the (pro|proposition|affirmative)"
                   r" side\b|\bas (the )?(pro|proposition|affirmative)\b")
 _CON = re.compile(r"\b(opposes?|opposing|rejects?|rejecting|argues? against|arguing against|attacks?|attacking) "
                   r"(the|this) motion\b|\bagainst the motion\b|\bon the (con|opposition|negative) side\b|"
                   r"\bas (the )?(con|opposition|negative)\b")
+_PRO_VERB = re.compile(r"\b(supports?|supporting|argues?|arguing|claims?|believes?|advocates?|defends?|in favou?r of|"
+                       r"wants?|calls? for)\b")
+_CON_VERB = re.compile(r"\b(opposes?|opposing|rejects?|rejecting|against|denies|disputes?|argues? against|"
+                       r"arguing against)\b")
+_NEGATION = re.compile(r"\b(not|no|never|shouldn't|should not|don't|doesn't)\b")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_MOTION_NOISE = {"house", "thbt", "th", "believes", "would", "should", "resolved"}
 
 
-def side_claims(text: str, names: Sequence[str]) -> list[tuple[str, Side]]:
-    """(debater, side) for every sentence that names one debater and puts them on a side of the motion."""
+def side_claims(text: str, names: Sequence[str], motion: str = "") -> list[tuple[str, Side]]:
+    """(debater, side) for every sentence that puts a debater on a side of the motion."""
+    core = {w for w in content_words(motion) if w not in _MOTION_NOISE}
     out = []
+    last: str | None = None
     for sentence in _SENTENCE.split(text):
         named = [n for n in names if mentions(sentence, n)]
-        if len(named) != 1:
+        if len(named) > 1:
+            last = None
+            continue
+        who = named[0] if named else last
+        last = who
+        if who is None:
             continue
         s = normalized(sentence)
         pro, con = bool(_PRO.search(s)), bool(_CON.search(s))
+        if not (pro or con) and core and len(core & set(content_words(s))) >= max(2, (len(core) + 1) // 2):
+            # the motion's own words: whose side depends on the verb before them (and no negation of the motion)
+            con = bool(_CON_VERB.search(s)) or bool(_NEGATION.search(s))
+            pro = bool(_PRO_VERB.search(s)) and not con
         if pro != con:
-            out.append((named[0], Side.PRO if pro else Side.CON))
+            out.append((who, Side.PRO if pro else Side.CON))
     return out
 
 
@@ -127,7 +146,7 @@ def wrong_sides(text: str, debate: Debate) -> list[str]:
     if debate.format is DebateFormat.SINGLE:
         return []
     sides = {d.name: d.side for d in debate.debaters}
-    return sorted({name for name, side in side_claims(text, list(sides)) if sides[name] is not side})
+    return sorted({name for name, side in side_claims(text, list(sides), debate.motion) if sides[name] is not side})
 
 
 # ----------------------------------------------------------------------------------------------- on a result
