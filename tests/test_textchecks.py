@@ -193,3 +193,13 @@ def test_a_paraphrased_side_is_read_from_the_motions_own_words():
     assert T.wrong_sides("Alec argues the US should increase military spending.", debate) == []
     assert T.wrong_sides("Alec and blamonkey disagree on whether the US should increase military spending.",
                          debate) == []
+
+
+def test_a_motion_that_holds_a_negation_is_not_read_as_opposed():
+    real = ("Ana's argument is that a four-day week with no loss of pay would attract and keep staff, and every "
+            "resignation we prevent saves the cost of recruiting and training a replacement.")
+    debate = DEBATE.model_copy(update={"motion": "This house would move all public-sector workers to a four-day "
+                                                 "week with no loss of pay."})
+    assert T.wrong_sides(real, debate) == []
+    assert T.wrong_sides("Ben argues for a four-day week with no loss of pay for public-sector workers.",
+                         debate) == ["Ben"]

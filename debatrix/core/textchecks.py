@@ -134,7 +134,9 @@ def side_claims(text: str, names: Sequence[str], motion: str = "") -> list[tuple
         pro, con = bool(_PRO.search(s)), bool(_CON.search(s))
         if not (pro or con) and core and len(core & set(content_words(s))) >= max(2, (len(core) + 1) // 2):
             # the motion's own words: whose side depends on the verb before them (and no negation of the motion)
-            con = bool(_CON_VERB.search(s)) or bool(_NEGATION.search(s))
+            # a negation the motion does not itself hold ("with no loss of pay" is the motion's own)
+            negated = len(_NEGATION.findall(s)) > len(_NEGATION.findall(normalized(motion)))
+            con = bool(_CON_VERB.search(s)) or negated
             pro = bool(_PRO_VERB.search(s)) and not con
         if pro != con:
             out.append((who, Side.PRO if pro else Side.CON))
