@@ -29,9 +29,10 @@ from .panelbench import BPCompetition, DebateArt
 EXAMPLES = ("four_day_week", "school_uniforms")
 DEBATEART_SAMPLE, SEED, MAX_LENGTH = 6, 0, 17_500
 
-#: the per-dimension figures, as (record key, metric name, kind): a share of analyses or a mean over them
-_COUNTS = (("copied", "copy_rate"), ("misattributed", "misattributed"), ("cut", "cut_at_cap"))
-_MEANS = (("grounded", "grounded"), ("foreign", "foreign"), ("words", "words_per_analysis"))
+#: the per-dimension figures: (record key, metric name), each summed over the analyses and divided by their number
+#: (a share for the counts, a mean for grounding and words)
+_PER_ANALYSIS = (("copied", "copy_rate"), ("misattributed", "misattributed"), ("cut", "cut_at_cap"),
+                 ("grounded", "grounded"), ("foreign", "foreign"), ("words", "words_per_analysis"))
 
 
 def examples_dir() -> Path:
@@ -85,9 +86,7 @@ class Feedback(Benchmark):
             n = sum(c["n"] for c in cols)
             if not n:
                 continue
-            for key, metric in _COUNTS:
-                rows.append(MetricRow(f"{metric}_{dim}", "all", sum(c[key] for c in cols) / n, n))
-            for key, metric in _MEANS:
+            for key, metric in _PER_ANALYSIS:
                 rows.append(MetricRow(f"{metric}_{dim}", "all", sum(c[key] for c in cols) / n, n))
             quotes = sum(c["quotes"] for c in cols)
             if quotes:

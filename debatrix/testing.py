@@ -46,7 +46,7 @@ def default_answer(call: CallInfo) -> str | dict:
     comment = {"comment": f"{call.node} comment on {call.dimension}."} if call.kind.startswith("Comment") else {}
     if call.kind == "SpeechAnalysisAnswer":
         return analysis_of(call)
-    if call.kind in ("ScoreAnswer", "CommentScoreAnswer"):
+    if call.kind == "ScoreAnswer":
         return {**comment, "score": 7}
     if call.kind in ("DecisionAnswer", "CommentDecisionAnswer") and call.names:
         return {**comment, **{name: 7 for name in call.names}, "winner": call.choices[0]}

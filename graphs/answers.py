@@ -23,11 +23,6 @@ class ScoreAnswer(_Answer):
     score: int = Field(ge=1, le=10, description="integer score from 1 to 10")
 
 
-class CommentScoreAnswer(_Answer):
-    comment: str = Field(min_length=1)
-    score: int = Field(ge=1, le=10, description="integer score from 1 to 10")
-
-
 class _Verdict(_Answer):
     """An answer naming a winner: one that names no debater is a :class:`VerdictParseError`."""
 

@@ -329,10 +329,6 @@ class TextChecks(Frozen):
     panel_grounded: bool | None = None  # the panel's reason cites something said in the debate (None: no panel)
     flags: tuple[str, ...] = ()
 
-    def copy_rate(self, dimension: str | None = None) -> float | None:
-        cs = [a for a in self.analyses if dimension in (None, a.dimension)]
-        return sum(a.copied for a in cs) / len(cs) if cs else None
-
 
 class Status(StrEnum):
     COMPLETE = "complete"

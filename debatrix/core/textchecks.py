@@ -65,13 +65,17 @@ def shared_share(text: str, other: str, n: int = COPY_N) -> float:
 def grounding(text: str, own: str, others: Iterable[str], n: int = GROUND_N) -> tuple[float, float, int]:
     """(share of ``text``'s content-word n-grams found in ``own``, share found only in ``others`` and not in
     ``own``, how many n-grams ``text`` has). An analysis about its speech has the first well above the second."""
-    mine = ngrams(content_words(text), n)
-    if not mine:
-        return 0.0, 0.0, 0
-    in_own = mine & ngrams(content_words(own), n)
     elsewhere: set[tuple[str, ...]] = set()
     for o in others:
         elsewhere |= ngrams(content_words(o), n)
+    return _grounding(ngrams(content_words(text), n), ngrams(content_words(own), n), elsewhere)
+
+
+def _grounding(mine: set[tuple[str, ...]], own: set[tuple[str, ...]], elsewhere: set[tuple[str, ...]]
+               ) -> tuple[float, float, int]:
+    if not mine:
+        return 0.0, 0.0, 0
+    in_own = mine & own
     foreign = (mine - in_own) & elsewhere
     return len(in_own) / len(mine), len(foreign) / len(mine), len(mine)
 
@@ -158,6 +162,8 @@ def check_analyses(debate: Debate, dimension: str, analyses: Sequence[tuple[int,
     """``analyses``: (speech index, speaker, text) of one column, in speaking order."""
     names = [d.name for d in debate.debaters]
     speeches = [s.content for s in debate.speeches]
+    # every speech's n-grams once, not once per analysis that is grounded against it
+    grams = [ngrams(content_words(t), GROUND_N) for t in speeches]
     out: list[AnalysisCheck] = []
     for k, (i, speaker, text) in enumerate(analyses):
         best, share = None, 0.0
@@ -165,7 +171,8 @@ def check_analyses(debate: Debate, dimension: str, analyses: Sequence[tuple[int,
             s = shared_share(text, earlier)
             if s > share:
                 best, share = j, s
-        own, foreign, _ = grounding(text, speeches[i], (t for m, t in enumerate(speeches) if m != i))
+        elsewhere = set().union(*(g for m, g in enumerate(grams) if m != i))
+        own, foreign, _ = _grounding(ngrams(content_words(text), GROUND_N), grams[i], elsewhere)
         qs = quotes(text)
         others = [n for n in names if n != speaker and mentions(text, n)]
         out.append(AnalysisCheck(
