@@ -4,11 +4,12 @@ winner. Winner and decision schemas are built per distinct list of names and cac
 
 from __future__ import annotations
 
+import json
 import re
 from functools import lru_cache
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, create_model
 
 from debatrix.core.errors import IncompleteJudgment, StructuredOutputError, VerdictParseError
 
@@ -17,6 +18,13 @@ class _Answer(BaseModel):
     model_config = ConfigDict(extra="forbid")
     # what an answer that cannot be read (even after one repair) raises
     parse_error: ClassVar[type[IncompleteJudgment]] = StructuredOutputError
+    # the answer's text as the model wrote it (set by the gateway): a conversation continued after the answer
+    # repeats it verbatim, so a server's prompt cache reuses the tokens it generated instead of reading them again
+    _raw: str = PrivateAttr(default="")
+
+    @property
+    def written(self) -> str:
+        return self._raw or json.dumps(self.model_dump(mode="json"), ensure_ascii=False, indent=2)
 
 
 class ScoreAnswer(_Answer):
@@ -125,10 +133,11 @@ class _AnalysisAnswer(_Answer):
                     holder["properties"][key] = {"type": "string", "pattern": body}
         return js
 
-    def text(self) -> tuple[str, bool]:
-        """(the analysis, whether a note was cut at its length limit)."""
+    def text(self) -> tuple[str, str, bool]:
+        """(the analysis, its memo: the notes without the quotations, whether a note was cut at its length
+        limit)."""
         cut = False
-        parts = []
+        parts: list[tuple[str, str]] = []
         quoted: set[str] = set()
         for p in self.points:  # type: ignore[attr-defined]
             if p.quote in quoted:  # the same passage picked twice (a grammar cannot forbid it): said once
@@ -136,13 +145,13 @@ class _AnalysisAnswer(_Answer):
             quoted.add(p.quote)
             note, c = _whole(p.note.strip(), self.note_limit)
             cut |= c
-            parts.append(f'"{p.quote}" {note}')
+            parts.append((f'"{p.quote}" ', note))
         answers = getattr(self, "answers", None)
         if answers:
             note, c = _whole(answers.strip(), self.note_limit)
             cut |= c
-            parts.append(note)
-        return " ".join(parts), cut
+            parts.append(("", note))
+        return " ".join(q + n for q, n in parts), " ".join(n for _, n in parts), cut
 
 
 def _whole(note: str, limit: int) -> tuple[str, bool]:

@@ -35,6 +35,9 @@ class Request:
     what: str
 
 
+RETRY_TOKENS = 96  # what an analysis asked again is told (prompts/analysis_retry.j2), generously
+
+
 def _placeholder(tokens: int) -> str:
     return " ".join(["word"] * tokens)  # one token a word in the tokenizers used here
 
@@ -79,7 +82,10 @@ def largest_request(debate: Debate, mode: str, settings: JudgeSettings, dims: li
             for i in range(n):
                 before = P.previous_speeches(debate, i, fence) if shape.context == "speeches" else ""
                 after = P.previous_analyses(fake[:i]) if shape.context == "analyses" else ""
-                consider(analysis_messages(debate, dim, i, before, after, settings.analysis_words), analysis_cap,
+                # after the first speech an analysis may be asked once more, its first answer and what was wrong
+                # with it appended (nodes.analyze_speech)
+                consider(analysis_messages(debate, dim, i, before, after, settings.analysis_words),
+                         analysis_cap + (analysis_cap + RETRY_TOKENS if i else 0),
                          f"the analysis of speech {i + 1} ({dim.name})")
         if shape.debate_stage:
             words = judgment_words(settings, debate)

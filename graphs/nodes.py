@@ -14,10 +14,11 @@ from langgraph.types import Send
 from debatrix.core import prompting as P
 from debatrix.context import JudgeContext
 from debatrix.core.dimension import Dimension
+from debatrix.core.errors import IncompleteJudgment, StructuredOutputError
 from debatrix.core.settings import JudgeSettings
 from debatrix.core.models import Debate, DebateFormat, OrderAnswer, SpeechAnalysis, SpeechJudgment
 from debatrix.core import probabilities as prob
-from debatrix.core.textchecks import unglued
+from debatrix.core.textchecks import note_faults, unglued
 from debatrix.core.tokens import count_tokens
 
 from . import verdicts as V
@@ -107,12 +108,16 @@ def make_analyze_speech(previous: PreviousContext) -> Node:
         update: dict[str, Any] = {"index": i + 1}
         schema = analysis_schema(debate, i, settings.analysis_words, merge_score_call)
         sampling = no_repeats(after + relevant, settings) if i else None
+        task = str(messages[-1].content)
         try:
             answer, lp, records = await ctx.gateway.structured_probed(
                 messages, schema, node="analyze_speech", dimension=dim.name, meta=meta, sampling=sampling)
-            analysis, cut = answer.text()
+            if i:
+                answer, lp, records, messages = await _ask_again_if_borrowed(
+                    ctx, debate, i, dim.name, meta, schema, messages, after + relevant, (answer, lp, records))
+            analysis, memo, cut = answer.text()
             if sampling:  # words the DRY sampler made the model glue together, split again
-                analysis = unglued(analysis, str(messages[-1].content))
+                analysis, memo = (unglued(t, task) for t in (analysis, memo))
             if cut:
                 records[-1] = records[-1].model_copy(update={"truncated": True})
             if merge_score_call:  # the analysis and the speech's score in one structured answer
@@ -123,13 +128,43 @@ def make_analyze_speech(previous: PreviousContext) -> Node:
             if opening is not None:  # opened even when the call failed, so the run's end finds and removes it
                 await opening
         # into the analysis memory: the column's state, which the next speech's analysis reads
-        result = SpeechAnalysis(dimension=dim.name, index=i, speaker=speech.speaker, analysis=analysis)
+        result = SpeechAnalysis(dimension=dim.name, index=i, speaker=speech.speaker, analysis=analysis,
+                                memo=memo)
         if ctx.settings.llm.prompt_cache and not merge_score_call:
-            update["asked"] = ctx.gateway.as_sent(messages, schema)
+            update["asked"] = [*ctx.gateway.as_sent(messages, schema), AIMessage(content=answer.written)]
         return {**update, "analyses": [result], "calls": records}
 
     analyze_speech.__doc__ = f"Analyse the next speech with {previous.__name__.replace('_', ' ')} as context."
     return analyze_speech
+
+
+async def _ask_again_if_borrowed(ctx: JudgeContext, debate: Debate, i: int, dimension: str, meta: dict[str, Any],
+                                 schema: type[Any], messages: list[BaseMessage], after: str, first: tuple
+                                 ) -> tuple[Any, Any, list[Any], list[BaseMessage]]:
+    """An analysis whose notes restate another debater's speech (or put the speaker on the wrong side), asked once
+    more, told which notes: (answer, log probabilities, the calls paid, the conversation that gave the answer).
+    The answer with fewer faulty notes is kept, the second on a tie (it was told what was wrong); a second answer
+    that cannot be read leaves the first."""
+    answer, lp, records = first
+    faults = note_faults([p.note for p in answer.points], debate, i)
+    if not faults:
+        return answer, lp, records, messages
+    retry = [*ctx.gateway.as_sent(messages, schema), AIMessage(content=answer.written),
+             HumanMessage(content=P.render("analysis_retry.j2", P.AnalysisRetryVars(
+                 index=i + 1, speaker=debate.speeches[i].speaker, faults=faults)))]
+    window = after + "".join(str(m.content) for m in retry[-2:])  # nor may it repeat its first answer
+    try:
+        again, lp_again, more = await ctx.gateway.structured_probed(
+            retry, schema, node="analyze_speech", dimension=dimension, meta={**meta, "debatrix_retry": 1},
+            sampling=no_repeats(window, ctx.settings))
+    except StructuredOutputError as e:
+        return answer, lp, [*records, *getattr(e, "calls", [])], messages
+    except IncompleteJudgment as e:  # the run stops here: what was paid for is still counted
+        e.calls = [*records, *getattr(e, "calls", [])]
+        raise
+    if len(note_faults([p.note for p in again.points], debate, i)) <= len(faults):
+        return again, lp_again, [*records, *more], retry
+    return answer, lp, [*records, *more], messages
 
 
 def analysis_messages(debate: Debate, dim: Dimension, i: int, before: str, after: str, words: int,
@@ -204,7 +239,7 @@ async def score_speech(task: ScoreTask, ctx: JudgeContext) -> dict[str, Any]:
     debate, dim, a = task["debate"], task["dimension"], task["analysis"]
     if task.get("asked"):
         ask = P.render("score_ask.j2", P.ScoreAskVars(index=a.index + 1, dimension=dim.name))
-        messages = [*task["asked"], AIMessage(content=a.analysis), HumanMessage(content=ask)]
+        messages = [*task["asked"], HumanMessage(content=ask)]
     else:
         text = P.render("score_speech.j2", P.ScoreSpeechVars(
             index=a.index + 1, speaker=a.speaker, side=P.side_label(debate, a.speaker), dimension=dim.name,

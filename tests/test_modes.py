@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import pytest
@@ -274,7 +275,8 @@ async def test_default_cap_on_requests_in_flight_never_lengthens_the_critical_pa
 
 async def test_with_a_prompt_cache_scores_continue_the_conversation(uniforms):
     """Where the server caches prompts (the local backend), a score is asked by continuing the analysis (or
-    judgment) conversation: its prompt starts with the whole request that produced the answer, then the answer;
+    judgment) conversation: its prompt starts with the whole request that produced the answer, then the answer
+    as written (the tokens the server generated and holds);
     only those last two messages are new to the model. Elsewhere the short prompt carries no debate material."""
     model = ScriptedChatModel(script=script())
     result = await ajudge_debate(uniforms, settings("debatrix", prompt_cache=True), model)
@@ -285,7 +287,8 @@ async def test_with_a_prompt_cache_scores_continue_the_conversation(uniforms):
             score = next(c for c in model.calls if c.node == "score_speech" and c.dimension == dim and c.index == i)
             assert score.messages[: len(asked.messages)] == asked.messages
             analysis = result.dimension(dim).analyses[i].analysis
-            assert score.messages[len(asked.messages)].content == analysis
+            written = score.messages[len(asked.messages)]  # the answer as the model wrote it, word for word
+            assert written.type == "ai" and json.loads(written.content)["points"][0]["note"] in analysis
             assert analysis.endswith(f"{uniforms.speeches[i].speaker} analyze_speech comment on {dim} speech {i + 1}."
                                      + (f" {uniforms.speeches[i].speaker} answers speech {i}." if i else ""))
         judges = [c for c in model.calls if c.node == "judge_debate" and c.dimension == dim]
@@ -297,3 +300,25 @@ async def test_with_a_prompt_cache_scores_continue_the_conversation(uniforms):
     await ajudge_debate(uniforms, settings("debatrix"), plain)
     score = next(c for c in plain.calls if c.node == "score_speech")
     assert len(score.messages) == 2 and "<<<DATA" not in score.messages[-1].content
+
+
+async def test_an_analysis_that_restates_the_other_debater_is_asked_once_more(uniforms):
+    # Theo's first note restates Maya's speech (brands, bullying): asked again, told which note; the answer kept
+    # is the one about Theo's own words, and the retry is one more paid call in the usage
+    restated = "Theo argues that the daily competition over brands disappears, and so does bullying."
+
+    def analyze(c):
+        retried = "Answer again" in str(c.messages[-1].content)
+        return analysis_of(c, note=restated if c.index == 1 and c.dimension == "argument" and not retried else None)
+
+    model = ScriptedChatModel(script={**script(), "analyze_speech": analyze})
+    result = await ajudge_debate(uniforms, settings("debatrix"), model)
+    asked = [c for c in model.calls if c.node == "analyze_speech" and c.dimension == "argument" and c.index == 1]
+    assert len(asked) == 2
+    told = str(asked[1].messages[-1].content)
+    assert "note 1 restates what Maya said" in told and "Theo" in told
+    assert asked[1].messages[-2].type == "ai" and "brands" in str(asked[1].messages[-2].content)
+    theo = next(a for a in result.dimensions[0].analyses if a.index == 1)
+    assert "brands" not in theo.analysis and theo.memo and '"' not in theo.memo
+    assert result.usage.by_node["analyze_speech"].calls == 13  # 12 analyses + the one asked again
+    assert result.status is Status.COMPLETE

@@ -203,3 +203,16 @@ def test_a_motion_that_holds_a_negation_is_not_read_as_opposed():
     assert T.wrong_sides(real, debate) == []
     assert T.wrong_sides("Ben argues for a four-day week with no loss of pay for public-sector workers.",
                          debate) == ["Ben"]
+
+
+def test_a_note_that_restates_the_other_debaters_speech_is_at_fault():
+    # real notes of the default local model on Ben's speech in the demo (before the retry), and notes about it
+    notes = ["Ben argues that trials in Iceland and the UK kept output level while sick days and burnout fell.",
+             "Ben cites a study from Iceland and the UK that showed that four-day weeks reduced errors.",
+             "Ben says the trials Ana cites were office teams, so they prove little for hospitals.",
+             "Ben uses clear, direct language.",
+             "Ben supports moving public-sector workers to a four-day week."]
+    assert T.note_faults(notes, DEBATE, 1) == ["note 1 restates what Ana said", "note 2 restates what Ana said",
+                                               "note 5 puts Ben on the wrong side of the motion"]
+    # what Ana said is hers: her own notes, and a note on a speech before hers, restate nobody
+    assert T.note_faults(["Ana argues that trials in Iceland and the UK kept output level."], DEBATE, 0) == []

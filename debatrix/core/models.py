@@ -209,6 +209,14 @@ class SpeechAnalysis(Frozen):
     index: int
     speaker: str
     analysis: str
+    # the analysis without its quotations of the speech: what the column's later analyses read (the quotations
+    # are evidence for the judgment; re-read by every later speech they cost tokens and invite copying);
+    # empty where the analysis has none
+    memo: str = ""
+
+    @property
+    def remembered(self) -> str:
+        return self.memo or self.analysis
 
 
 class SpeechJudgment(Frozen):

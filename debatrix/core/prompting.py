@@ -48,6 +48,12 @@ class MaterialVars(_Vars):
     grouped: bool = False  # debater by debater (each item keeps its speech number) instead of in speaking order
 
 
+class AnalysisRetryVars(_Vars):
+    index: int
+    speaker: str
+    faults: list[str]  # "note 2 restates what Ana said", one per note found at fault
+
+
 class AnalyzeSpeechVars(_Vars):
     header: str
     before: str  # material that comes before the speech (the non-iterative mode's earlier speeches)
@@ -172,6 +178,7 @@ TEMPLATES: dict[str, type[_Vars]] = {
     "analyses_material.j2": MaterialVars,
     "transcript.j2": MaterialVars,
     "analyze_speech.j2": AnalyzeSpeechVars,
+    "analysis_retry.j2": AnalysisRetryVars,
     "score_speech.j2": ScoreSpeechVars,
     "score_ask.j2": ScoreAskVars,
     "decide_ask.j2": DecideAskVars,
@@ -338,7 +345,9 @@ def _shown(a: SpeechAnalysis) -> dict:
 
 
 def previous_analyses(analyses: list[SpeechAnalysis]) -> str:
-    return render("previous_analyses.j2", ItemsVars(items=[_shown(a) for a in analyses]))
+    """The column's earlier analyses as the next analysis reads them: their memos (notes without quotations)."""
+    return render("previous_analyses.j2", ItemsVars(items=[{**_shown(a), "analysis": a.remembered}
+                                                           for a in analyses]))
 
 
 def previous_speeches(debate: Debate, index: int, fence: str) -> str:

@@ -155,6 +155,39 @@ def wrong_sides(text: str, debate: Debate) -> list[str]:
     return sorted({name for name, side in side_claims(text, list(sides), debate.motion) if sides[name] is not side})
 
 
+NOTE_N = 2  # content-word n-grams for a note: one sentence is short, and "Iceland UK" carries the claim
+NOTE_FOREIGN = 1  # pairs of another debater's speech that make a note a restatement (more than its own)
+
+
+def note_faults(notes: Sequence[str], debate: Debate, index: int) -> list[str]:
+    """What is wrong with an analysis's notes on speech ``index`` (each should say what a passage of that speech
+    shows): "note k restates what X said" where most of a note's content-word pairs (two at least; the motion's
+    own pairs do not count) come from an earlier speech of another debater and not from the speaker's own
+    speeches, "note k puts S on the wrong side of the motion". The analysis's "answers" sentence is not passed:
+    it may restate what it answers."""
+    speaker = debate.speeches[index].speaker
+    common = ngrams(content_words(debate.motion), NOTE_N)
+    own: set[tuple[str, ...]] = set()
+    theirs: dict[str, set[tuple[str, ...]]] = {}
+    for j, s in enumerate(debate.speeches):
+        grams = ngrams(content_words(s.content), NOTE_N) - common
+        if s.speaker == speaker:
+            own |= grams
+        elif j < index:  # only what the analyser has read can be carried over
+            theirs.setdefault(s.speaker, set()).update(grams)
+    faults = []
+    for k, note in enumerate(notes, 1):
+        mine = ngrams(content_words(note), NOTE_N) - common
+        grounded = len(mine & own)
+        source, foreign = max(((name, len((mine - own) & g)) for name, g in theirs.items()),
+                              key=lambda x: x[1], default=("", 0))
+        if foreign >= NOTE_FOREIGN and foreign > grounded:
+            faults.append(f"note {k} restates what {source} said")
+        elif speaker in wrong_sides(note, debate):
+            faults.append(f"note {k} puts {speaker} on the wrong side of the motion")
+    return faults
+
+
 # ----------------------------------------------------------------------------------------------- on a result
 
 

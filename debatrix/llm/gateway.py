@@ -548,6 +548,8 @@ class LLMGateway:
                         # the grammar stopped the comment at maxLength, maybe mid-word: keep whole sentences
                         parsed = parsed.model_copy(update={"comment": last_full_sentence(comment)})
                         records[-1] = records[-1].model_copy(update={"truncated": True})
+                    if "_raw" in getattr(type(parsed), "__private_attributes__", {}):
+                        parsed._raw = raw  # type: ignore[attr-defined]  # what a continued conversation repeats
                     return parsed, _logprobs(answer), records
             messages = [*messages, AIMessage(content=raw),
                         HumanMessage(content=render("repair.j2", RepairVars(problem=problem, json_schema=json_schema)))]
