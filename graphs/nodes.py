@@ -143,26 +143,27 @@ async def _ask_again_if_borrowed(ctx: JudgeContext, debate: Debate, i: int, dime
                                  ) -> tuple[Any, Any, list[Any], list[BaseMessage]]:
     """An analysis whose notes restate another debater's speech (or put the speaker on the wrong side), asked once
     more, told which notes: (answer, log probabilities, the calls paid, the conversation that gave the answer).
-    The answer with fewer faulty notes is kept, the second on a tie (it was told what was wrong); a second answer
-    that cannot be read leaves the first."""
+    The second answer is kept only with fewer faulty notes (told what was wrong, the default local model mends some
+    notes and garbles others); one that cannot be read leaves the first."""
     answer, lp, records = first
     faults = note_faults([p.note for p in answer.points], debate, i)
     if not faults:
         return answer, lp, records, messages
     retry = [*ctx.gateway.as_sent(messages, schema), AIMessage(content=answer.written),
              HumanMessage(content=P.render("analysis_retry.j2", P.AnalysisRetryVars(
-                 index=i + 1, speaker=debate.speeches[i].speaker, faults=faults)))]
+                 index=i + 1, speaker=debate.speeches[i].speaker, faults=[f.text for f in faults])))]
     window = after + "".join(str(m.content) for m in retry[-2:])  # nor may it repeat its first answer
+    sampling = no_repeats(window, ctx.settings)
     try:
         again, lp_again, more = await ctx.gateway.structured_probed(
             retry, schema, node="analyze_speech", dimension=dimension, meta={**meta, "debatrix_retry": 1},
-            sampling=no_repeats(window, ctx.settings))
+            sampling=sampling)
     except StructuredOutputError as e:
         return answer, lp, [*records, *getattr(e, "calls", [])], messages
     except IncompleteJudgment as e:  # the run stops here: what was paid for is still counted
         e.calls = [*records, *getattr(e, "calls", [])]
         raise
-    if len(note_faults([p.note for p in again.points], debate, i)) <= len(faults):
+    if len(note_faults([p.note for p in again.points], debate, i)) < len(faults):
         return again, lp_again, [*records, *more], retry
     return answer, lp, [*records, *more], messages
 

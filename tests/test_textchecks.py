@@ -212,7 +212,9 @@ def test_a_note_that_restates_the_other_debaters_speech_is_at_fault():
              "Ben says the trials Ana cites were office teams, so they prove little for hospitals.",
              "Ben uses clear, direct language.",
              "Ben supports moving public-sector workers to a four-day week."]
-    assert T.note_faults(notes, DEBATE, 1) == ["note 1 restates what Ana said", "note 2 restates what Ana said",
-                                               "note 5 puts Ben on the wrong side of the motion"]
+    faults = T.note_faults(notes, DEBATE, 1)
+    assert [f.text for f in faults] == ["note 1 restates what Ana said", "note 2 restates what Ana said",
+                                        "note 5 puts Ben on the wrong side of the motion"]
+    assert [f.note for f in faults] == [1, 2, 5]
     # what Ana said is hers: her own notes, and a note on a speech before hers, restate nobody
     assert T.note_faults(["Ana argues that trials in Iceland and the UK kept output level."], DEBATE, 0) == []

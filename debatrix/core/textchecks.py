@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 from collections.abc import Iterable, Sequence
 
 from debatrix.core.models import AnalysisCheck, CommentCheck, Debate, DebateFormat, JudgeResult, Side, TextChecks
@@ -159,12 +160,18 @@ NOTE_N = 2  # content-word n-grams for a note: one sentence is short, and "Icela
 NOTE_FOREIGN = 1  # pairs of another debater's speech that make a note a restatement (more than its own)
 
 
-def note_faults(notes: Sequence[str], debate: Debate, index: int) -> list[str]:
+@dataclass(frozen=True)
+class NoteFault:
+    note: int  # 1-based, in the answer's order
+    text: str  # "note 2 restates what Ana said", as the model is told
+
+
+def note_faults(notes: Sequence[str], debate: Debate, index: int) -> list[NoteFault]:
     """What is wrong with an analysis's notes on speech ``index`` (each should say what a passage of that speech
-    shows): "note k restates what X said" where most of a note's content-word pairs (two at least; the motion's
-    own pairs do not count) come from an earlier speech of another debater and not from the speaker's own
-    speeches, "note k puts S on the wrong side of the motion". The analysis's "answers" sentence is not passed:
-    it may restate what it answers."""
+    shows): a note restates what another debater said where most of its content-word pairs (the motion's own
+    pairs do not count) come from an earlier speech of that debater and not from the speaker's own speeches; or it
+    puts the speaker on the wrong side of the motion. The analysis's "answers" sentence is not passed: it may
+    restate what it answers."""
     speaker = debate.speeches[index].speaker
     common = ngrams(content_words(debate.motion), NOTE_N)
     own: set[tuple[str, ...]] = set()
@@ -179,12 +186,12 @@ def note_faults(notes: Sequence[str], debate: Debate, index: int) -> list[str]:
     for k, note in enumerate(notes, 1):
         mine = ngrams(content_words(note), NOTE_N) - common
         grounded = len(mine & own)
-        source, foreign = max(((name, len((mine - own) & g)) for name, g in theirs.items()),
-                              key=lambda x: x[1], default=("", 0))
-        if foreign >= NOTE_FOREIGN and foreign > grounded:
-            faults.append(f"note {k} restates what {source} said")
+        source, borrowed = max(((name, (mine - own) & g) for name, g in theirs.items()),
+                               key=lambda x: len(x[1]), default=("", set()))
+        if len(borrowed) >= NOTE_FOREIGN and len(borrowed) > grounded:
+            faults.append(NoteFault(k, f"note {k} restates what {source} said"))
         elif speaker in wrong_sides(note, debate):
-            faults.append(f"note {k} puts {speaker} on the wrong side of the motion")
+            faults.append(NoteFault(k, f"note {k} puts {speaker} on the wrong side of the motion"))
     return faults
 
 
