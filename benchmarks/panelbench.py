@@ -21,6 +21,7 @@ from debatrix.core.loader import load_debate
 from debatrix.core.models import Debate, JudgeResult, Side
 
 from .base import Benchmark, Item, MetricRow, benchmark, check_count, data_root
+from .calibration import brier, cross_validated, ece, verdicts
 from .metrics import accuracy, rmse100
 
 # a run asks for an item's debate to size it, judge it and read its gold; the files do not change under a run
@@ -144,6 +145,13 @@ class DebateArt(Benchmark):
             biases = [r["pred"][dim]["bias"] for r in judged if r["pred"][dim].get("bias") is not None]
             if biases:
                 rows.append(MetricRow(f"position_bias_{dim}", "all", sum(biases) / len(biases), len(biases)))
+            v = verdicts(judged, dim)
+            if len(v) >= 2:  # how far the winner probability shown can be trusted, before and after calibration
+                cv = cross_validated(v)
+                rows += [MetricRow(f"ece_{dim}", "all", ece(v.p, v.right), len(v)),
+                         MetricRow(f"ece_{dim}_calibrated_cv", "all", ece(cv, v.right), len(v)),
+                         MetricRow(f"brier_{dim}", "all", brier(v.p, v.right), len(v)),
+                         MetricRow(f"brier_{dim}_calibrated_cv", "all", brier(cv, v.right), len(v))]
             flags = [r["pred"][dim]["consistent"] for r in judged if "consistent" in r["pred"][dim]]
             if flags:  # verdicts whose comment argues for the winner they name
                 rows.append(MetricRow(f"consistent_{dim}", "all", sum(flags) / len(flags), len(flags)))

@@ -168,3 +168,23 @@ def test_progress_bar_in_a_terminal_and_lines_in_a_log():
         else:
             assert "/20 calls" in text.splitlines()[0] and "argument analysed speech 1 (Maya)" in text.splitlines()[0]
             assert "panel winner: Maya" in text.splitlines()[1]
+
+
+def test_bench_calibrate_fits_a_debateart_folder_and_refuses_others(tmp_path):
+    import json
+
+    from .test_metrics import _records
+
+    recs = _records([(0.9, 1.0, 1.0), (0.2, 0.0, 1.0), (0.7, 1.0, 0.0), (0.6, 1.0, 1.0), (0.1, 0.0, 0.0)] * 3)
+    (tmp_path / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    (tmp_path / "run.json").write_text(json.dumps({"benchmark": "debateart", "settings": {"llm": {}}}))
+    res = runner.invoke(app, ["bench", "calibrate", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    assert "direct: 15 decisive verdicts, 60% right" in res.output and "ECE" in res.output
+    # the default local model's name when the run used it (no endpoint in its settings)
+    assert json.loads((tmp_path / "calibration.json").read_text())["maps"][0]["model"] == "qwen2.5-coder-1.5b"
+    (tmp_path / "run.json").write_text(json.dumps({"benchmark": "bp", "settings": {"llm": {}}}))
+    res = runner.invoke(app, ["bench", "calibrate", str(tmp_path)])
+    assert res.exit_code == 2 and "audience verdicts" in res.output and "Traceback" not in res.output
+    res = runner.invoke(app, ["bench", "calibrate", str(tmp_path / "missing")])
+    assert res.exit_code == 2 and "not a benchmark run folder" in res.output

@@ -109,3 +109,65 @@ def test_critique_weighted_loss_by_hand():
     assert critique_weighted_loss(human, model) == pytest.approx(expected)
     unclear = {**human, "clarity": 0.3}
     assert critique_weighted_loss(unclear, model) == pytest.approx(0.5 * 0.4 + 0.5 * 0.4)
+
+
+def _records(pairs):
+    """DebateArt records of a direct run: (p_con, named winner 0/1 pro/con, gold 0/0.5/1)."""
+    return [{"benchmark": "debateart", "mode": "direct", "item": f"d{k:03}", "status": "complete",
+             "pred": {"general": {"p_con": p, "dp": dp}}, "gold": {"general": g}} for k, (p, dp, g) in
+            enumerate(pairs)]
+
+
+def test_calibration_figures_by_hand_and_against_an_independent_fit():
+    from scipy import optimize
+
+    from debatrix.benchmarks import calibration as C
+
+    # ECE: bins [0.6, 0.8) and [0.8, 1.0]: |0.7 - 1/2| * 2/4 + |0.9 - 1| * 2/4 = 0.15; Brier by hand
+    assert C.ece([0.7, 0.7, 0.9, 0.9], [True, False, True, True]) == pytest.approx(0.15)
+    assert C.brier([0.7, 0.9], [False, True]) == pytest.approx((0.49 + 0.01) / 2)
+    assert math.isnan(C.ece([], []))
+    rng = np.random.default_rng(1)
+    p = rng.uniform(0.5, 1, 60)
+    right = rng.uniform(size=60) < 0.55  # a judge sure of itself and near chance
+    a, b = C.platt(p, right)
+    x = np.log(p / (1 - p))
+    loss = lambda t: np.sum(np.logaddexp(0, t[0] * x + t[1]) - right * (t[0] * x + t[1])) + (t[0] - 1) ** 2 + t[1] ** 2
+    ref = optimize.minimize(loss, [1, 0], method="Nelder-Mead", options={"xatol": 1e-9, "fatol": 1e-12}).x
+    assert (a, b) == pytest.approx(tuple(ref), abs=1e-4)
+    assert a < 0.5  # overconfidence is shrunk toward even
+    v = C.Verdicts(p, right)
+    f = C.figures(v)
+    assert f["ece_calibrated_cv"] < f["ece_raw"] and f["brier_calibrated_cv"] < f["brier_raw"]
+
+
+def test_cross_validation_never_maps_a_verdict_by_its_own_label():
+    from debatrix.benchmarks import calibration as C
+
+    rng = np.random.default_rng(2)
+    p, right = rng.uniform(0.5, 1, 20), rng.uniform(size=20) < 0.6
+    flipped = right.copy()
+    flipped[3] = not flipped[3]
+    a, b = C.cross_validated(C.Verdicts(p, right)), C.cross_validated(C.Verdicts(p, flipped))
+    assert a[3] == b[3] and not np.allclose(a, b)
+
+
+def test_calibrate_a_results_folder(tmp_path):
+    import json
+
+    from debatrix.benchmarks import calibration as C
+    from debatrix.core.confidence import CalibrationMap
+
+    # ties (gold 0.5), tie verdicts and verdicts without a probability are left out
+    pairs = [(0.9, 1.0, 1.0), (0.2, 0.0, 1.0), (0.7, 1.0, 0.0), (0.6, 1.0, 1.0), (0.1, 0.0, 0.0)] * 3
+    pairs += [(0.8, 1.0, 0.5), (0.5, 0.5, 1.0), (None, 1.0, 1.0)]
+    recs = _records(pairs)
+    v = C.verdicts(recs)
+    assert len(v) == 15 and v.p[0] == 0.9 and v.p[1] == pytest.approx(0.8) and not v.right[1]
+    (tmp_path / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    figures = C.calibrate_folder(tmp_path, "some-model")
+    assert figures["direct"]["n"] == 15 and figures["direct"]["right"] == pytest.approx(9 / 15)
+    maps = json.loads((tmp_path / "calibration.json").read_text())["maps"]
+    m = CalibrationMap.model_validate(maps[0])
+    assert (m.model, m.mode, m.n) == ("some-model", "direct", 15) and "ECE" in m.source
+    assert (tmp_path / "reliability.png").stat().st_size > 10_000

@@ -562,8 +562,10 @@ def serve(
 def bench(
     benchmark: Annotated[str, typer.Argument(help="a benchmark (`debatrix bench list` names and "
                                                    "describes them); merge: join the folders of a sharded run into "
-                                                   "--out")],
-    folders: Annotated[list[Path] | None, typer.Argument(help="merge: the shards' result folders")] = None,
+                                                   "--out; calibrate: fit the winner probability of a DebateArt "
+                                                   "run's verdicts against the audience's")],
+    folders: Annotated[list[Path] | None, typer.Argument(help="merge: the shards' result folders; calibrate: "
+                                                              "the run's folder")] = None,
     modes: Annotated[str, typer.Option(help="comma-separated judge modes to compare (differences are against "
                                             "the first)")] = "debatrix",
     epochs: Annotated[int, typer.Option(help="samples of every item per mode (needs --temperature > 0; each "
@@ -609,8 +611,12 @@ def bench(
     if benchmark == "merge":
         _merge(folders or [], out, data, variant)
         return
+    if benchmark == "calibrate":
+        _calibrate(folders or [], model)
+        return
     if folders:
-        _fail(f"unexpected arguments {' '.join(map(str, folders))} (only `debatrix bench merge` takes folders)")
+        _fail(f"unexpected arguments {' '.join(map(str, folders))} (only `debatrix bench merge` and "
+              "`debatrix bench calibrate` take folders)")
     if benchmark == "list":
         for name, entry in registered().items():
             variants = f" (variants: {', '.join(entry.variants)})" if entry.variants else ""
@@ -668,6 +674,42 @@ def _need_bench_extra() -> None:
     missing = [m for m in ("scipy", "matplotlib") if importlib.util.find_spec(m) is None]
     if missing:
         _fail(f"`debatrix bench` needs {' and '.join(missing)}: pip install 'debatrix[bench]'")
+
+
+def _calibrate(folders: list[Path], model: str | None) -> None:
+    """Fit, per mode, the map from a DebateArt run's winner probabilities to how often such verdicts are right."""
+    import json as _json
+
+    from debatrix.benchmarks.calibration import calibrate_folder
+
+    if len(folders) != 1:
+        _fail("usage: debatrix bench calibrate FOLDER [--model NAME] (a DebateArt results folder)")
+    folder = folders[0]
+    if not (folder / "run.json").exists() or not (folder / "items.jsonl").exists():
+        _fail(f"{folder}: not a benchmark run folder (no run.json or items.jsonl)")
+    try:
+        run = _json.loads((folder / "run.json").read_text(encoding="utf-8"))
+        if run.get("benchmark") != "debateart":
+            _fail(f"{folder}: a {run.get('benchmark')!r} run; calibration needs DebateArt's audience verdicts")
+        llm = LLMSettings.model_validate(run.get("settings", {}).get("llm", {}))
+        name = model or (llm.local_model if llm.uses_local else llm.model)
+        figures = calibrate_folder(folder, name)
+    except (ValueError, KeyError, OSError) as e:
+        _fail(f"cannot calibrate {folder}: {e}")
+        raise
+    for mode, f in figures.items():
+        if "skipped" in f:
+            out_console.print(f"{mode}: {f['n']} verdicts, skipped: {f['skipped']}", highlight=False)
+            continue
+        out_console.print(
+            f"{mode}: {f['n']} decisive verdicts, {f['right']:.0%} right, mean winner probability "
+            f"{f['mean_p']:.2f}; ECE {f['ece_raw']:.3f} -> {f['ece_calibrated_cv']:.3f}, Brier {f['brier_raw']:.3f} "
+            f"-> {f['brier_calibrated_cv']:.3f} (cross-validated; a constant {f['right']:.0%} scores "
+            f"{f['brier_constant']:.3f}); map a={f['a']:g} b={f['b']:g}", highlight=False)
+    fitted = [m for m, f in figures.items() if "skipped" not in f]
+    console.print(f"maps for {name} ({', '.join(fitted) or 'no mode'}) in {folder}/calibration.json (to ship: "
+                  "merge into debatrix/llm/calibration.json)" + (", plot in reliability.png" if fitted else ""),
+                  highlight=False)
 
 
 def _merge(folders: list[Path], out: Path | None, data: Path | None, variant: str | None) -> None:

@@ -1,0 +1,189 @@
+"""How far a verdict's winner probability can be trusted, measured against human gold (PanelBench DebateArt), and
+the map that makes it mean what it says (:mod:`debatrix.core.confidence` applies it).
+
+A verdict's winner probability ``p`` (the model's token probability, averaged over the orders) is compared with
+whether the named winner is the audience's: the expected calibration error (ECE: per bin of ``p``, the gap
+between the mean ``p`` and the share right, weighted by the bin's size) and the Brier score. Platt scaling fits
+``sigmoid(a * logit(p) + b)`` by penalised maximum likelihood; the penalty pulls toward the identity map (a = 1,
+b = 0), so a few dozen debates cannot make it extreme. Figures "after" calibration are cross-validated: each
+verdict is mapped by a fit on the other folds, never on itself.
+
+``debatrix bench calibrate FOLDER`` fits a results folder's verdicts per mode, prints the figures, draws
+``reliability.png`` and writes ``calibration.json`` (the maps, in the format the package ships in
+``debatrix/llm/calibration.json``)."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+BINS = 5  # equal-width bins of the winner probability over [0, 1]: few verdicts, so few bins
+FOLDS = 5
+PRIOR = 1.0  # weight of the pull toward the identity map, in units of one verdict's log loss
+
+
+@dataclass(frozen=True)
+class Verdicts:
+    """Winner probabilities and whether each named winner was the gold one (ties on either side left out)."""
+
+    p: np.ndarray
+    right: np.ndarray
+    items: tuple[str, ...] = ()
+
+    def __len__(self) -> int:
+        return int(self.p.size)
+
+
+def verdicts(records: Iterable[dict[str, Any]], dimension: str = "general") -> Verdicts:
+    """The decisive verdicts of complete benchmark records (DebateArt's ``pred``/``gold``: 0 = pro, 1 = con) that
+    carry a probability, in item order."""
+    rows = []
+    for r in records:
+        pred = r.get("pred", {}).get(dimension) if r.get("status") == "complete" else None
+        gold = r.get("gold", {}).get(dimension)
+        if not pred or pred.get("p_con") is None or pred.get("dp") not in (0.0, 1.0) or gold not in (0.0, 1.0):
+            continue
+        p_win = pred["p_con"] if pred["dp"] == 1.0 else 1 - pred["p_con"]
+        rows.append((str(r.get("item", "")), float(p_win), pred["dp"] == gold))
+    rows.sort()
+    return Verdicts(np.array([p for _, p, _ in rows], float), np.array([y for _, _, y in rows], bool),
+                    tuple(i for i, _, _ in rows))
+
+
+def _logit(p: np.ndarray) -> np.ndarray:
+    q = np.clip(p, 1e-6, 1 - 1e-6)
+    return np.log(q / (1 - q))
+
+
+def platt(p: np.ndarray, right: np.ndarray, prior: float = PRIOR) -> tuple[float, float]:
+    """(a, b) of ``sigmoid(a * logit(p) + b)`` minimising the log loss plus ``prior * ((a - 1)² + b²)``: Newton's
+    method with step halving (the penalised loss is strictly convex; closed-form steps keep the fits that every
+    bootstrap resample of a summary makes cheap)."""
+    x, y = _logit(p), right.astype(float)
+
+    def loss(t: np.ndarray) -> float:
+        z = t[0] * x + t[1]
+        return float(np.sum(np.logaddexp(0, z) - y * z) + prior * ((t[0] - 1) ** 2 + t[1] ** 2))
+
+    theta = np.array([1.0, 0.0])
+    current = loss(theta)
+    for _ in range(100):
+        q = 1 / (1 + np.exp(-(theta[0] * x + theta[1])))
+        g = np.array([(q - y) @ x + 2 * prior * (theta[0] - 1), (q - y).sum() + 2 * prior * theta[1]])
+        w = q * (1 - q)
+        h = np.array([[w @ (x * x) + 2 * prior, w @ x], [w @ x, w.sum() + 2 * prior]])
+        step = np.linalg.solve(h, g)
+        scale = 1.0
+        while scale > 1e-6 and loss(theta - scale * step) > current:
+            scale /= 2
+        theta = theta - scale * step
+        new = loss(theta)
+        if current - new < 1e-12:
+            break
+        current = new
+    return float(theta[0]), float(theta[1])
+
+
+def mapped(p: np.ndarray, a: float, b: float) -> np.ndarray:
+    return 1 / (1 + np.exp(-(a * _logit(p) + b)))
+
+
+def cross_validated(v: Verdicts, folds: int = FOLDS) -> np.ndarray:
+    """Each verdict's probability mapped by a fit on the other folds (items dealt to folds in turn, by id)."""
+    out = np.empty_like(v.p)
+    k = min(folds, len(v))
+    fold = np.arange(len(v)) % max(k, 1)
+    for f in range(k):
+        held = fold == f
+        a, b = platt(v.p[~held], v.right[~held]) if (~held).any() else (1.0, 0.0)
+        out[held] = mapped(v.p[held], a, b)
+    return out
+
+
+def ece(p: Sequence[float] | np.ndarray, right: Sequence[bool] | np.ndarray, bins: int = BINS) -> float:
+    """Expected calibration error: Σ_bins (n_bin / n) · |mean p − share right| over equal-width bins of p."""
+    p, y = np.asarray(p, float), np.asarray(right, float)
+    if p.size == 0:
+        return math.nan
+    which = np.minimum((p * bins).astype(int), bins - 1)
+    return float(sum(abs(p[which == k].mean() - y[which == k].mean()) * (which == k).sum()
+                     for k in range(bins) if (which == k).any()) / p.size)
+
+
+def brier(p: Sequence[float] | np.ndarray, right: Sequence[bool] | np.ndarray) -> float:
+    p, y = np.asarray(p, float), np.asarray(right, float)
+    return float(np.mean((p - y) ** 2)) if p.size else math.nan
+
+
+def figures(v: Verdicts) -> dict[str, float]:
+    """ECE and Brier of the raw winner probability and of the cross-validated calibrated one; the share right;
+    and, for scale, the Brier score of always saying the share right (what a judge without information scores)."""
+    if not len(v):
+        return {}
+    cv = cross_validated(v)
+    base = float(v.right.mean())
+    return {"n": len(v), "right": base, "mean_p": float(v.p.mean()),
+            "ece_raw": ece(v.p, v.right), "ece_calibrated_cv": ece(cv, v.right),
+            "brier_raw": brier(v.p, v.right), "brier_calibrated_cv": brier(cv, v.right),
+            "brier_constant": brier(np.full(len(v), base), v.right)}
+
+
+def reliability_plot(path: Path, curves: dict[str, tuple[Verdicts, np.ndarray]], bins: int = BINS) -> None:
+    """Share right against mean winner probability per bin, raw and cross-validated, one panel per mode."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(curves), figsize=(5 * len(curves), 4.6), squeeze=False)
+    for ax, (mode, (v, cv)) in zip(axes[0], curves.items(), strict=True):
+        ax.plot([0, 1], [0, 1], color="#999", lw=1, ls="--", label="perfectly calibrated")
+        for label, p, colour in (("as the model says", v.p, "#c0392b"), ("calibrated (cross-validated)", cv,
+                                                                          "#2471a3")):
+            which = np.minimum((p * bins).astype(int), bins - 1)
+            pts = [(p[which == k].mean(), v.right[which == k].mean(), (which == k).sum()) for k in range(bins)
+                   if (which == k).any()]
+            ax.plot([x for x, _, _ in pts], [y for _, y, _ in pts], marker="o", color=colour, label=label)
+            for x, y, n in pts:
+                ax.annotate(str(n), (x, y), textcoords="offset points", xytext=(4, 4), fontsize=10, color=colour)
+        ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="winner probability shown", ylabel="share of verdicts right",
+               title=f"{mode}: {len(v)} verdicts")
+        ax.legend(loc="upper left", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def calibrate_folder(folder: Path, model: str, dimension: str = "general") -> dict[str, Any]:
+    """Fit every mode of a DebateArt results folder: {mode: {figures..., a, b}}; writes ``calibration.json``
+    (the maps, for ``debatrix/llm/calibration.json``) and ``reliability.png`` into the folder."""
+    records = [json.loads(line) for line in (folder / "items.jsonl").read_text(encoding="utf-8").splitlines()
+               if line.strip()]
+    by_mode: dict[str, list[dict[str, Any]]] = {}
+    for r in records:
+        if r.get("benchmark") == "debateart":
+            by_mode.setdefault(r.get("mode", ""), []).append(r)
+    out: dict[str, Any] = {}
+    maps, curves = [], {}
+    for mode, rows in sorted(by_mode.items()):
+        v = verdicts(rows, dimension)
+        if len(v) < 2 * FOLDS:
+            out[mode] = {"n": len(v), "skipped": f"fewer than {2 * FOLDS} decisive verdicts with a probability"}
+            continue
+        a, b = platt(v.p, v.right)
+        out[mode] = {**figures(v), "a": round(a, 4), "b": round(b, 4)}
+        curves[mode] = (v, cross_validated(v))
+        maps.append({"model": model, "mode": mode, "a": round(a, 4), "b": round(b, 4), "n": len(v),
+                     "source": f"debatrix bench calibrate on {len(v)} DebateArt verdicts ({dimension}) of "
+                               f"{folder.name}: ECE {out[mode]['ece_raw']:.3f} -> "
+                               f"{out[mode]['ece_calibrated_cv']:.3f} ({FOLDS}-fold cross-validated)"})
+    (folder / "calibration.json").write_text(json.dumps({"maps": maps}, indent=1) + "\n", encoding="utf-8")
+    if curves:
+        reliability_plot(folder / "reliability.png", curves)
+    return out
