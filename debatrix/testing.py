@@ -196,6 +196,7 @@ class FakeOpenAIServer:
         self.latency = latency
         self.exact_usage = exact_usage  # count tokens with tiktoken (else characters / 4: no work per request)
         self.requests: list[dict[str, Any]] = []
+        self.authorizations: list[str | None] = []  # each request's Authorization header (None: none sent)
         self.arrivals: list[float] = []  # time.monotonic() of each request, in arrival order
         self.responder = responder
         self._counter = itertools.count()
@@ -225,6 +226,7 @@ class FakeOpenAIServer:
                 with server._lock:
                     n = next(server._counter)
                     server.requests.append(body)
+                    server.authorizations.append(self.headers.get("authorization"))
                     server.arrivals.append(time.monotonic())
                 if server.latency:
                     time.sleep(server.latency)

@@ -3,6 +3,7 @@ against the context window and the call budget before any call, then one column 
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -29,9 +30,8 @@ def make_prepare(mode: str) -> Callable:
             raise InvalidDebateError("<graph input>", [("debate", "expected a Debate")])
         dims = resolve_dimensions(mode, ctx.settings.dimensions, debate.format, ctx.registry)
         failures = []
-        problem = fit_problem(debate, mode, ctx.settings, dims, ctx.settings.llm.context_window)
-        if problem is not None:
-            failures.append(f"preflight: ContextWindowExceeded: {problem}")
+        # the cheap check first: a debate of thousands of speeches is refused by its call count before every
+        # prompt of it is rendered to size the context
         if mode != "speech":
             needed = expected_calls(mode, len(debate.speeches), len(debate.debaters), len(dims),
                                     ctx.settings.llm.merge_score_call, ctx.settings.orders)
@@ -39,6 +39,11 @@ def make_prepare(mode: str) -> Callable:
             if needed > budget:
                 failures.append(f"CallBudgetExceeded: judging this debate takes {needed} LLM calls, more than "
                                 f"max_llm_calls = {budget}; nothing was sent (raise the limit to judge it)")
+        if not failures:  # rendering a long debate's prompts takes a while: not on the event loop
+            problem = await asyncio.to_thread(fit_problem, debate, mode, ctx.settings, dims,
+                                              ctx.settings.llm.context_window)
+            if problem is not None:
+                failures.append(f"preflight: ContextWindowExceeded: {problem}")
         return {
             "debate": debate,
             "dimensions": dims,

@@ -30,13 +30,19 @@ def base_settings(url: str) -> JudgeSettings:
     return JudgeSettings(llm=LLMSettings(base_url=url, model="fake"), memory=MemorySettings(embedding="hash"))
 
 
+def page_client(ui: JudgeUI, **kw) -> httpx.AsyncClient:
+    """A client that talks to the page as the page itself does (its host, its token)."""
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=ui.app), base_url="http://127.0.0.1:8710",
+                             headers={"x-debatrix-token": ui.token}, **kw)
+
+
 def events_of(text: str) -> list[dict]:
     return [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ")]
 
 
 async def test_bad_input_is_answered_next_to_its_field_never_with_a_traceback():
     ui = JudgeUI(base_settings("http://127.0.0.1:9/v1"))
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=ui.app), base_url="http://ui") as client:
+    async with page_client(ui) as client:
         async def post(body):
             r = await client.post("/api/runs", json=body)
             return r.status_code, r.json()
@@ -58,8 +64,7 @@ async def test_bad_input_is_answered_next_to_its_field_never_with_a_traceback():
 async def test_a_run_streams_each_step_then_the_verdict_and_offers_its_result_and_report():
     with FakeOpenAIServer() as fake:
         ui = JudgeUI(base_settings(fake.base_url))
-        transport = httpx.ASGITransport(app=ui.app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://ui", timeout=60) as client:
+        async with page_client(ui, timeout=60) as client:
             debate = (EXAMPLES / "school_uniforms.yaml").read_text()
             r = await client.post("/api/runs", json={"debate": debate, "mode": "debatrix", "orders": "1"})
             assert r.status_code == 200, r.text
@@ -81,32 +86,43 @@ async def test_a_run_streams_each_step_then_the_verdict_and_offers_its_result_an
             assert 'id="matrix"' in report and "<script" not in report
 
 
-async def test_a_run_can_be_stopped():
+async def test_a_stopped_run_keeps_what_was_answered():
     with FakeOpenAIServer(latency=0.5) as fake:
         ui = JudgeUI(base_settings(fake.base_url))
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=ui.app), base_url="http://ui",
-                                     timeout=60) as client:
+        async with page_client(ui, timeout=60) as client:
             debate = (EXAMPLES / "school_uniforms.yaml").read_text()
-            for wait in (False, True):  # stopped before its first step, and while its first calls are answered
+            for wait in (0, 5):  # stopped before its first call, and once 5 requests were sent
+                before = len(fake.requests)
                 run_id = (await client.post("/api/runs", json={"debate": debate})).json()["run_id"]
-                deadline = time.monotonic() + 20
-                while wait and not fake.requests and time.monotonic() < deadline:
+                deadline = time.monotonic() + 30
+                while len(fake.requests) - before < wait and time.monotonic() < deadline:
                     await asyncio.sleep(0.05)
                 assert (await client.post(f"/api/runs/{run_id}/stop")).json()["state"] == "stopping"
                 events = events_of((await client.get(f"/api/runs/{run_id}/events")).text)
-                assert events[-1]["type"] == "stopped", events[-1]
-                assert (await client.get(f"/api/runs/{run_id}/result.json")).status_code == 404
-            assert 0 < len(fake.requests) < 40  # the second run had begun; neither finished
+                stopped = events[-1]
+                assert stopped["type"] == "stopped" and stopped["status"] == "incomplete", stopped
+                # what was answered before Stop is kept, not thrown away: the result says so and counts it
+                result = (await client.get(f"/api/runs/{run_id}/result.json")).json()
+                answered = sum(e["calls"] for e in events if e["type"] == "step")
+                assert result["status"] == "incomplete" and "stopped on the page" in result["incomplete_reason"]
+                assert result["general"] is None or result["general"]["verdict"] is None  # no verdict not made
+                sent = len(fake.requests) - before
+                assert answered <= result["usage"]["llm_calls"] <= sent < 40
+                if wait:
+                    assert answered >= 2 and f"the {result['usage']['llm_calls']} calls" in stopped["message"]
+                else:
+                    assert sent == 0 and stopped["message"] == "stopped before the first call"
 
 
 @pytest.fixture
-def served_ui():
-    """The page served by uvicorn on 127.0.0.1 (the judge's model: the page's own choice)."""
+def served_ui(request):
+    """The page served by uvicorn on 127.0.0.1 (the judge's model: the page's own choice, unless the test passes
+    a JudgeUI by indirect parametrisation)."""
     import uvicorn
 
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(JudgeUI(base_settings("http://127.0.0.1:9/v1")).app, host="127.0.0.1",
-                                           port=port, log_level="warning"))
+    ui = getattr(request, "param", None) or JudgeUI(base_settings("http://127.0.0.1:9/v1"))
+    server = uvicorn.Server(uvicorn.Config(ui.app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
@@ -165,7 +181,7 @@ async def test_a_preset_pair_is_read_like_the_files_and_its_problems_are_named()
               "pro_side: [{name: Ada}]\ncon_side: [{name: Ben}]\nspeech_order: [Ada, Ben]\n")
     speeches = "- {debater_name: Ada, content: Homework steals rest.}\n- {debater_name: Ben, content: Practice helps.}\n"
     ui = JudgeUI(base_settings("http://127.0.0.1:9/v1"))
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=ui.app), base_url="http://ui") as client:
+    async with page_client(ui) as client:
         r = await client.post("/api/runs", json={"preset": {"motion": motion, "speeches": speeches, "id": "hw"},
                                                  "mode": "direct"})
         assert r.status_code == 200 and [s["speaker"] for s in r.json()["speeches"]] == ["Ada", "Ben"]
@@ -175,3 +191,145 @@ async def test_a_preset_pair_is_read_like_the_files_and_its_problems_are_named()
         bad = speeches.replace("Ben, content", "Cy, content")
         r = await client.post("/api/runs", json={"preset": {"motion": motion, "speeches": bad, "id": "hw"}})
         assert r.status_code == 400 and "speech order says 'Ben'" in r.json()["message"]
+
+
+async def _wait_done(client: httpx.AsyncClient, run_id: str) -> dict:
+    return events_of((await client.get(f"/api/runs/{run_id}/events")).text)[-1]
+
+
+async def test_a_malicious_site_can_neither_drive_the_page_nor_get_the_servers_key():
+    debate = (EXAMPLES / "school_uniforms.yaml").read_text()
+    with FakeOpenAIServer() as own, FakeOpenAIServer() as attacker:
+        ui = JudgeUI(JudgeSettings(llm=LLMSettings(base_url=own.base_url, model="fake", api_key="sk-server-secret"),
+                                   memory=MemorySettings(embedding="hash")))
+        steal = {"debate": debate, "mode": "direct", "orders": 1, "backend": "endpoint",
+                 "base_url": attacker.base_url}
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=ui.app), base_url="http://127.0.0.1:8710",
+                                     timeout=60) as client:
+            # a cross-site "simple" POST (text/plain, no preflight), with or without a token it cannot know
+            for headers in ({"origin": "http://evil.example", "content-type": "text/plain"},
+                            {"origin": "http://evil.example", "x-debatrix-token": ui.token},
+                            {"content-type": "text/plain"}):
+                r = await client.post("/api/runs", content=json.dumps(steal), headers=headers)
+                assert r.status_code == 403, headers
+            # DNS rebinding: the attacker's name resolving to 127.0.0.1 gets neither the page nor the API
+            rebound = {"host": "rebind.evil.example:8710"}
+            assert (await client.get("/", headers=rebound)).status_code == 400
+            r = await client.post("/api/runs", json=steal, headers={**rebound, "x-debatrix-token": ui.token})
+            assert r.status_code == 400
+            assert not ui.runs and not attacker.requests and not own.requests
+
+            # the page itself may name another endpoint: that endpoint never gets the server's key
+            page = {"origin": "http://127.0.0.1:8710", "x-debatrix-token": ui.token}
+            r = await client.post("/api/runs", json=steal, headers=page)
+            assert r.status_code == 200, r.text
+            assert (await _wait_done(client, r.json()["run_id"]))["status"] == "complete"
+            r = await client.post("/api/runs", json={**steal, "api_key": "sk-the-pages-own"}, headers=page)
+            await _wait_done(client, r.json()["run_id"])
+            assert attacker.authorizations.count(None) == 2 and attacker.authorizations.count(
+                "Bearer sk-the-pages-own") == 2
+            # the server's own endpoint (with a trailing slash, the same address) gets the server's key
+            r = await client.post("/api/runs", json={**steal, "base_url": own.base_url + "/"}, headers=page)
+            await _wait_done(client, r.json()["run_id"])
+            assert own.authorizations == ["Bearer sk-server-secret"] * 2
+            # and the local model is not this server's to start
+            r = await client.post("/api/runs", json={**steal, "backend": "local"}, headers=page)
+            assert (r.status_code, r.json()["field"]) == (400, "backend")
+            assert "sk-server-secret" not in ui.page
+
+
+async def test_bad_bodies_are_400_with_the_field_and_large_ones_are_not_read():
+    ui = JudgeUI(base_settings("http://127.0.0.1:9/v1"))
+    debate = (EXAMPLES / "school_uniforms.yaml").read_text()
+    async with page_client(ui) as client:
+        for body, field in (([1, 2], "debate"), ("a string", "debate"), (None, "debate"),
+                            ({"debate": debate, "orders": [1]}, "orders"), ({"debate": debate, "mode": ["x"]}, "mode"),
+                            ({"debate": debate, "orders": 9}, "orders"),
+                            ({"form": {"motion": "m", "pro": "A", "con": "B", "speeches": "xy"}}, "form"),
+                            ({"debate": debate, "surprise": 1}, "surprise"),
+                            ({"debate": debate, "backend": "endpoint", "base_url": "file:///etc/passwd"},
+                             "base_url")):
+            r = await client.post("/api/runs", content=json.dumps(body), headers={"content-type": "application/json"})
+            assert r.status_code == 400 and r.json()["field"] == field, (body, r.text)
+        r = await client.post("/api/runs", content=b"{not json")
+        assert r.status_code == 400
+        big = json.dumps({"debate": "x" * (2 << 20)})
+        r = await client.post("/api/runs", content=big)
+        assert r.status_code == 413 and "larger than 1 MB" in r.json()["message"]
+
+        async def chunks():  # no Content-Length: refused once 1 MB has arrived
+            for _ in range(64):
+                yield b"x" * 65536
+
+        r = await client.post("/api/runs", content=chunks())
+        assert r.status_code == 413
+        assert not ui.runs
+
+
+def test_download_names_cannot_break_out_of_the_header():
+    from debatrix.app.ui import attachment
+
+    assert attachment("school_uniforms", "json") == ('attachment; filename="school_uniforms.json"; '
+                                                     "filename*=UTF-8''school_uniforms.json")
+    for hostile in ('x"; filename*=UTF-8\'\'evil.html; a="', "débat\r\nSet-Cookie: a=b", "辩论", "../../etc"):
+        header = attachment(hostile, "json")
+        head, star = header.split("; filename*=UTF-8''")
+        assert header.isascii() and "\r" not in header and "\n" not in header
+        assert head.count('"') == 2 and ";" not in head[len('attachment; filename="'):]
+        assert star.endswith(".json") and ";" not in star and '"' not in star and "'" not in star
+    assert attachment("辩论", "html").startswith('attachment; filename="debate.html"')
+
+
+EVIL = JudgeUI(JudgeSettings(llm=LLMSettings(base_url="http://127.0.0.1:9/v1", model="fake", api_key="sk-server"),
+                             memory=MemorySettings(embedding="hash")))
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("served_ui", [EVIL], indirect=True)
+def test_a_malicious_page_in_a_real_browser_cannot_start_a_run(served_ui):
+    """Another origin (a page on another port of 127.0.0.1, as a site the user visits would be) posts to the
+    page's API the ways a browser allows without asking: a text/plain fetch, a no-cors fetch and a form. None of
+    them starts a run, so nothing reaches the endpoint it names."""
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("no chromium: install Debian's package (apt-get install chromium; make test does it as root)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (the dev extra)")
+    import http.server
+
+    example = (EXAMPLES / "school_uniforms.yaml").read_text()
+    with FakeOpenAIServer() as attacker:
+        body = json.dumps({"debate": example, "mode": "direct", "orders": 1, "backend": "endpoint",
+                           "base_url": attacker.base_url})
+        evil = f"""<!doctype html><form id=f method=post action="{served_ui}/api/runs" enctype=text/plain>
+<input name='{body[:-1]}, "x": "' value='"}}'></form><script>
+fetch("{served_ui}/api/runs", {{method: "POST", headers: {{"content-type": "text/plain"}}, body: {json.dumps(body)}}})
+  .catch(() => null).then(() => fetch("{served_ui}/api/runs", {{method: "POST", mode: "no-cors", body: {json.dumps(body)}}}))
+  .catch(() => null).then(() => {{ document.title = "sent"; document.getElementById("f").submit(); }});
+</script>"""
+
+        class Site(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                data = evil.encode()
+                self.send_response(200)
+                self.send_header("content-type", "text/html")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        site = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Site)
+        threading.Thread(target=site.serve_forever, daemon=True).start()
+        try:
+            with sync_api.sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+                try:
+                    page = browser.new_page()
+                    page.goto(f"http://127.0.0.1:{site.server_address[1]}/")
+                    page.wait_for_url(f"{served_ui}/api/runs", timeout=20_000)  # the form went through
+                    assert "cross-origin requests are refused" in page.content()
+                finally:
+                    browser.close()
+        finally:
+            site.shutdown()
+        assert not EVIL.runs and not attacker.requests

@@ -743,6 +743,12 @@ def ui(
     model: ModelName = None,
     local_model: LocalModel = None,
     backend: BackendOption = None,
+    allow_local: Annotated[bool | None, typer.Option(
+        "--allow-local/--no-allow-local", help="let the page start the embedded local model (default: only when "
+                                               "it is the server's own model)")] = None,
+    allowed_host: Annotated[list[str] | None, typer.Option(
+        help="a host name the page is reached under besides 127.0.0.1/localhost (e.g. with --host 0.0.0.0); "
+             "requests naming any other host are refused")] = None,
 ) -> None:
     """Judge debates on a local web page, live.
 
@@ -755,7 +761,7 @@ def ui(
     settings = _make_settings(mode="debatrix", base_url=base_url, model=model, local_model=local_model,
                               backend=backend)
     console.print(f"Debatrix UI at http://{host}:{port}/ (Ctrl-C stops it)", highlight=False)
-    serve_ui(host, port, settings)
+    serve_ui(host, port, settings, allow_local=allow_local, hosts=tuple(allowed_host or ()))
 
 
 @app.command()

@@ -16,29 +16,79 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
+import secrets
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
+from urllib.parse import quote, urlsplit
 
 from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from debatrix.core.dimension import DimensionRegistry
-from debatrix.core.errors import DebatrixError, InvalidDebateError
+from debatrix.core.errors import ContextWindowExceeded, DebatrixError, InvalidDebateError
 from debatrix.core.loader import debate_from_dict, debate_from_text, preset_from_text
 from debatrix.core.models import Debate, JudgeResult
 from debatrix.core.modes import MODES, resolve_dimensions
+from debatrix.context import JudgeContext
 from debatrix.core.settings import JudgeSettings, LLMSettings
 
-from .api import ProgressEvent, ajudge_debate
+from .api import ProgressEvent, ajudge_debate, refused
 from .report import env, result_html
 
 #: how long a finished run's events and result stay available to the page
 KEEP_RUNS = 32
+#: the largest request body read (a debate of a few hundred thousand words; the largest PanelBench debate is 82 KB):
+#: a larger one is refused from its Content-Length, or once that much has arrived, before anything is parsed
+MAX_BODY = 1 << 20
+#: the host names the page answers to: a page fetched under any other name (DNS rebinding) gets nothing
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+TOKEN_HEADER = "x-debatrix-token"
+
+
+class FormRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    motion: str = ""
+    pro: str = ""
+    con: str = ""
+    speeches: list[str] = []
+
+
+class PresetRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    motion: str = ""
+    speeches: str = ""
+    id: str | None = None
+
+
+class RunRequest(BaseModel):
+    """What the page posts to start a run (checked before anything else is done with it)."""
+
+    model_config = ConfigDict(extra="forbid")
+    debate: str | None = None
+    filename: str | None = Field(default=None, max_length=255)
+    form: FormRequest | None = None
+    preset: PresetRequest | None = None
+    mode: str | None = None
+    dimensions: str | None = None
+    orders: int | None = Field(default=None, ge=1, le=4)
+    backend: Literal["", "local", "endpoint"] | None = None
+    base_url: str | None = None
+    model: str | None = Field(default=None, max_length=200)
+    api_key: str | None = Field(default=None, max_length=500)  # the page's own key for the endpoint it names
+
+    @field_validator("orders", mode="before")
+    @classmethod
+    def _blank_orders(cls, v: Any) -> Any:
+        return None if v == "" else v
 
 
 @dataclass
@@ -53,6 +103,8 @@ class Run:
     result: JudgeResult | None = None
     state: str = "running"  # running, done, stopped, failed
     error: str | None = None
+    context: JudgeContext | None = None  # the run's own, once made (Stop ends its calls)
+    stop_asked: bool = False
     started: float = field(default_factory=time.monotonic)
 
     def push(self, event: dict[str, Any]) -> None:
@@ -66,11 +118,10 @@ class FieldError(Exception):
         self.field, self.message = fieldname, message
 
 
-def form_debate(form: dict[str, Any]) -> Debate:
+def form_debate(form: FormRequest) -> Debate:
     """The simple form: a motion, a pro and a con debater, and their speeches in order (pro speaks first)."""
-    motion = str(form.get("motion") or "").strip()
-    pro, con = str(form.get("pro") or "").strip(), str(form.get("con") or "").strip()
-    speeches = [str(s).strip() for s in form.get("speeches") or [] if str(s).strip()]
+    motion, pro, con = form.motion.strip(), form.pro.strip(), form.con.strip()
+    speeches = [s.strip() for s in form.speeches if s.strip()]
     if not motion:
         raise FieldError("motion", "the motion is empty")
     if not pro or not con:
@@ -87,13 +138,24 @@ def form_debate(form: dict[str, Any]) -> Debate:
 
 class JudgeUI:
     """The web app: ``JudgeUI(base).app`` is an ASGI app. ``base``: settings every run starts from (the CLI's
-    options); ``chat_model``: a LangChain model to judge with instead (tests)."""
+    options); ``chat_model``: a LangChain model to judge with instead (tests). ``allow_local``: the page may start
+    the embedded local model (default: only when the server's own model is the local one). ``hosts``: the host
+    names the page is served under besides the loopback ones.
 
-    def __init__(self, base: JudgeSettings | None = None, chat_model: BaseChatModel | None = None):
+    Any site the user visits could post to a page on 127.0.0.1, so every request must name this host (no DNS
+    rebinding), and a request that starts or stops a run must come from the page itself: its origin, if the
+    browser sends one, is this host, and it carries the token the page was served with (another site can neither
+    read the page nor send that header without a CORS preflight, which is never granted)."""
+
+    def __init__(self, base: JudgeSettings | None = None, chat_model: BaseChatModel | None = None, *,
+                 allow_local: bool | None = None, hosts: tuple[str, ...] = ()):
         self.base = base or JudgeSettings()
         self.chat_model = chat_model
+        self.allow_local = self.base.llm.uses_local if allow_local is None else allow_local
+        self.token = secrets.token_urlsafe(24)
         self.runs: dict[str, Run] = {}
-        self.page = env().get_template("ui.html.j2").render(modes=list(MODES.values()), base=self.base)
+        self.page = env().get_template("ui.html.j2").render(modes=list(MODES.values()), base=self.base,
+                                                            token=self.token, allow_local=self.allow_local)
         self.app = Starlette(routes=[
             Route("/", self.index),
             Route("/api/runs", self.start, methods=["POST"]),
@@ -101,71 +163,108 @@ class JudgeUI:
             Route("/api/runs/{run_id}/stop", self.stop, methods=["POST"]),
             Route("/api/runs/{run_id}/result.json", self.result_json),
             Route("/api/runs/{run_id}/report.html", self.report),
-        ])
+        ], middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=[*LOOPBACK_HOSTS, *hosts])])
 
     async def index(self, request: Request) -> Response:
-        return HTMLResponse(self.page)
+        return HTMLResponse(self.page, headers={"Cache-Control": "no-store", "X-Frame-Options": "DENY",
+                                                "Content-Security-Policy": "frame-ancestors 'none'"})
 
-    def _settings(self, body: dict[str, Any]) -> JudgeSettings:
-        mode = body.get("mode") or self.base.mode
+    def _forbidden(self, request: Request) -> Response | None:
+        """Why a state-changing request is refused (None: it comes from this page)."""
+        origin = request.headers.get("origin")
+        if origin is not None and origin != f"{request.url.scheme}://{request.headers.get('host', '')}":
+            return JSONResponse({"message": "cross-origin requests are refused"}, status_code=403)
+        if not secrets.compare_digest(request.headers.get(TOKEN_HEADER, ""), self.token):
+            return JSONResponse({"message": "requests must come from the page (its token is missing)"},
+                                status_code=403)
+        return None
+
+    def _llm(self, body: RunRequest) -> LLMSettings:
+        llm = self.base.llm
+        if body.backend == "endpoint":
+            url = (body.base_url or "").strip()
+            if not url:
+                raise FieldError("base_url", "give the endpoint's base URL (e.g. http://127.0.0.1:8000/v1)")
+            parts = urlsplit(url)
+            if parts.scheme not in ("http", "https") or not parts.hostname:
+                raise FieldError("base_url", "the base URL must be an http:// or https:// address")
+            # the server's own key goes only to the endpoint the server was started with: a page that names
+            # another one sends its own key, or none
+            same = llm.base_url is not None and _same_endpoint(url, llm.base_url)
+            key = llm.api_key if same else (body.api_key or None)
+            return LLMSettings(**{**llm.model_dump(exclude={"api_key"}), "backend": "openai", "base_url": url,
+                                  "model": body.model or llm.model}, api_key=key)
+        if body.backend == "local":
+            if not self.allow_local:
+                raise FieldError("backend", "this server does not start the local model (start it with "
+                                            "`debatrix ui --allow-local`, or choose an endpoint)")
+            return llm.model_copy(update={"backend": "local"})
+        return llm
+
+    def _settings(self, body: RunRequest) -> JudgeSettings:
+        mode = body.mode or self.base.mode
         if mode not in MODES:
             raise FieldError("mode", f"unknown mode {mode!r}; choose one of: {', '.join(MODES)}")
         update: dict[str, Any] = {"mode": mode}
-        dims = [d.strip() for d in str(body.get("dimensions") or "").split(",") if d.strip()]
+        dims = [d.strip() for d in (body.dimensions or "").split(",") if d.strip()]
         update["dimensions"] = tuple(dims) or None
-        if body.get("orders"):
-            try:
-                update["orders"] = int(body["orders"])
-            except ValueError:
-                raise FieldError("orders", "orders is a number from 1 to 4") from None
-        llm = self.base.llm
-        if body.get("backend") == "endpoint":
-            if not body.get("base_url"):
-                raise FieldError("base_url", "give the endpoint's base URL (e.g. http://127.0.0.1:8000/v1)")
-            llm = LLMSettings(**{**llm.model_dump(exclude={"api_key"}), "backend": "openai",
-                                 "base_url": body["base_url"], "model": body.get("model") or llm.model},
-                              api_key=llm.api_key)
-        elif body.get("backend") == "local":
-            llm = llm.model_copy(update={"backend": "local"})
+        if body.orders:
+            update["orders"] = body.orders
         try:
-            return JudgeSettings.model_validate({**self.base.model_dump(exclude={"llm"}), **update, "llm": llm})
+            return JudgeSettings.model_validate({**self.base.model_dump(exclude={"llm"}), **update,
+                                                 "llm": self._llm(body)})
         except ValueError as e:
             raise FieldError("options", str(e).splitlines()[0]) from None
 
-    async def start(self, request: Request) -> Response:
-        try:
-            body = await request.json()
-        except ValueError:
-            return JSONResponse({"field": "debate", "message": "the request is not JSON"}, status_code=400)
-        try:
-            if body.get("form"):
-                debate = form_debate(body["form"])
-            elif body.get("preset"):
-                preset = body["preset"]
-                if not str(preset.get("motion") or "").strip() or not str(preset.get("speeches") or "").strip():
-                    raise FieldError("preset", "give both files of the pair: motion/<id>.yml and speech/<id>.yml")
-                try:
-                    debate = preset_from_text(str(preset["motion"]), str(preset["speeches"]),
-                                              str(preset.get("id") or "preset"))
-                except InvalidDebateError as e:
-                    raise FieldError("preset", str(e)) from None
-            else:
-                text = str(body.get("debate") or "")
-                if not text.strip():
-                    raise FieldError("debate", "paste or upload a debate (YAML or JSON), or fill in the form")
-                try:
-                    debate = debate_from_text(text, body.get("filename") or "<pasted debate>")
-                except InvalidDebateError as e:
-                    raise FieldError("debate", str(e)) from None
-            settings = self._settings(body)
+    def _prepare(self, body: RunRequest) -> tuple[Debate, JudgeSettings, list[str]]:
+        """The debate and the run's settings, checked as the CLI checks them (in a thread: parsing a large debate
+        must not hold up the page)."""
+        if body.form is not None:
+            debate = form_debate(body.form)
+        elif body.preset is not None:
+            preset = body.preset
+            if not preset.motion.strip() or not preset.speeches.strip():
+                raise FieldError("preset", "give both files of the pair: motion/<id>.yml and speech/<id>.yml")
             try:
-                dims = resolve_dimensions(settings.mode, settings.dimensions, debate.format,
-                                          DimensionRegistry(settings.dimension_dirs))
-            except DebatrixError as e:
-                raise FieldError("dimensions", str(e)) from None
+                debate = preset_from_text(preset.motion, preset.speeches, preset.id or "preset")
+            except InvalidDebateError as e:
+                raise FieldError("preset", str(e)) from None
+        else:
+            text = body.debate or ""
+            if not text.strip():
+                raise FieldError("debate", "paste or upload a debate (YAML or JSON), or fill in the form")
+            try:
+                debate = debate_from_text(text, body.filename or "<pasted debate>")
+            except InvalidDebateError as e:
+                raise FieldError("debate", str(e)) from None
+        settings = self._settings(body)
+        try:
+            dims = resolve_dimensions(settings.mode, settings.dimensions, debate.format,
+                                      DimensionRegistry(settings.dimension_dirs))
+        except DebatrixError as e:
+            raise FieldError("dimensions", str(e)) from None
+        return debate, settings, [d.name for d in dims]
+
+    async def start(self, request: Request) -> Response:
+        refusal = self._forbidden(request)
+        if refusal is not None:
+            return refusal
+        raw = await _body(request)
+        if raw is None:
+            return JSONResponse({"field": "debate", "message": f"the request is larger than {MAX_BODY >> 20} MB; "
+                                 "judge a debate this long with the CLI"}, status_code=413)
+        try:
+            body = RunRequest.model_validate_json(raw)
+        except ValidationError as e:
+            err = e.errors()[0]
+            where = ".".join(str(x) for x in err["loc"]) or "request"
+            return JSONResponse({"field": str(err["loc"][0]) if err["loc"] else "debate",
+                                 "message": f"{where}: {err['msg']}"}, status_code=400)
+        try:
+            debate, settings, dims = await asyncio.to_thread(self._prepare, body)
         except FieldError as e:
             return JSONResponse({"field": e.field, "message": e.message}, status_code=400)
-        run = Run(id=uuid.uuid4().hex[:12], debate=debate, settings=settings, dimensions=[d.name for d in dims])
+        run = Run(id=uuid.uuid4().hex[:12], debate=debate, settings=settings, dimensions=dims)
         self._keep(run)
         run.task = asyncio.create_task(self._judge(run))
         run.task.add_done_callback(lambda task: _stopped_before_it_began(run, task))
@@ -185,12 +284,30 @@ class JudgeUI:
             run.push({"type": "step", **event.as_dict()})
 
         try:
-            run.result = await ajudge_debate(run.debate, run.settings, self.chat_model, on_event=on_event)
-            run.state = "done"
-            run.push({"type": "done", **summary(run.result)})
+            try:  # the context is the run's own, so that Stop can end its calls and keep what they answered
+                context = await asyncio.to_thread(JudgeContext.create, run.settings, self.chat_model, [run.debate])
+            except ContextWindowExceeded as e:
+                run.result = refused(run.debate, run.settings, e)
+            else:
+                try:
+                    run.context = context
+                    if run.stop_asked:  # while the context was made (the local model loading): nothing was sent
+                        context.gateway.stop("stopped on the page")
+                    run.result = await ajudge_debate(run.debate, run.settings, context=context, on_event=on_event)
+                finally:
+                    context.close()
+            if run.stop_asked:
+                run.state = "stopped"
+                kept = run.result.usage.llm_calls
+                run.push({"type": "stopped", **summary(run.result), "message": (
+                    f"stopped: the {kept} calls already answered are kept in the result, which is incomplete"
+                    if kept else "stopped before the first call")})
+            else:
+                run.state = "done"
+                run.push({"type": "done", **summary(run.result)})
         except asyncio.CancelledError:
             run.state = "stopped"
-            run.push({"type": "stopped", "message": "stopped: the calls not yet answered were abandoned"})
+            run.push({"type": "stopped", "message": "stopped before the first call"})
         except DebatrixError as e:
             run.state, run.error = "failed", str(e)
             run.push({"type": "failed", "message": str(e)})
@@ -228,11 +345,16 @@ class JudgeUI:
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
     async def stop(self, request: Request) -> Response:
+        refusal = self._forbidden(request)
+        if refusal is not None:
+            return refusal
         run = self._run(request)
         if run is None:
             return JSONResponse({"message": "no such run"}, status_code=404)
-        if run.task is not None and not run.task.done():
-            run.task.cancel()
+        if run.state == "running":
+            run.stop_asked = True
+            if run.context is not None:  # judging: its calls end, the answered ones stay in the result
+                run.context.gateway.stop("stopped on the page")
         return JSONResponse({"state": "stopping" if run.state == "running" else run.state})
 
     async def result_json(self, request: Request) -> Response:
@@ -240,14 +362,44 @@ class JudgeUI:
         if run is None or run.result is None:
             return JSONResponse({"message": "no result (yet)"}, status_code=404)
         return Response(run.result.model_dump_json(indent=2), media_type="application/json",
-                        headers={"Content-Disposition": f'attachment; filename="{run.debate.id}.json"'})
+                        headers={"Content-Disposition": attachment(run.debate.id, "json")})
 
     async def report(self, request: Request) -> Response:
         run = self._run(request)
         if run is None or run.result is None:
             return JSONResponse({"message": "no result (yet)"}, status_code=404)
-        return HTMLResponse(result_html(run.result),
-                            headers={"Content-Disposition": f'attachment; filename="{run.debate.id}.html"'})
+        return HTMLResponse(result_html(run.result), headers={"Content-Disposition": attachment(run.debate.id,
+                                                                                                 "html")})
+
+
+def attachment(name: str, suffix: str) -> str:
+    """A Content-Disposition that saves ``name.suffix`` whatever the name holds: an ASCII fallback of safe
+    characters, and the name itself percent-encoded (RFC 6266), so no quote, line break or second parameter of
+    the debate id reaches the header."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")[:80] or "debate"
+    return f"attachment; filename=\"{safe}.{suffix}\"; filename*=UTF-8''{quote(f'{name[:80]}.{suffix}', safe='')}"
+
+
+def _same_endpoint(a: str, b: str) -> bool:
+    """Whether two base URLs name the same endpoint (scheme, host and port; path without a trailing slash)."""
+    x, y = urlsplit(a.strip()), urlsplit(b.strip())
+    port = {"http": 80, "https": 443}
+    return ((x.scheme, (x.hostname or "").lower(), x.port or port.get(x.scheme), x.path.rstrip("/"))
+            == (y.scheme, (y.hostname or "").lower(), y.port or port.get(y.scheme), y.path.rstrip("/")))
+
+
+async def _body(request: Request) -> bytes | None:
+    """The request body, or None once it is larger than :data:`MAX_BODY` (nothing more is read)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY:
+        return None
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _stopped_before_it_began(run: Run, task: asyncio.Task) -> None:
@@ -273,7 +425,10 @@ def summary(result: JudgeResult) -> dict[str, Any]:
                       "completion_tokens": u.completion_tokens, "seconds": u.wall_seconds}}
 
 
-def serve(host: str, port: int, base: JudgeSettings, chat_model: BaseChatModel | None = None) -> None:
+def serve(host: str, port: int, base: JudgeSettings, chat_model: BaseChatModel | None = None, *,
+          allow_local: bool | None = None, hosts: tuple[str, ...] = ()) -> None:
     import uvicorn
 
-    uvicorn.run(JudgeUI(base, chat_model).app, host=host, port=port, log_level="warning")
+    named = () if host in ("0.0.0.0", "::") else (host,)  # a wildcard is no name a browser uses
+    uvicorn.run(JudgeUI(base, chat_model, allow_local=allow_local, hosts=(*named, *hosts)).app, host=host,
+                port=port, log_level="warning")

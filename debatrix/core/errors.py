@@ -66,6 +66,10 @@ class LLMError(IncompleteJudgment):
     """The model could not be reached or kept failing after retries."""
 
 
+class RunStopped(IncompleteJudgment):
+    """The run was stopped before this request was answered (the web page's Stop)."""
+
+
 class LLMTimeoutError(LLMError):
     pass
 

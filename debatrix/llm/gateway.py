@@ -34,6 +34,7 @@ from debatrix.core.errors import (
     LLMError,
     LLMRateLimitError,
     LLMTimeoutError,
+    RunStopped,
     StructuredOutputError,
 )
 from debatrix.llm.http_chat import ChatHTTPError, ChatResponseError, Endpoint, HTTPChatModel
@@ -168,6 +169,8 @@ class LLMGateway:
             self._model = make_http_model(settings) if self._http else make_chat_model(settings)
         self.method: Method = self._choose_method()
         self.completed_requests = 0  # for progress estimates
+        self.stopped: str | None = None  # why the run was stopped (stop()): no request is sent after it
+        self._in_flight: set[asyncio.Task] = set()
         # log probabilities are asked of OpenAI-compatible servers (until one refuses them); other LangChain chat
         # models may reject the unknown request fields, unless they say they take them (``debatrix_logprobs``)
         self.logprobs_supported = self._speaks_openai() or bool(getattr(self._model, "debatrix_logprobs", False))
@@ -265,6 +268,20 @@ class LLMGateway:
             async with gate:
                 yield None
 
+    async def _abandonable(self, request: Any, meta: dict[str, Any]) -> Any:
+        """Await a request that :meth:`stop` can abandon (a cancellation of the run itself still propagates)."""
+        task = asyncio.ensure_future(request)
+        self._in_flight.add(task)
+        try:
+            return await task
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if self.stopped and task.cancelled() and not (current and current.cancelling()):
+                raise RunStopped(f"{meta.get('debatrix_node')}: {self.stopped}") from None
+            raise
+        finally:
+            self._in_flight.discard(task)
+
     # ------------------------------------------------------------------ token budget
 
     def prompt_tokens(self, messages: list[BaseMessage]) -> int:
@@ -284,8 +301,17 @@ class LLMGateway:
 
     # ------------------------------------------------------------------ one request
 
+    def stop(self, reason: str) -> None:
+        """End the run early (the page's Stop): requests in flight are abandoned, later ones are not sent; each
+        fails as :class:`RunStopped`, so the run ends incomplete with every answered call still in its result."""
+        self.stopped = reason
+        for task in list(self._in_flight):
+            task.cancel()
+
     async def _send(self, model: Any, messages: list[BaseMessage], meta: dict[str, Any]) -> tuple[AIMessage, int]:
         """Send with retries; returns the answer and the number of attempts (0: answered from the cache)."""
+        if self.stopped:
+            raise RunStopped(f"{meta.get('debatrix_node')}: {self.stopped}")
         key = None
         sample = SAMPLE.get()
         if sample:  # repeat 0 is the plain request (its answers are those of `debatrix judge --cache`)
@@ -322,16 +348,20 @@ class LLMGateway:
                     reraise=True,
                 ):
                     with attempt:
+                        if self.stopped:  # stopped while waiting to retry
+                            raise RunStopped(f"{meta.get('debatrix_node')}: {self.stopped}")
                         attempts += 1
                         if self._limiter is not None:
                             await self._limiter.aacquire()
                         async with self._gate(messages) as served:
-                            answer = await asyncio.wait_for(
+                            answer = await self._abandonable(asyncio.wait_for(
                                 model.ainvoke(messages, config={"metadata": meta, "tags": ["debatrix"]}),
                                 timeout=self.settings.timeout,
-                            )
+                            ), meta)
                             if served is not None:  # the affinity scheduler compares prompts with what was served
                                 served["answer"] = _ROLE_TEXT["ai"] + _answer_text(answer)
+            except RunStopped:
+                raise
             except (asyncio.TimeoutError, TimeoutError, openai.APITimeoutError) as e:
                 raise LLMTimeoutError(
                     f"{meta.get('debatrix_node')}: no answer within {self.settings.timeout:g} s after {attempts} attempts"
