@@ -272,3 +272,44 @@ def test_memory_options_are_checked_before_the_first_call(option, code, words):
         sent = len(srv.requests)
     assert proc.returncode == code and words in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
     assert sent == 0
+
+
+@pytest.mark.parametrize("bad", [800, "NaN", "abc", float("inf"), None])
+async def test_hostile_log_probabilities_and_usage_never_crash_a_paid_run(uniforms, bad):
+    """A server's numbers are checked where they enter: log probabilities that are not finite numbers <= 0 are
+    dropped (the verdict is read from the answers, as from a server that gives none), negative usage is not stored."""
+    from debatrix.app.api import ajudge_debate
+    from debatrix.core.models import Status
+
+    from .conftest import settings
+
+    def responder(body, n):
+        answer = server.completion(body, n)
+        text = answer["choices"][0]["message"]["content"] or ""
+        answer["choices"][0]["logprobs"] = {"content": [
+            {"token": text[:3], "logprob": bad, "top_logprobs": [{"token": text[:3], "logprob": bad}]}]}
+        answer["usage"]["prompt_tokens"] = -400
+        return answer
+
+    with FakeOpenAIServer(responder=responder) as server:
+        s = settings("direct", base_url=server.base_url, structured_output="json_schema")
+        result = await ajudge_debate(uniforms, s)
+    assert result.status is Status.COMPLETE, result.incomplete_reason
+    assert result.general.verdict.winner in {"Maya", "Theo"}
+    if bad is not None:
+        assert result.general.verdict.probabilities is None or result.general.verdict.method != "logprobs"
+    assert result.usage.llm_calls == len(server.requests) and result.usage.prompt_tokens > 0
+    assert all(n.prompt_tokens > 0 for n in result.usage.by_node.values())
+
+
+def test_an_infinite_dimension_weight_is_refused_before_any_call(tmp_path):
+    from debatrix.core.dimension import DimensionRegistry
+    from debatrix.core.errors import ConfigurationError
+
+    (tmp_path / "style.yaml").write_text("name: style\nweight: .inf\nprompts: {analyze: a, judge: j}\n")
+    with pytest.raises(ConfigurationError, match="weight"):
+        DimensionRegistry([tmp_path])
+    (tmp_path / "style.yaml").unlink()
+    (tmp_path / "sets.yaml").write_text("sets: {mine: {argument: .inf}}\n")
+    with pytest.raises(ConfigurationError, match="finite"):
+        DimensionRegistry([tmp_path])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
@@ -27,7 +28,7 @@ class Dimension(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     name: str = Field(pattern=r"^[a-z][a-z0-9_]{1,40}$")
     description: str
-    weight: float = Field(default=1.0, gt=0)
+    weight: float = Field(default=1.0, gt=0, allow_inf_nan=False)  # .inf would make the panel's shares NaN
     allow_tie: bool = False
     tie_margin: float = Field(default=0.0, ge=0, description="score-comparison tie band (SC)")
     prompts: DimensionPrompts
@@ -68,8 +69,11 @@ class DimensionRegistry:
         if not isinstance(data, dict):
             raise ConfigurationError(f"{label}: expected a mapping of set name -> {{dimension: weight}}")
         for name, members in data.items():
-            if not isinstance(members, dict) or not all(isinstance(w, (int, float)) and w > 0 for w in members.values()):
-                raise ConfigurationError(f"{label}: set {name!r} must map dimension names to positive weights")
+            if not isinstance(members, dict) or not all(
+                    isinstance(w, int | float) and not isinstance(w, bool) and math.isfinite(w) and w > 0
+                    for w in members.values()):
+                raise ConfigurationError(f"{label}: set {name!r} must map dimension names to positive, finite "
+                                         "weights")
             self._sets[name] = {k: float(v) for k, v in members.items()}
 
     @property

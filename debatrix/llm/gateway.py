@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import re
 import time
 from collections.abc import AsyncIterator
@@ -419,9 +420,9 @@ class LLMGateway:
     def _record(self, node: str, dimension: str | None, messages: list[BaseMessage], answer: AIMessage,
                 started: float, attempts: int, repaired: bool) -> CallRecord:
         usage = answer.usage_metadata or {}
-        prompt = usage.get("input_tokens") or self.prompt_tokens(messages)
-        completion = usage.get("output_tokens")
-        if completion is None:
+        prompt = _count(usage.get("input_tokens")) or self.prompt_tokens(messages)
+        completion = _count(usage.get("output_tokens"))
+        if completion is None:  # not reported (or nonsense, e.g. negative): counted here
             completion = count_tokens(_answer_text(answer), self.settings.tokenizer)
         processed, reused = _processed(answer, prompt)
         if attempts == 0:  # answered from the response cache: the model read nothing
@@ -643,19 +644,47 @@ TOP_LOGPROBS = 10  # alternatives per token: enough for ten score values or a fe
 
 
 def _logprobs(answer: AIMessage) -> list[dict[str, Any]]:
-    return list(((answer.response_metadata or {}).get("logprobs") or {}).get("content") or [])
+    """The answer's per-token log probabilities, checked where they enter: every one a finite number ≤ 0 and every
+    token a string, else none at all (the answer is then read without probabilities, as from a server that gives
+    none) — a hostile or broken server's 800, "NaN" or "abc" must not crash a run whose calls are paid."""
+    entries = ((answer.response_metadata or {}).get("logprobs") or {})
+    content = entries.get("content") if isinstance(entries, dict) else None
+    if not isinstance(content, list):
+        return []
+    for entry in content:
+        if not isinstance(entry, dict):
+            return []
+        tops = entry.get("top_logprobs") or []
+        if not isinstance(tops, list) or not all(_sound_logprob(c) for c in (entry, *tops)):
+            return []
+    return content
+
+
+def _sound_logprob(c: Any) -> bool:
+    if not isinstance(c, dict) or not isinstance(c.get("token", ""), str):
+        return False
+    lp = c.get("logprob")
+    return lp is None or (isinstance(lp, int | float) and not isinstance(lp, bool) and math.isfinite(lp)
+                          and lp <= 1e-6)
+
+
+def _count(value: Any) -> int | None:
+    """A token count a server reported: a non-negative integer, else unknown."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+        return None
+    return int(value)
 
 
 def _processed(answer: AIMessage, prompt: int) -> tuple[int | None, int | None]:
     """(prompt tokens the server computed, prompt tokens it reused from its cache), as far as it says:
     llama.cpp's ``timings`` (``prompt_n``, ``cache_n``), or OpenAI's ``cached_tokens`` usage detail."""
     timings = (answer.response_metadata or {}).get("timings")
-    if isinstance(timings, dict) and timings.get("prompt_n") is not None:
-        return int(timings["prompt_n"]), int(timings.get("cache_n") or 0)
+    if isinstance(timings, dict) and _count(timings.get("prompt_n")) is not None:
+        return _count(timings["prompt_n"]), _count(timings.get("cache_n")) or 0
     details = (answer.usage_metadata or {}).get("input_token_details") or {}
-    if details.get("cache_read") is not None:
-        reused = int(details["cache_read"])
-        return max(prompt - reused, 0), reused
+    if _count(details.get("cache_read")) is not None:
+        reused = min(_count(details["cache_read"]) or 0, prompt)
+        return prompt - reused, reused
     return None, None
 
 
