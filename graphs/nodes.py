@@ -286,12 +286,23 @@ def orders_of(debate: Debate, settings: JudgeSettings) -> list[tuple[str, ...]]:
 
 
 async def gathered(calls: Any) -> list[Any]:
-    """Run the orders' calls side by side; the first failure is raised once all have ended (none left running)."""
+    """Run the orders' calls side by side (each returns a tuple whose last item is its call record or records);
+    the first failure is raised once all have ended (none left running), carrying the calls of every order, the
+    answered ones and the other failures' attempts: all of them were paid for."""
     results = await asyncio.gather(*calls, return_exceptions=True)
+    failures = [r for r in results if isinstance(r, BaseException)]
+    if not failures:
+        return results
+    paid: list[Any] = []
     for r in results:
         if isinstance(r, BaseException):
-            raise r
-    return results
+            paid.extend(getattr(r, "calls", []))
+        else:
+            paid.extend(r[-1] if isinstance(r[-1], list) else [r[-1]])
+    first = failures[0]
+    if isinstance(first, IncompleteJudgment):
+        first.calls = paid
+    raise first
 
 
 async def judge_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:

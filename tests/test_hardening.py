@@ -313,3 +313,31 @@ def test_an_infinite_dimension_weight_is_refused_before_any_call(tmp_path):
     (tmp_path / "sets.yaml").write_text("sets: {mine: {argument: .inf}}\n")
     with pytest.raises(ConfigurationError, match="finite"):
         DimensionRegistry([tmp_path])
+
+
+async def test_every_order_s_attempts_are_counted_when_orders_fail_together(uniforms):
+    """Both orders of a judgment fail side by side (after 2 retries each): all 6 requests are in the usage; and
+    where one order is answered and the other fails, the answered call is counted too."""
+    from debatrix.app.api import ajudge_debate
+    from debatrix.core.models import Status
+    from debatrix.testing import ScriptedChatModel
+
+    from .conftest import settings
+
+    def down(call):
+        raise ConnectionError("connection reset")
+
+    model = ScriptedChatModel(script={"judge_debate": down})
+    result = await ajudge_debate(uniforms, settings("direct", orders=2, max_retries=2, retry_max_wait=0.05), model)
+    assert result.status is Status.INCOMPLETE and len(model.calls) == 6
+    assert (result.usage.llm_calls, result.usage.retries) == (2, 4)
+
+    def second_down(call):  # the order that lists Theo first fails
+        if str(call.messages[-1].content).index("Theo") < str(call.messages[-1].content).index("Maya"):
+            raise ConnectionError("connection reset")
+        return "Maya argued well.\nTheo argued less well.\nWinner: Maya"
+
+    model = ScriptedChatModel(script={"judge_debate": second_down})
+    result = await ajudge_debate(uniforms, settings("direct", orders=2, max_retries=0), model)
+    assert result.status is Status.INCOMPLETE and len(model.calls) == 2
+    assert result.usage.llm_calls == 2 and result.usage.by_node["judge_debate"].prompt_tokens > 0
