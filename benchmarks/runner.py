@@ -41,7 +41,7 @@ from scipy import stats
 from debatrix import __version__
 from debatrix.context import JudgeContext
 from debatrix.core.errors import ConfigurationError, DebatrixError
-from debatrix.core.files import write_atomic
+from debatrix.core.files import inside, write_atomic
 from debatrix.llm.gateway import SAMPLE
 from debatrix.llm.local import served_by
 from debatrix.app.runtime import settle_heap
@@ -503,10 +503,10 @@ def merge_runs(bench: Benchmark, folders: list[Path], out_dir: Path) -> tuple[li
     merged: dict[tuple[str, int, str], dict[str, Any]] = {}
     for folder in folders:
         for r in latest_records(folder / "items.jsonl", None, None):
-            if r.get("result_file") and folder.resolve() != out_dir.resolve():
-                src = folder / r["result_file"]
-                if src.exists():
-                    dest = out_dir / r["result_file"]
+            rel = r.get("result_file")
+            if isinstance(rel, str) and rel and folder.resolve() != out_dir.resolve():
+                src, dest = inside(folder, rel), inside(out_dir, rel)  # never a file outside either folder
+                if src is not None and dest is not None and src.is_file():
                     dest.parent.mkdir(parents=True, exist_ok=True)
                     write_atomic(dest, src.read_text(encoding="utf-8"))
             merged[record_key(r)] = r

@@ -341,3 +341,66 @@ async def test_every_order_s_attempts_are_counted_when_orders_fail_together(unif
     result = await ajudge_debate(uniforms, settings("direct", orders=2, max_retries=0), model)
     assert result.status is Status.INCOMPLETE and len(model.calls) == 2
     assert result.usage.llm_calls == 2 and result.usage.by_node["judge_debate"].prompt_tokens > 0
+
+
+def test_the_remaining_bad_inputs_are_one_line_refusals_with_nothing_sent(tmp_path):
+    """The probes of the third hardening round: each refused with exit 2, no traceback, no request."""
+    example = str(EXAMPLES / "school_uniforms.yaml")
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    link = tmp_path / "link"
+    link.symlink_to("/proc/self/fd/1")
+    with FakeOpenAIServer() as srv:
+        judge = ("judge", example, "--mode", "direct", "--base-url", srv.base_url, "--model", "fake")
+        for args, words in (
+                ((*judge, "--temperature", "-5"), ["temperature"]),
+                ((*judge, "--temperature", "nan"), ["temperature", "finite"]),
+                ((*judge, "--out", str(fifo)), ["not a regular file"]),
+                ((*judge, "--out", str(link)), ["symbolic link"]),
+                ((*judge, "--memory", "persistent", "--memory-path", str(a_file)), ["is a file"]),
+                (("bench", "debateart", "--limit", "0", "--base-url", srv.base_url, "--model", "fake", "--out",
+                  str(tmp_path / "b0")), ["--limit"]),
+                (("bench", "debateart", "--data", str(tmp_path / "nope"), "--base-url", srv.base_url, "--model",
+                  "fake", "--out", str(tmp_path / "b1")), ["No such file"]),
+                (("bench", "debateart", "--out", str(a_file), "--base-url", srv.base_url, "--model", "fake"),
+                 ["is a file"])):
+            refused(cli(*args, env={"OPENAI_API_KEY": "sk-test"}), *words)
+        for url in ("not a url", "file:///etc/passwd", "ftp://user:hunter2@example.org/v1"):
+            proc = cli("judge", example, "--base-url", url, "--model", "fake")
+            refused(proc, "http:// or https://")
+            assert "hunter2" not in proc.stdout + proc.stderr
+        assert not srv.requests
+    assert fifo.is_fifo() and link.is_symlink()
+
+
+def test_a_report_or_merge_never_writes_outside_the_results_folder(tmp_path):
+    import json as _json
+
+    from debatrix.app.report import write_report
+    from debatrix.core.files import inside
+
+    from debatrix.app.api import refused as refused_result
+    from debatrix.core.errors import ContextWindowExceeded
+    from debatrix.core.settings import JudgeSettings
+
+    victim = tmp_path / "outside" / "victim"
+    victim.mkdir(parents=True)
+    result = refused_result(load_debate(EXAMPLES / "school_uniforms.yaml"), JudgeSettings(),
+                            ContextWindowExceeded(10, 5, "x"))  # a valid result file, as a report would read one
+    (victim / "index.json").write_text(result.model_dump_json())
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "summary.csv").write_text("mode,metric,subset,value\n")
+    (folder / "run.json").write_text(_json.dumps({"benchmark": "debateart", "settings": {}}))
+    record = {"benchmark": "debateart", "mode": "direct", "repeat": 0, "item": "x", "status": "complete",
+              "result_file": "../outside/victim/index.json"}
+    (folder / "items.jsonl").write_text(_json.dumps(record) + "\n")
+    try:
+        write_report(folder, folder / "report.html")
+    except Exception as e:  # a report of a hand-made folder may refuse it; it must not write outside
+        assert "Traceback" not in str(e)
+    assert not (victim / "index.html").exists()
+    assert inside(folder, "../outside/victim/index.json") is None and inside(folder, "/etc/passwd") is None
+    assert inside(folder, "items/direct/r0/x.json") == (folder / "items/direct/r0/x.json").resolve()

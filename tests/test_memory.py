@@ -55,7 +55,7 @@ async def test_the_analysis_memory_is_the_columns_state_and_no_run_without_retri
     for (dim, i), prompt in prompts.items():
         for other, analyses in by_dim.items():
             for a in analyses:
-                shown = a.analysis in prompt
+                shown = a.remembered in prompt  # what the next analyses read: its notes, without quotations
                 assert shown == (other == dim and a.index < i), (dim, i, other, a.index)
 
 

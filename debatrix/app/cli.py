@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from pydantic import ValidationError
 from rich import box
 from rich.console import Console
 from rich.markup import escape
@@ -191,7 +192,13 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
                                  ("orders", orders)) if v},
             memory=MemorySettings(**{k: _plain(v) for k, v in (memory or {}).items()}),
         )
-    except ValueError as e:  # pydantic validation of option values
+    except ValidationError as e:  # pydantic validation of option values: the field and the rule, not the value
+        # (an endpoint URL may hold a password)
+        _fail("bad option: " + "; ".join(
+            ": ".join(x for x in (".".join(str(x) for x in err["loc"]), err["msg"].removeprefix("Value error, ")) if x)
+            for err in e.errors()))
+        raise
+    except ValueError as e:
         _fail(f"bad option: {e}".replace("\n", " "))
         raise
 
@@ -570,7 +577,7 @@ def bench(
                                             "the first)")] = "debatrix",
     epochs: Annotated[int, typer.Option(help="samples of every item per mode (needs --temperature > 0; each "
                                               "repeat has its own seed and cache entries)")] = 1,
-    limit: Annotated[int | None, typer.Option(help="a seeded sample of N items (debates: one per length "
+    limit: Annotated[int | None, typer.Option(min=1, help="a seeded sample of N items (debates: one per length "
                                                    "stratum)")] = None,
     seed: Annotated[int, typer.Option(help="seed of the --limit sample")] = 0,
     max_length: Annotated[int | None, typer.Option(help="only items of at most this many characters (debates: "
@@ -652,6 +659,8 @@ def bench(
         console.print(f"[dim]{elapsed:7.1f}s {done:>4}/{total}, ~{eta:.0f}s left[/] {plain(record['mode'])} "
                       f"#{record['repeat']} {plain(record['item'])}{status}", highlight=False)
 
+    if folder.exists() and not folder.is_dir():
+        _fail(f"--out {folder} is a file: give a results folder (created if missing)")
     try:
         report = asyncio.run(run_benchmark(b, settings, folder, modes=mode_list, repeats=epochs, limit=limit,
                                            concurrency=max_samples, retry_incomplete=retry_incomplete,
@@ -662,6 +671,9 @@ def bench(
         raise
     except DebatrixError as e:
         _fail(str(e).replace("\n", "; "))
+        raise
+    except OSError as e:  # the data folder missing or unreadable, the results folder not writable
+        _fail(f"{e.filename}: {e.strerror}" if e.filename else str(e))
         raise
     out_console.print((folder / "summary.md").read_text(encoding="utf-8"), markup=False, highlight=False)
     console.print(f"{report.judged} judged now, {report.skipped} already done, {report.seconds:.1f}s; results in "

@@ -22,7 +22,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from debatrix.core.errors import ConfigurationError
-from debatrix.core.files import write_atomic
+from debatrix.core.files import inside, write_atomic
 from debatrix.core.models import DimensionResult, JudgeResult
 
 # one color per dimension column in the chart (cycled)
@@ -171,13 +171,14 @@ def write_report(path: Path, out: Path) -> list[Path]:
     pages: dict[str, str] = {}
     for rec in items:
         rel = rec.get("result_file")
-        if not rel or rel in pages or not (path / rel).exists():
+        source = inside(path, rel) if isinstance(rel, str) and rel else None  # never a file outside the folder
+        if source is None or rel in pages or not source.is_file():
             continue
         try:
-            result = load_result(path / rel)
+            result = load_result(source)
         except ReportError:
             continue  # not a judge result (a benchmark that stores its own records): no page
-        page = (path / rel).with_suffix(".html")
+        page = source.with_suffix(".html")
         write_atomic(page, result_html(result))
         written.append(page)
         pages[rel] = _relative(page, out.parent)

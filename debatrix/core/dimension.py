@@ -7,10 +7,10 @@ from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from debatrix.core.errors import ConfigurationError, UnknownDimensionError
+from debatrix.core.errors import ConfigurationError, InvalidDebateError, UnknownDimensionError
+from debatrix.core.loader import strict_yaml
 from debatrix.core.models import DebateFormat
 
 DEFAULT_SET = {DebateFormat.ONE_V_ONE: "debateart", DebateFormat.BP: "bp", DebateFormat.SINGLE: "general"}
@@ -53,9 +53,11 @@ class DimensionRegistry:
             if not entry.name.endswith((".yaml", ".yml")):
                 continue
             try:
-                data = yaml.safe_load(entry.read_text(encoding="utf-8"))
-            except yaml.YAMLError as e:
-                raise ConfigurationError(f"{label}/{entry.name}: not valid YAML: {e}") from None
+                data = strict_yaml(entry.read_bytes(), f"{label}/{entry.name}")
+            except InvalidDebateError as e:
+                raise ConfigurationError(str(e).replace("\n", "; ")) from None
+            except OSError as e:
+                raise ConfigurationError(f"{label}/{entry.name}: cannot read file: {e.strerror}") from None
             if entry.name.startswith("sets."):
                 self._load_sets(data, f"{label}/{entry.name}")
                 continue

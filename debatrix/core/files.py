@@ -13,14 +13,33 @@ def check_writable(path: Path) -> None:
     path = Path(path)
     if path.is_dir():
         raise IsADirectoryError(f"{path} is a folder: give a file path")
+    _regular_or_new(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.probe."):
         pass
 
 
+def inside(folder: Path, relative: str) -> Path | None:
+    """``folder / relative`` where that stays inside ``folder`` (a results folder's own file), else None: a record
+    naming ``../elsewhere/x.json`` or an absolute path must not make a report or a merge write outside it."""
+    root = Path(folder).resolve()
+    target = (root / relative).resolve()
+    return target if target != root and target.is_relative_to(root) else None
+
+
+def _regular_or_new(path: Path) -> None:
+    """Refuse to replace anything but a regular file: the rename of an atomic write would put a file where a
+    FIFO, a device (``/dev/null``) or a symlink (to ``/proc/self/fd/1``, or to a file elsewhere) was."""
+    if path.is_symlink():
+        raise OSError(f"{path} is a symbolic link: give the path of a regular file or a new one")
+    if path.exists() and not path.is_file():
+        raise OSError(f"{path} is not a regular file (a FIFO, a device or a socket): give a file path")
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to a temporary file beside ``path``, flush it to disk, then rename it over ``path``."""
     path = Path(path)
+    _regular_or_new(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:

@@ -45,12 +45,22 @@ def _read_text(path: Path) -> str:
         raise InvalidDebateError(str(path), [("", "file not found")]) from None
     except OSError as e:
         raise InvalidDebateError(str(path), [("", f"cannot read file: {e.strerror}")]) from None
+    return _decoded(data, str(path))
+
+
+def _decoded(data: bytes, source: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise InvalidDebateError(
-            str(path), [("", f"bad encoding: not UTF-8 text (invalid byte 0x{data[e.start]:02x} at offset {e.start})")]
+            source, [("", f"bad encoding: not UTF-8 text (invalid byte 0x{data[e.start]:02x} at offset {e.start})")]
         ) from None
+
+
+def strict_yaml(data: bytes, source: str) -> Any:
+    """A YAML file read as debates are (UTF-8, no key twice in one mapping): for the other files users write
+    (dimension files); problems raise :class:`InvalidDebateError` naming ``source``."""
+    return _parse_text(_decoded(data, source), source, json_text=False)
 
 
 class _DuplicateKey(ValueError):

@@ -7,7 +7,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
 
 class _Frozen(BaseModel):
@@ -25,8 +27,23 @@ class LLMSettings(_Frozen):
     base_url: str | None = None
     model: str = "gpt-4o-mini"
     api_key: SecretStr | None = Field(default=None, exclude=True, repr=False)
-    temperature: float = 0.0
-    timeout: float = Field(default=120.0, gt=0, description="seconds for one request")
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, v: str | None) -> str | None:
+        """An endpoint is an http(s) address: 'not a url' or file:// is a wrong option, not an unreachable server."""
+        if v is None:
+            return v
+        try:
+            parts = urlsplit(v.strip())
+            parts.port  # noqa: B018 (raises on a port that is not a number)
+        except ValueError:
+            raise ValueError(f"base URL {v!r} is not a valid URL") from None
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("the base URL must be an http:// or https:// address, e.g. http://127.0.0.1:8000/v1")
+        return v.strip()
+
+    temperature: float = Field(default=0.0, ge=0, le=2, allow_inf_nan=False, description="the OpenAI API's range")
+    timeout: float = Field(default=120.0, gt=0, allow_inf_nan=False, description="seconds for one request")
     max_retries: int = Field(default=4, ge=0, description="retries of transient errors (tenacity)")
     retry_max_wait: float = Field(default=30.0, gt=0)
     context_window: int = Field(default=128_000, gt=256)
@@ -106,6 +123,8 @@ class MemorySettings(_Frozen):
     def _complete(self) -> MemorySettings:
         if self.backend == "persistent" and self.path is None:
             raise ValueError("memory backend 'persistent' needs a folder (--memory-path / memory.path)")
+        if self.backend == "persistent" and self.path is not None and self.path.exists() and not self.path.is_dir():
+            raise ValueError(f"the memory path {self.path} is a file: give a folder (it is created if missing)")
         return self
 
 
