@@ -19,7 +19,7 @@ from debatrix.llm.gateway import token_cap
 from debatrix.core.models import Debate, SpeechAnalysis
 from debatrix.core.modes import get_mode
 from debatrix.core.settings import JudgeSettings
-from debatrix.core.tokens import count_message_tokens
+from debatrix.core.tokens import count_message_tokens, count_tokens
 
 from .answers import analysis_answer_tokens
 
@@ -75,11 +75,12 @@ def largest_request(debate: Debate, mode: str, settings: JudgeSettings, dims: li
             best = Request(tokens, what)
 
     n = len(debate.speeches)
+    candidates = _candidates(debate, settings) if shape.per_speech else []
     for dim in dims:
         fake = [SpeechAnalysis(dimension=dim.name, index=j, speaker=debate.speeches[j].speaker,
                                analysis=_placeholder(analysis_cap)) for j in range(n)]
         if shape.per_speech:
-            for i in range(n):
+            for i in candidates:
                 before = P.previous_speeches(debate, i, fence) if shape.context == "speeches" else ""
                 after = P.previous_analyses(fake[:i]) if shape.context == "analyses" else ""
                 # after the first speech an analysis may be asked once more, its first answer and what was wrong
@@ -102,6 +103,23 @@ def largest_request(debate: Debate, mode: str, settings: JudgeSettings, dims: li
                                                 words=words))
         consider([system_message(debate), HumanMessage(content=text)], min(token_cap(words), cap_out), "the panel")
     return best
+
+
+def _candidates(debate: Debate, settings: JudgeSettings) -> list[int]:
+    """The speeches whose analysis request can be the largest. A speech's request holds its block and everything
+    before it (earlier analyses or speeches), and the task text differs only by speaker, so of one speaker's
+    speeches, speech i's request is no larger than a later speech j's when its block is no longer: only the
+    speeches whose block is longer than every later block of their speaker are rendered (a few, where a debate of
+    thousands of speeches would render thousands of ever longer prompts)."""
+    fence = P.fence_for(debate)
+    out, longest = [], {}
+    for i in range(len(debate.speeches) - 1, -1, -1):
+        speaker = debate.speeches[i].speaker
+        size = count_tokens(P.speech_block(debate, i, fence), settings.llm.tokenizer)
+        if size > longest.get(speaker, -1):
+            out.append(i)
+            longest[speaker] = size
+    return sorted(out)
 
 
 def fit_problem(debate: Debate, mode: str, settings: JudgeSettings, dims: list[Dimension],

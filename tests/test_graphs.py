@@ -42,3 +42,26 @@ def test_iterative_column_loops_and_judges_beside_the_loop():
     assert "analyze_speech" not in raw and "panel_comment" not in raw and "judge_debate" in raw
     merged = build_graph("debatrix", merge_score_call=True).get_graph(xray=1).draw_mermaid()
     assert "score_speech" not in merged and "decide_debate" not in merged
+
+
+@pytest.mark.parametrize("mode", ["debatrix", "noniterative", "chronological", "dimensional", "direct"])
+def test_the_largest_request_is_found_without_rendering_every_prompt(mode, monkeypatch):
+    """Only the speeches longer than every later speech of their speaker are rendered; the largest request is the
+    one rendering all of them finds (speeches of uneven lengths, two speakers, the longest early)."""
+    from debatrix.core.dimension import DimensionRegistry
+    from debatrix.core.models import Debate, Debater, Side, Speech
+    from debatrix.core.modes import resolve_dimensions
+    from debatrix.core.settings import JudgeSettings
+    from debatrix.graphs import budget
+
+    lengths = [10, 30, 400, 20, 5, 350, 60, 44, 90, 45]
+    debate = Debate(id="uneven", motion="This house would test.",
+                    debaters=(Debater(name="Ana", side=Side.PRO), Debater(name="Benedict", side=Side.CON)),
+                    speeches=tuple(Speech(speaker="Ana" if i % 2 == 0 else "Benedict",
+                                          content=" ".join(["word"] * n) + ".") for i, n in enumerate(lengths)))
+    settings = JudgeSettings(mode=mode)
+    dims = resolve_dimensions(mode, None, debate.format, DimensionRegistry())
+    assert budget._candidates(debate, settings) == [2, 5, 8, 9]
+    found = budget.largest_request(debate, mode, settings, dims)
+    monkeypatch.setattr(budget, "_candidates", lambda d, s: list(range(len(d.speeches))))
+    assert budget.largest_request(debate, mode, settings, dims) == found
