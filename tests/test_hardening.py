@@ -404,3 +404,16 @@ def test_a_report_or_merge_never_writes_outside_the_results_folder(tmp_path):
     assert not (victim / "index.html").exists()
     assert inside(folder, "../outside/victim/index.json") is None and inside(folder, "/etc/passwd") is None
     assert inside(folder, "items/direct/r0/x.json") == (folder / "items/direct/r0/x.json").resolve()
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"speeches": [{"speaker": "Alice", "content": "\u200b\u200b\u2060"}, {"speaker": "Bob", "content": "No."}]},
+     "no visible text"),
+    ({"id": "d1\nerror: forged line"}, "U+000A"),
+])
+def test_invisible_speeches_and_ids_with_line_breaks_are_refused(tmp_path, change, words):
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps({**BASE, **change}))
+    with FakeOpenAIServer() as srv:
+        refused(cli("judge", str(path), "--base-url", srv.base_url, "--model", "fake"), words)
+        assert not srv.requests

@@ -73,14 +73,25 @@ class Speech(Frozen):
     @field_validator("content")
     @classmethod
     def _not_empty(cls, v: str) -> str:
-        if not v.strip():
-            raise ValueError("speech is empty")
+        # zero-width and other format characters print nothing: a speech of only those is empty too
+        if not any(not c.isspace() and unicodedata.category(c) not in ("Cf", "Cc") for c in v):
+            raise ValueError("speech is empty (no visible text)")
         return v
 
 
 class Debate(Frozen):
     id: str = Field(min_length=1, max_length=200)
     motion: str = Field(min_length=1)
+
+    @field_validator("id")
+    @classmethod
+    def _printable_id(cls, v: str) -> str:
+        """The id names files and is printed: a line break in it would forge an output line."""
+        bad = [c for c in v if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")]
+        if bad:
+            raise ValueError("id contains control, invisible or line-breaking characters "
+                             f"({', '.join(f'U+{ord(c):04X}' for c in dict.fromkeys(bad))})")
+        return v
     info_slide: str = ""
     format: DebateFormat = DebateFormat.ONE_V_ONE
     debaters: tuple[Debater, ...]
