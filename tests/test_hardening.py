@@ -417,3 +417,19 @@ def test_invisible_speeches_and_ids_with_line_breaks_are_refused(tmp_path, chang
     with FakeOpenAIServer() as srv:
         refused(cli("judge", str(path), "--base-url", srv.base_url, "--model", "fake"), words)
         assert not srv.requests
+
+
+def test_a_resume_under_another_spelling_of_the_endpoint_pays_for_nothing_again(tmp_path):
+    cache = tmp_path / "cache.sqlite"
+    example = str(EXAMPLES / "school_uniforms.yaml")
+    with FakeOpenAIServer() as srv:
+        port = srv.base_url.split(":")[2].split("/")[0]
+        first = cli("judge", example, "--mode", "direct", "--orders", "1", "--base-url", srv.base_url, "--model",
+                    "fake", "--cache", str(cache), "--out", str(tmp_path / "a.json"))
+        assert first.returncode == 0, first.stderr
+        paid = len(srv.requests)
+        again = cli("judge", example, "--mode", "direct", "--orders", "1", "--base-url",
+                    f"http://LOCALHOST:{port}/v1/", "--model", "fake", "--cache", str(cache), "--out",
+                    str(tmp_path / "b.json"))
+        assert again.returncode == 0, again.stderr
+        assert paid > 0 and len(srv.requests) == paid

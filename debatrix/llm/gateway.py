@@ -17,6 +17,7 @@ from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any, Literal, TypeVar
+from urllib.parse import urlsplit
 
 import aiohttp
 import httpx
@@ -186,10 +187,13 @@ class LLMGateway:
             self.cache = None
 
     def _model_identity(self) -> dict[str, Any]:
-        """What makes two answers interchangeable: the model and its sampling settings (never the API key)."""
+        """What makes two answers interchangeable: the endpoint, the model and its sampling settings (never the API
+        key). The cache key is a hash of this and of the request (messages and request options). The endpoint is
+        keyed as :func:`endpoint_key` spells it, so a resume under another spelling of the same address reuses the
+        answers; the embedded model by its name (its port changes from run to run)."""
         if self._own_model:
             s = self.settings
-            where = f"local:{s.local_model}" if s.served_locally else s.base_url
+            where = f"local:{s.local_model}" if s.served_locally else endpoint_key(s.base_url)
             return {"base_url": where, "model": s.model, "temperature": s.temperature,
                     "max_tokens": s.max_output_tokens}
         try:
@@ -410,8 +414,6 @@ class LLMGateway:
             text = text.replace(key, "***")
         url = self.settings.base_url or ""
         if "@" in url:
-            from urllib.parse import urlsplit
-
             password = urlsplit(url).password
             if password:
                 text = text.replace(password, "***")
@@ -641,6 +643,23 @@ def _response_format(schema: type[BaseModel], comment_max_chars: int | None, gra
 
 
 TOP_LOGPROBS = 10  # alternatives per token: enough for ten score values or a few debaters' names
+
+
+_LOOPBACK = {"localhost", "127.0.0.1", "::1", "0:0:0:0:0:0:0:1"}
+
+
+def endpoint_key(url: str | None) -> str | None:
+    """A base URL as the answer cache keys it: scheme and host in lower case, the loopback names as one, the
+    default port written out, no credentials, no trailing slash (``http://LOCALHOST:80/v1/`` is
+    ``http://loopback:80/v1``)."""
+    if not url:
+        return url
+    parts = urlsplit(url.strip())
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    host = "loopback" if host in _LOOPBACK or host.startswith("127.") else host
+    port = parts.port or {"http": 80, "https": 443}.get(scheme)
+    return f"{scheme}://{host}:{port}{parts.path.rstrip('/')}"
 
 
 def _logprobs(answer: AIMessage) -> list[dict[str, Any]]:
