@@ -433,3 +433,32 @@ def test_a_resume_under_another_spelling_of_the_endpoint_pays_for_nothing_again(
                     str(tmp_path / "b.json"))
         assert again.returncode == 0, again.stderr
         assert paid > 0 and len(srv.requests) == paid
+
+
+async def test_the_langchain_transport_hands_no_url_password_to_callbacks(uniforms):
+    import base64
+
+    from langchain_core.callbacks import AsyncCallbackHandler
+
+    from debatrix.app.api import ajudge_debate
+    from debatrix.core.models import Status
+
+    from .conftest import settings
+
+    seen: list[str] = []
+
+    class Spy(AsyncCallbackHandler):
+        async def on_chat_model_start(self, serialized, messages, **kw):
+            seen.append(repr(serialized) + repr(kw))
+
+        async def on_llm_end(self, response, **kw):
+            seen.append(repr(response) + repr(kw))
+
+    with FakeOpenAIServer() as srv:
+        url = srv.base_url.replace("http://", "http://judge:hunter2@")
+        s = settings("direct", orders=1, base_url=url, transport="langchain")
+        result = await ajudge_debate(uniforms, s, config={"callbacks": [Spy()]})
+    assert result.status is Status.COMPLETE, result.incomplete_reason
+    assert seen and not any("hunter2" in x for x in seen)
+    basic = "Basic " + base64.b64encode(b"judge:hunter2").decode()
+    assert srv.authorizations and set(srv.authorizations) == {basic}
