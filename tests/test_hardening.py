@@ -462,3 +462,20 @@ async def test_the_langchain_transport_hands_no_url_password_to_callbacks(unifor
     assert seen and not any("hunter2" in x for x in seen)
     basic = "Basic " + base64.b64encode(b"judge:hunter2").decode()
     assert srv.authorizations and set(srv.authorizations) == {basic}
+
+
+async def test_empty_answers_are_counted_as_the_calls_they_were(uniforms):
+    from debatrix.app.api import ajudge_debate
+    from debatrix.core.models import Status
+
+    from .conftest import settings
+
+    def responder(body, n):
+        answer = server.completion(body, n)
+        answer["choices"][0]["message"]["content"] = ""
+        return answer
+
+    with FakeOpenAIServer(responder=responder) as server:
+        result = await ajudge_debate(uniforms, settings("direct", orders=2, base_url=server.base_url, max_retries=0))
+    assert result.status is Status.INCOMPLETE and "empty answer" in result.incomplete_reason
+    assert result.usage.llm_calls == len(server.requests) == 2

@@ -486,10 +486,12 @@ class LLMGateway:
             text, truncated = text[:most], True
         if truncated:
             text = last_full_sentence(text)
-        if not text:
-            raise StructuredOutputError(node, "", "the model returned an empty answer")
         record = self._record(node, dimension, messages, answer, started, attempts, False)
         record = record.model_copy(update={"truncated": truncated}) if truncated else record
+        if not text:  # answered, so paid: the failure carries the call
+            err = StructuredOutputError(node, "", "the model returned an empty answer")
+            err.calls = [record]
+            raise err
         return text, _logprobs(answer), record
 
     async def _send_probed(self, model: Any, messages: list[BaseMessage], meta: dict[str, Any], probe: bool
