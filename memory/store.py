@@ -14,6 +14,7 @@ them. A second copy in chromadb was never searched by similarity and existed onl
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import re
 import shutil
 import sqlite3
@@ -60,6 +61,22 @@ def chunk_text(text: str, max_tokens: int, tokenizer: str = "o200k_base") -> lis
     return chunks
 
 
+def _persistent(path: str, chroma: ChromaSettings) -> Any:
+    """A persistent client on ``path``. Runs started at once on one folder race to create chromadb's tables and
+    lock its SQLite file ("table collections already exists", "database is locked"): the clients are opened one at
+    a time, under a lock file in the folder; one that cannot be opened is a one-line error before any call."""
+    try:
+        Path(path).mkdir(parents=True, exist_ok=True)
+        with open(Path(path) / ".debatrix-open.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                return chromadb.PersistentClient(path=path, settings=chroma)
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+    except Exception as e:  # chromadb's InternalError, sqlite3's OperationalError, OSError
+        raise ConfigurationError(f"cannot open the memory folder {path}: {str(e).splitlines()[0][:200]}") from None
+
+
 class MemoryStore:
     """Holds one chromadb client (embedded, persistent or HTTP) for the runs of a judge context."""
 
@@ -85,7 +102,7 @@ class MemoryStore:
         if s.backend == "persistent":
             if s.path is None:
                 raise ConfigurationError("memory.backend=persistent needs memory.path")
-            return chromadb.PersistentClient(path=str(s.path), settings=chroma)
+            return _persistent(str(s.path), chroma)
         try:
             client = chromadb.HttpClient(host=s.host, port=s.port, settings=chroma)
             client.heartbeat()

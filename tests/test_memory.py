@@ -162,3 +162,25 @@ async def test_persistent_runs_leave_no_orphan_index_folders(tmp_path, uniforms)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["chroma.sqlite3"]
     await run(True)
     assert len([p for p in tmp_path.iterdir() if p.is_dir()]) >= 1
+
+
+def test_runs_opening_one_persistent_folder_at_once_take_turns(tmp_path):
+    """Separate processes opening a new persistent memory folder at the same moment raced to create chromadb's
+    tables ("table collections already exists", "database is locked": 3 of 40 failed here). They now open it one
+    at a time, under a lock file in the folder: a process waits while another holds it, then opens."""
+    import fcntl
+    import subprocess
+    import sys
+    import time
+
+    code = ("from debatrix.core.settings import MemorySettings\nfrom debatrix.memory import MemoryStore\n"
+            f"MemoryStore(MemorySettings(backend='persistent', path={str(tmp_path)!r})).check()\nprint('opened')")
+    with open(tmp_path / ".debatrix-open.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another run is opening the folder
+        proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        time.sleep(8)  # long enough to import chromadb and reach the lock
+        assert proc.poll() is None  # it waits its turn
+        fcntl.flock(lock, fcntl.LOCK_UN)
+    out, err = proc.communicate(timeout=120)
+    assert out.strip() == "opened", err[-300:]
