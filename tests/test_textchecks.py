@@ -145,7 +145,9 @@ def test_result_flags_name_what_to_distrust(uniforms):
 
     from .conftest import settings
 
-    def judged(c):  # every debater's paragraph but Theo's
+    def judged(c):  # every debater's paragraph but Theo's; in the source column Maya's, with her on the wrong side
+        if c.dimension == "source":
+            return "Maya:\nShe argues against requiring school uniforms in public secondary schools.\nWinner: Maya"
         return f"Maya argued on {c.dimension}.\nWinner: Maya"
 
     model = ScriptedChatModel(script={
@@ -162,6 +164,8 @@ def test_result_flags_name_what_to_distrust(uniforms):
     assert any("argument, speech 3 (Maya): repeats the analysis of speech 1" in f for f in flags)
     assert "argument: the judgment has no paragraph on Theo" in flags
     assert "panel: the reason cites nothing said in the debate" in flags
+    # a comment's sentences that name no one speak of its debater
+    assert "source: the comment on Maya puts Maya on the wrong side of the motion" in flags
     assert result.checks.panel_grounded is False
     assert [j.comment for j in result.dimension("argument").debater_judgments] == ["Maya argued on argument.", ""]
 
@@ -218,3 +222,14 @@ def test_a_note_that_restates_the_other_debaters_speech_is_at_fault():
     assert [f.note for f in faults] == [1, 2, 5]
     # what Ana said is hers: her own notes, and a note on a speech before hers, restate nobody
     assert T.note_faults(["Ana argues that trials in Iceland and the UK kept output level."], DEBATE, 0) == []
+
+
+def test_a_case_made_for_the_motion_puts_its_maker_on_that_side():
+    # the panel's reason on debateart_0466 (real output): blamonkey argued against more military spending
+    debate = Debate(id="m", motion="The US should increase military spending.",
+                    debaters=(Debater(name="Alec", side=Side.PRO), Debater(name="blamonkey", side=Side.CON)),
+                    speeches=(Speech(speaker="Alec", content="More."), Speech(speaker="blamonkey", content="Less.")))
+    reason = ("The argument presented by blamonkey is strong and well-supported. The debater presents a clear and "
+              "convincing case for increasing military spending.")
+    assert T.wrong_sides(reason, debate) == ["blamonkey"]
+    assert T.wrong_sides(reason.replace("blamonkey", "Alec"), debate) == []

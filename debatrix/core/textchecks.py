@@ -113,7 +113,7 @@ _CON = re.compile(r"\b(opposes?|opposing|rejects?|rejecting|argues? against|argu
                   r"(the|this) motion\b|\bagainst the motion\b|\bon the (con|opposition|negative) side\b|"
                   r"\bas (the )?(con|opposition|negative)\b")
 _PRO_VERB = re.compile(r"\b(supports?|supporting|argues?|arguing|claims?|believes?|advocates?|defends?|in favou?r of|"
-                       r"wants?|calls? for)\b")
+                       r"wants?|calls? for|case for|in support of)\b")
 _CON_VERB = re.compile(r"\b(opposes?|opposing|rejects?|rejecting|against|denies|disputes?|argues? against|"
                        r"arguing against)\b")
 _NEGATION = re.compile(r"\b(not|no|never|shouldn't|should not|don't|doesn't)\b")
@@ -259,7 +259,8 @@ def check_result(result: JudgeResult, debate: Debate) -> TextChecks:
             if not j.comment:
                 flags.append(f"{d.name}: the judgment has no paragraph on {j.debater}")
                 continue
-            wrong = tuple(wrong_sides(j.comment, debate))
+            # the comment's sentences that name no one speak of its debater
+            wrong = tuple(wrong_sides(f"{j.debater}. {j.comment}", debate))
             others = [n for n in names if n != j.debater and mentions(j.comment, n)]
             check = CommentCheck(dimension=d.name, debater=j.debater, wrong_sides=wrong,
                                  names_other_only=bool(others) and not mentions(j.comment, j.debater))
@@ -275,6 +276,8 @@ def check_result(result: JudgeResult, debate: Debate) -> TextChecks:
         panel = cites_debate(general.verdict.comment, debate)
         if not panel:
             flags.append("panel: the reason cites nothing said in the debate")
+        for name in wrong_sides(general.verdict.comment, debate):
+            flags.append(f"panel: the reason puts {name} on the wrong side of the motion")
     return TextChecks(analyses=tuple(analyses), comments=tuple(comments), panel_grounded=panel, flags=tuple(flags))
 
 
