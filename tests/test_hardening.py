@@ -479,3 +479,17 @@ async def test_empty_answers_are_counted_as_the_calls_they_were(uniforms):
         result = await ajudge_debate(uniforms, settings("direct", orders=2, base_url=server.base_url, max_retries=0))
     assert result.status is Status.INCOMPLETE and "empty answer" in result.incomplete_reason
     assert result.usage.llm_calls == len(server.requests) == 2
+
+
+@pytest.mark.parametrize("content, words", [
+    ("name: caf\xe9\n".encode("latin-1"), "not UTF-8"),
+    (b"name: style\nname: tone\n", "appears twice"),
+    (b"a: &a {x: 1}\nb: {<<: [*a, *a, *a, *a, *a, *a, *a, *a]}\n", "merge"),
+])
+def test_dimension_files_are_read_like_debate_files(tmp_path, content, words):
+    (tmp_path / "dims").mkdir()
+    (tmp_path / "dims" / "style.yaml").write_bytes(content)
+    with FakeOpenAIServer() as srv:
+        refused(cli("judge", str(EXAMPLES / "school_uniforms.yaml"), "--dimension-dir", str(tmp_path / "dims"),
+                    "--base-url", srv.base_url, "--model", "fake"), words, "style.yaml")
+        assert not srv.requests
