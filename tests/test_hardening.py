@@ -82,9 +82,13 @@ def test_escape_sequences_from_the_input_never_reach_the_terminal(tmp_path):
     """ANSI/OSC sequences in the id or the motion (retitle the window, clear the screen, plant a link) and rich
     markup are printed inert."""
     data = json.loads(json.dumps(BASE))
-    data["id"] = "x\x1b]0;pwned\x07"
-    data["motion"] = "This house would \x1b[2J\x1b]8;;http://evil/\x1b\\click\x1b]8;;\x1b\\ [bold red]shout[/]"
+    data["id"] = "x\x1b]0;pwned\x07"  # an id names files: control characters in it are refused, shown inert
     path = tmp_path / "ansi.json"
+    path.write_text(json.dumps(data))
+    refused(proc := cli("validate", str(path)), "U+001B")
+    assert "\x1b" not in proc.stdout + proc.stderr and "\x07" not in proc.stdout + proc.stderr
+    data["id"] = "x"
+    data["motion"] = "This house would \x1b[2J\x1b]8;;http://evil/\x1b\\click\x1b]8;;\x1b\\ [bold red]shout[/]"
     path.write_text(json.dumps(data))
     proc = cli("validate", str(path))
     assert proc.returncode == 0 and "\x1b" not in proc.stdout + proc.stderr and "\x07" not in proc.stdout
