@@ -105,6 +105,10 @@ class Benchmark:
     def baselines(self, items: list[Item]) -> list[MetricRow]:
         return []
 
+    def write_figures(self, out_dir: Path, records: list[dict[str, Any]]) -> None:
+        """Figures of the summary beyond the headline plot (DebateArt: the reliability of the winner
+        probability)."""
+
     def subset(self, items: list[Item], limit: int | None, seed: int = 0) -> list[Item]:
         """The items a ``--limit`` run judges, kept in file order: never silently the first N (files are often
         sorted by a property) but a seeded random sample, or where items have a length (debates), one item drawn

@@ -21,7 +21,7 @@ from debatrix.core.loader import load_debate
 from debatrix.core.models import Debate, JudgeResult, Side
 
 from .base import Benchmark, Item, MetricRow, benchmark, check_count, data_root
-from .calibration import brier, cross_validated, ece, verdicts
+from .calibration import brier, cross_validated, ece, reliability_plot, verdicts
 from .metrics import accuracy, rmse100
 
 # a run asks for an item's debate to size it, judge it and read its gold; the files do not change under a run
@@ -156,6 +156,17 @@ class DebateArt(Benchmark):
             if flags:  # verdicts whose comment argues for the winner they name
                 rows.append(MetricRow(f"consistent_{dim}", "all", sum(flags) / len(flags), len(flags)))
         return rows
+
+    def write_figures(self, out_dir: Path, records: list[dict[str, Any]]) -> None:
+        """``reliability.png``: per mode, how often verdicts were right against the winner probability shown,
+        raw and calibrated (cross-validated); ECE and Brier are rows of the summary."""
+        curves = {}
+        for mode in sorted({r.get("mode", "") for r in records}):
+            v = verdicts([r for r in records if r.get("mode") == mode])
+            if len(v) >= 2:
+                curves[mode] = (v, cross_validated(v))
+        if curves:
+            reliability_plot(out_dir / "reliability.png", curves)
 
     def baselines(self, items: list[DebateArtItem]) -> list[MetricRow]:  # type: ignore[override]
         rows = []

@@ -277,6 +277,7 @@ def summarize_folder(bench: Benchmark, out_dir: Path, modes: list[str] | None, i
     summary = summarize(bench, records)
     baselines = bench.baselines(items)
     write_summary(out_dir, bench, summary, baselines)
+    bench.write_figures(out_dir, records)
     write_item_table(out_dir, records)
     return summary, baselines
 

@@ -171,3 +171,13 @@ def test_calibrate_a_results_folder(tmp_path):
     m = CalibrationMap.model_validate(maps[0])
     assert (m.model, m.mode, m.n) == ("some-model", "direct", 15) and "ECE" in m.source
     assert (tmp_path / "reliability.png").stat().st_size > 10_000
+
+
+def test_the_debateart_summary_draws_the_reliability_of_its_verdicts(tmp_path):
+    from debatrix.benchmarks.panelbench import DebateArt
+
+    recs = _records([(0.9, 1.0, 1.0), (0.2, 0.0, 1.0), (0.7, 1.0, 0.0), (0.6, 1.0, 1.0)])
+    DebateArt.__new__(DebateArt).write_figures(tmp_path, recs)
+    assert (tmp_path / "reliability.png").stat().st_size > 10_000
+    DebateArt.__new__(DebateArt).write_figures(tmp_path / "none", _records([(None, 1.0, 1.0)]))
+    assert not (tmp_path / "none").exists()  # no probabilities: nothing to draw
