@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import hashlib
 import re
 import shutil
 import sqlite3
+import tempfile
 import threading
 from pathlib import Path
 from typing import Any
@@ -61,13 +63,20 @@ def chunk_text(text: str, max_tokens: int, tokenizer: str = "o200k_base") -> lis
     return chunks
 
 
+def opening_lock(path: str) -> Path:
+    """The lock file the openings of the persistent memory folder ``path`` take turns under."""
+    digest = hashlib.sha256(str(Path(path).resolve()).encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"debatrix-memory-{digest}.lock"
+
+
 def _persistent(path: str, chroma: ChromaSettings) -> Any:
     """A persistent client on ``path``. Runs started at once on one folder race to create chromadb's tables and
     lock its SQLite file ("table collections already exists", "database is locked"): the clients are opened one at
-    a time, under a lock file in the folder; one that cannot be opened is a one-line error before any call."""
+    a time, under a lock file named after the folder in the temporary folder (the memory folder holds chromadb's
+    files only); one that cannot be opened is a one-line error before any call."""
     try:
         Path(path).mkdir(parents=True, exist_ok=True)
-        with open(Path(path) / ".debatrix-open.lock", "a") as lock:
+        with open(opening_lock(path), "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
                 return chromadb.PersistentClient(path=path, settings=chroma)

@@ -167,7 +167,7 @@ async def test_persistent_runs_leave_no_orphan_index_folders(tmp_path, uniforms)
 def test_runs_opening_one_persistent_folder_at_once_take_turns(tmp_path):
     """Separate processes opening a new persistent memory folder at the same moment raced to create chromadb's
     tables ("table collections already exists", "database is locked": 3 of 40 failed here). They now open it one
-    at a time, under a lock file in the folder: a process waits while another holds it, then opens."""
+    at a time, under a lock file named after the folder: a process waits while another holds it, then opens."""
     import fcntl
     import subprocess
     import sys
@@ -175,7 +175,9 @@ def test_runs_opening_one_persistent_folder_at_once_take_turns(tmp_path):
 
     code = ("from debatrix.core.settings import MemorySettings\nfrom debatrix.memory import MemoryStore\n"
             f"MemoryStore(MemorySettings(backend='persistent', path={str(tmp_path)!r})).check()\nprint('opened')")
-    with open(tmp_path / ".debatrix-open.lock", "a") as lock:
+    from debatrix.memory.store import opening_lock
+
+    with open(opening_lock(str(tmp_path)), "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # another run is opening the folder
         proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True)
