@@ -66,7 +66,7 @@ AnalysisWords = Annotated[int | None, typer.Option(help="length asked of each sp
 CommentWords = Annotated[int | None, typer.Option(help="length asked of each comment")]
 ContextWindow = Annotated[int | None, typer.Option(help="the model's context window in tokens")]
 MergeScoreCall = Annotated[bool | None, typer.Option(
-    help="ask comment and score in one call (default: yes on the local backend, no otherwise)")]
+    help="ask comment and score in one structured call instead of the paper's two (default: no)")]
 Timeout = Annotated[float | None, typer.Option(help="seconds per request")]
 MaxConnections = Annotated[int | None, typer.Option(help="LLM requests in flight at once (default 24)")]
 Rps = Annotated[float | None, typer.Option(help="at most this many LLM requests started per second")]
