@@ -154,7 +154,7 @@ def reliability_plot(path: Path, curves: dict[str, tuple[Verdicts, np.ndarray]],
                 ax.annotate(str(n), (x, y), textcoords="offset points", xytext=(4, 4), fontsize=10, color=colour)
         ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="winner probability shown", ylabel="share of verdicts right",
                title=f"{mode}: {len(v)} verdicts")
-        ax.legend(loc="upper left", fontsize=10)
+        ax.legend(loc="lower right", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
