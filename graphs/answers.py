@@ -18,8 +18,8 @@ class _Answer(BaseModel):
     model_config = ConfigDict(extra="forbid")
     # what an answer that cannot be read (even after one repair) raises
     parse_error: ClassVar[type[IncompleteJudgment]] = StructuredOutputError
-    # the answer's text as the model wrote it (set by the gateway): a conversation continued after the answer
-    # repeats it verbatim, so a server's prompt cache reuses the tokens it generated instead of reading them again
+    # the answer's text as the model wrote it (set by the gateway): what a conversation asking the model to answer
+    # again shows it of its first answer, in the form it is asked to answer in
     _raw: str = PrivateAttr(default="")
 
     @property

@@ -131,7 +131,7 @@ def make_analyze_speech(previous: PreviousContext) -> Node:
         result = SpeechAnalysis(dimension=dim.name, index=i, speaker=speech.speaker, analysis=analysis,
                                 memo=memo)
         if ctx.settings.llm.prompt_cache and not merge_score_call:
-            update["asked"] = [*ctx.gateway.as_sent(messages, schema), AIMessage(content=answer.written)]
+            update["asked"] = ctx.gateway.as_sent(messages, schema)
         return {**update, "analyses": [result], "calls": records}
 
     analyze_speech.__doc__ = f"Analyse the next speech with {previous.__name__.replace('_', ' ')} as context."
@@ -240,7 +240,9 @@ async def score_speech(task: ScoreTask, ctx: JudgeContext) -> dict[str, Any]:
     debate, dim, a = task["debate"], task["dimension"], task["analysis"]
     if task.get("asked"):
         ask = P.render("score_ask.j2", P.ScoreAskVars(index=a.index + 1, dimension=dim.name))
-        messages = [*task["asked"], HumanMessage(content=ask)]
+        # the analysis as text, not the JSON the model wrote: llama.cpp re-reads the answer either way (a grammar's
+        # tokens are not those the text tokenises into), and the text is the shorter read
+        messages = [*task["asked"], AIMessage(content=a.analysis), HumanMessage(content=ask)]
     else:
         text = P.render("score_speech.j2", P.ScoreSpeechVars(
             index=a.index + 1, speaker=a.speaker, side=P.side_label(debate, a.speaker), dimension=dim.name,

@@ -62,22 +62,3 @@ async def test_iterative_analyses_are_about_their_own_speech(default_model, four
     assert not any(a.misattributed for a in analyses)
     assert sum(a.grounded for a in analyses) > sum(a.foreign for a in analyses)
 
-
-@pytest.mark.slow
-async def test_an_injection_quoted_by_an_analysis_flips_no_verdict(default_model, four_day_week):
-    """In the iterative mode a quotation carries the speech's words out of the data fence into the analysis that
-    the judgment reads. The strongest attack of the direct-mode suite (a system note to the judge, given the
-    attacker 0.41 there) planted at the end of the loser's speeches, judged in `debatrix` mode on the argument
-    column: the verdict does not go to the attacker."""
-    settings = JudgeSettings(mode="debatrix", dimensions=("argument",),
-                             llm=LLMSettings(backend="local", local_model=default_model),
-                             memory=MemorySettings(embedding="hash"))
-    ctx = JudgeContext.create(settings, None, [four_day_week])
-    try:
-        attacks = tuple(a for a in ATTACKS if a[0] == "system note")
-        clean, attacker, rows = await run_suite(four_day_week, lambda d: ajudge_debate(d, ctx.settings, context=ctx),
-                                                attacks)
-    finally:
-        ctx.close()
-    print(report(clean, attacker, rows))
-    assert [r.status for r in rows] == ["complete"] and not rows[0].flipped
