@@ -16,6 +16,12 @@ DEBATE = Debate(id="t", motion="This house would move public-sector workers to a
                 speeches=(Speech(speaker="Ana", content=ANA), Speech(speaker="Ben", content=BEN)))
 
 
+# debateart_0466's motion and debaters (Alec for, blamonkey against)
+MILITARY = Debate(id="m", motion="The US should increase military spending.",
+                  debaters=(Debater(name="Alec", side=Side.PRO), Debater(name="blamonkey", side=Side.CON)),
+                  speeches=(Speech(speaker="Alec", content="More."), Speech(speaker="blamonkey", content="Less.")))
+
+
 def test_a_repeated_analysis_with_the_name_swapped_is_a_copy():
     first = "Ana's argument is that a shorter week attracts and keeps staff and saves the cost of hiring."
     swapped = first.replace("Ana", "Ben")
@@ -187,9 +193,7 @@ def test_quotable_passages_are_the_speakers_own_sentences():
 def test_a_paraphrased_side_is_read_from_the_motions_own_words():
     """The real misattribution of debateart_0466: the con debater's analysis said he argues for the motion in its
     own words, the next sentence naming him only by a pronoun."""
-    debate = Debate(id="m", motion="The US should increase military spending.",
-                    debaters=(Debater(name="Alec", side=Side.PRO), Debater(name="blamonkey", side=Side.CON)),
-                    speeches=(Speech(speaker="Alec", content="More."), Speech(speaker="blamonkey", content="Less.")))
+    debate = MILITARY
     real = ("Blamonkey's argument is strong and well-supported. He presents several points that support the idea "
             "that the US should increase military spending.")
     assert T.wrong_sides(real, debate) == ["blamonkey"]
@@ -226,9 +230,7 @@ def test_a_note_that_restates_the_other_debaters_speech_is_at_fault():
 
 def test_a_case_made_for_the_motion_puts_its_maker_on_that_side():
     # the panel's reason on debateart_0466 (real output): blamonkey argued against more military spending
-    debate = Debate(id="m", motion="The US should increase military spending.",
-                    debaters=(Debater(name="Alec", side=Side.PRO), Debater(name="blamonkey", side=Side.CON)),
-                    speeches=(Speech(speaker="Alec", content="More."), Speech(speaker="blamonkey", content="Less.")))
+    debate = MILITARY
     reason = ("The argument presented by blamonkey is strong and well-supported. The debater presents a clear and "
               "convincing case for increasing military spending.")
     assert T.wrong_sides(reason, debate) == ["blamonkey"]
