@@ -106,14 +106,19 @@ def cross_validated(v: Verdicts, folds: int = FOLDS) -> np.ndarray:
     return out
 
 
+def _bins(p: np.ndarray, right: np.ndarray, bins: int = BINS) -> list[tuple[float, float, int]]:
+    """(mean p, share right, verdicts) of each non-empty equal-width bin of ``p`` over [0, 1]."""
+    which = np.minimum((p * bins).astype(int), bins - 1)
+    return [(float(p[which == k].mean()), float(right[which == k].mean()), int((which == k).sum()))
+            for k in range(bins) if (which == k).any()]
+
+
 def ece(p: Sequence[float] | np.ndarray, right: Sequence[bool] | np.ndarray, bins: int = BINS) -> float:
     """Expected calibration error: Σ_bins (n_bin / n) · |mean p − share right| over equal-width bins of p."""
     p, y = np.asarray(p, float), np.asarray(right, float)
     if p.size == 0:
         return math.nan
-    which = np.minimum((p * bins).astype(int), bins - 1)
-    return float(sum(abs(p[which == k].mean() - y[which == k].mean()) * (which == k).sum()
-                     for k in range(bins) if (which == k).any()) / p.size)
+    return sum(abs(mp - sr) * n for mp, sr, n in _bins(p, y, bins)) / p.size
 
 
 def brier(p: Sequence[float] | np.ndarray, right: Sequence[bool] | np.ndarray) -> float:
@@ -134,21 +139,19 @@ def figures(v: Verdicts) -> dict[str, float]:
             "brier_constant": brier(np.full(len(v), base), v.right)}
 
 
-def reliability_plot(path: Path, curves: dict[str, tuple[Verdicts, np.ndarray]], bins: int = BINS) -> None:
+def reliability_plot(path: Path, modes: dict[str, Verdicts], bins: int = BINS) -> None:
     """Share right against mean winner probability per bin, raw and cross-validated, one panel per mode."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(curves), figsize=(5 * len(curves), 4.6), squeeze=False)
-    for ax, (mode, (v, cv)) in zip(axes[0], curves.items(), strict=True):
+    fig, axes = plt.subplots(1, len(modes), figsize=(5 * len(modes), 4.6), squeeze=False)
+    for ax, (mode, v) in zip(axes[0], modes.items(), strict=True):
         ax.plot([0, 1], [0, 1], color="#999", lw=1, ls="--", label="perfectly calibrated")
-        for label, p, colour in (("as the model says", v.p, "#c0392b"), ("calibrated (cross-validated)", cv,
-                                                                          "#2471a3")):
-            which = np.minimum((p * bins).astype(int), bins - 1)
-            pts = [(p[which == k].mean(), v.right[which == k].mean(), (which == k).sum()) for k in range(bins)
-                   if (which == k).any()]
+        for label, p, colour in (("as the model says", v.p, "#c0392b"),
+                                 ("calibrated (cross-validated)", cross_validated(v), "#2471a3")):
+            pts = _bins(p, v.right.astype(float), bins)
             ax.plot([x for x, _, _ in pts], [y for _, y, _ in pts], marker="o", color=colour, label=label)
             for x, y, n in pts:
                 ax.annotate(str(n), (x, y), textcoords="offset points", xytext=(4, 4), fontsize=10, color=colour)
@@ -163,14 +166,14 @@ def reliability_plot(path: Path, curves: dict[str, tuple[Verdicts, np.ndarray]],
 def calibrate_folder(folder: Path, model: str, dimension: str = "general") -> dict[str, Any]:
     """Fit every mode of a DebateArt results folder: {mode: {figures..., a, b}}; writes ``calibration.json``
     (the maps, for ``debatrix/llm/calibration.json``) and ``reliability.png`` into the folder."""
-    records = [json.loads(line) for line in (folder / "items.jsonl").read_text(encoding="utf-8").splitlines()
-               if line.strip()]
+    from .runner import latest_records  # a retried item's newest record, damaged lines named
+
     by_mode: dict[str, list[dict[str, Any]]] = {}
-    for r in records:
+    for r in latest_records(folder / "items.jsonl", None, None):
         if r.get("benchmark") == "debateart":
             by_mode.setdefault(r.get("mode", ""), []).append(r)
     out: dict[str, Any] = {}
-    maps, curves = [], {}
+    maps, fitted = [], {}
     for mode, rows in sorted(by_mode.items()):
         v = verdicts(rows, dimension)
         if len(v) < 2 * FOLDS:
@@ -178,12 +181,12 @@ def calibrate_folder(folder: Path, model: str, dimension: str = "general") -> di
             continue
         a, b = platt(v.p, v.right)
         out[mode] = {**figures(v), "a": round(a, 4), "b": round(b, 4)}
-        curves[mode] = (v, cross_validated(v))
+        fitted[mode] = v
         maps.append({"model": model, "mode": mode, "a": round(a, 4), "b": round(b, 4), "n": len(v),
                      "source": f"debatrix bench calibrate on {len(v)} DebateArt verdicts ({dimension}) of "
                                f"{folder.name}: ECE {out[mode]['ece_raw']:.3f} -> "
                                f"{out[mode]['ece_calibrated_cv']:.3f} ({FOLDS}-fold cross-validated)"})
     (folder / "calibration.json").write_text(json.dumps({"maps": maps}, indent=1) + "\n", encoding="utf-8")
-    if curves:
-        reliability_plot(folder / "reliability.png", curves)
+    if fitted:
+        reliability_plot(folder / "reliability.png", fitted)
     return out

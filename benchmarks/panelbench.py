@@ -160,13 +160,11 @@ class DebateArt(Benchmark):
     def write_figures(self, out_dir: Path, records: list[dict[str, Any]]) -> None:
         """``reliability.png``: per mode, how often verdicts were right against the winner probability shown,
         raw and calibrated (cross-validated); ECE and Brier are rows of the summary."""
-        curves = {}
-        for mode in sorted({r.get("mode", "") for r in records}):
-            v = verdicts([r for r in records if r.get("mode") == mode])
-            if len(v) >= 2:
-                curves[mode] = (v, cross_validated(v))
-        if curves:
-            reliability_plot(out_dir / "reliability.png", curves)
+        modes = {mode: verdicts([r for r in records if r.get("mode") == mode])
+                 for mode in sorted({r.get("mode", "") for r in records})}
+        modes = {mode: v for mode, v in modes.items() if len(v) >= 2}
+        if modes:
+            reliability_plot(out_dir / "reliability.png", modes)
 
     def baselines(self, items: list[DebateArtItem]) -> list[MetricRow]:  # type: ignore[override]
         rows = []

@@ -113,7 +113,7 @@ def test_critique_weighted_loss_by_hand():
 
 def _records(pairs):
     """DebateArt records of a direct run: (p_con, named winner 0/1 pro/con, gold 0/0.5/1)."""
-    return [{"benchmark": "debateart", "mode": "direct", "item": f"d{k:03}", "status": "complete",
+    return [{"benchmark": "debateart", "mode": "direct", "repeat": 0, "item": f"d{k:03}", "status": "complete",
              "pred": {"general": {"p_con": p, "dp": dp}}, "gold": {"general": g}} for k, (p, dp, g) in
             enumerate(pairs)]
 
