@@ -22,10 +22,10 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Literal
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 from langchain_core.language_models import BaseChatModel
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
@@ -40,6 +40,7 @@ from debatrix.core.models import Debate, JudgeResult
 from debatrix.core.modes import MODES, resolve_dimensions
 from debatrix.context import JudgeContext
 from debatrix.core.settings import JudgeSettings, LLMSettings
+from debatrix.llm.gateway import endpoint_key
 
 from .api import ProgressEvent, ajudge_debate, refused
 from .report import env, result_html
@@ -185,15 +186,18 @@ class JudgeUI:
             url = (body.base_url or "").strip()
             if not url:
                 raise FieldError("base_url", "give the endpoint's base URL (e.g. http://127.0.0.1:8000/v1)")
-            parts = urlsplit(url)
-            if parts.scheme not in ("http", "https") or not parts.hostname:
-                raise FieldError("base_url", "the base URL must be an http:// or https:// address")
+            try:  # the settings' own check of the URL (an http(s) address), answered beside its field
+                named = LLMSettings(**{**llm.model_dump(exclude={"api_key"}), "backend": "openai", "base_url": url,
+                                       "model": body.model or llm.model})
+            except ValidationError as e:
+                err = e.errors()[0]
+                raise FieldError("base_url" if err["loc"][:1] == ("base_url",) else "options",
+                                 err["msg"].removeprefix("Value error, ")) from None
             # the server's own key goes only to the endpoint the server was started with: a page that names
             # another one sends its own key, or none
-            same = llm.base_url is not None and _same_endpoint(url, llm.base_url)
-            key = llm.api_key if same else (body.api_key or None)
-            return LLMSettings(**{**llm.model_dump(exclude={"api_key"}), "backend": "openai", "base_url": url,
-                                  "model": body.model or llm.model}, api_key=key)
+            same = llm.base_url is not None and endpoint_key(url) == endpoint_key(llm.base_url)
+            key = llm.api_key if same else (SecretStr(body.api_key) if body.api_key else None)
+            return named.model_copy(update={"api_key": key})
         if body.backend == "local":
             if not self.allow_local:
                 raise FieldError("backend", "this server does not start the local model (start it with "
@@ -378,14 +382,6 @@ def attachment(name: str, suffix: str) -> str:
     the debate id reaches the header."""
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")[:80] or "debate"
     return f"attachment; filename=\"{safe}.{suffix}\"; filename*=UTF-8''{quote(f'{name[:80]}.{suffix}', safe='')}"
-
-
-def _same_endpoint(a: str, b: str) -> bool:
-    """Whether two base URLs name the same endpoint (scheme, host and port; path without a trailing slash)."""
-    x, y = urlsplit(a.strip()), urlsplit(b.strip())
-    port = {"http": 80, "https": 443}
-    return ((x.scheme, (x.hostname or "").lower(), x.port or port.get(x.scheme), x.path.rstrip("/"))
-            == (y.scheme, (y.hostname or "").lower(), y.port or port.get(y.scheme), y.path.rstrip("/")))
 
 
 async def _body(request: Request) -> bytes | None:
