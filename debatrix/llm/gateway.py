@@ -39,7 +39,7 @@ from debatrix.core.errors import (
     RunStopped,
     StructuredOutputError,
 )
-from debatrix.llm.http_chat import ChatHTTPError, ChatResponseError, Endpoint, HTTPChatModel
+from debatrix.llm.http_chat import ChatHTTPError, ChatResponseError, Endpoint, HTTPChatModel, split_credentials
 from debatrix.core.models import CallRecord
 from debatrix.core.prompting import RepairVars, SchemaVars, render
 from debatrix.core.settings import LLMSettings
@@ -85,7 +85,7 @@ def make_chat_model(settings: LLMSettings, http_async_client: httpx.AsyncClient 
     key = _api_key(settings)
     # user:password in the URL: sent as basic auth by the HTTP client (unless an API key is given: it wins, as
     # on the default transport), never as part of the base URL, which LangChain hands every callback and trace
-    url, user, password = _without_credentials(settings.base_url)
+    url, user, password = split_credentials(settings.base_url)
     if user is not None and not key:
         http_async_client = http_async_client or httpx.AsyncClient(timeout=settings.timeout)
         http_async_client.auth = httpx.BasicAuth(user, password or "")
@@ -99,16 +99,6 @@ def make_chat_model(settings: LLMSettings, http_async_client: httpx.AsyncClient 
         max_tokens=settings.max_output_tokens,
         http_async_client=http_async_client,
     )
-
-
-def _without_credentials(url: str | None) -> tuple[str | None, str | None, str | None]:
-    """(the URL without user:password, the user, the password); user None where the URL names none."""
-    if not url or "@" not in url:
-        return url, None, None
-    parts = urlsplit(url)
-    if parts.username is None:
-        return url, None, None
-    return parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]).geturl(), parts.username, parts.password
 
 
 _TRANSIENT = (

@@ -43,19 +43,26 @@ class ChatResponseError(Exception):
     """The server answered 200 with something that is not a chat completion."""
 
 
+def split_credentials(url: str | None) -> tuple[str | None, str | None, str | None]:
+    """(the URL without user:password, the user, the password); user None where the URL names none."""
+    if not url or "@" not in url:
+        return url, None, None
+    parts = urllib.parse.urlsplit(url)
+    if parts.username is None:
+        return url, None, None
+    return parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]).geturl(), parts.username, parts.password
+
+
 class Endpoint:
     """Where and how to send: URL, headers, the payload fields every request carries, one connection pool per
     event loop (an aiohttp session belongs to the loop that made it)."""
 
     def __init__(self, base_url: str, api_key: str | None, payload: dict[str, Any], max_connections: int):
-        parts = urllib.parse.urlsplit(base_url.rstrip("/") + "/chat/completions")
+        url, user, password = split_credentials(base_url)
         self.headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if "@" in parts.netloc:  # user:password in the URL: basic auth, unless an API key is given (it wins)
-            if not api_key:
-                self.headers["Authorization"] = aiohttp.BasicAuth(parts.username or "",
-                                                                  parts.password or "").encode()
-            parts = parts._replace(netloc=parts.netloc.rsplit("@", 1)[1])
-        self.url = urllib.parse.urlunsplit(parts)
+        if user is not None and not api_key:  # user:password in the URL: basic auth, unless an API key is given
+            self.headers["Authorization"] = aiohttp.BasicAuth(user, password or "").encode()
+        self.url = (url or "").rstrip("/") + "/chat/completions"
         if api_key:
             self.headers["Authorization"] = f"Bearer {api_key}"
         self.payload = payload
