@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 from collections.abc import Iterable, Sequence
 
 from debatrix.core.models import AnalysisCheck, CommentCheck, Debate, DebateFormat, JudgeResult, Side, TextChecks
@@ -160,6 +161,23 @@ NOTE_N = 2  # content-word n-grams for a note: one sentence is short, and "Icela
 NOTE_FOREIGN = 1  # pairs of another debater's speech that make a note a restatement (more than its own)
 
 
+@lru_cache(maxsize=64)
+def _note_grams(debate: Debate, index: int) -> tuple[frozenset, frozenset, dict[str, frozenset]]:
+    """(the motion's content-word pairs, the speaker of speech ``index``'s, each other debater's from the speeches
+    before it): once per analysis, however many of its answers are checked."""
+    speaker = debate.speeches[index].speaker
+    common = ngrams(content_words(debate.motion), NOTE_N)
+    own: set[tuple[str, ...]] = set()
+    theirs: dict[str, set[tuple[str, ...]]] = {}
+    for j, s in enumerate(debate.speeches):
+        grams = ngrams(content_words(s.content), NOTE_N) - common
+        if s.speaker == speaker:
+            own |= grams
+        elif j < index:  # only what the analyser has read can be carried over
+            theirs.setdefault(s.speaker, set()).update(grams)
+    return frozenset(common), frozenset(own), {k: frozenset(v) for k, v in theirs.items()}
+
+
 @dataclass(frozen=True)
 class NoteFault:
     note: int  # 1-based, in the answer's order
@@ -173,15 +191,7 @@ def note_faults(notes: Sequence[str], debate: Debate, index: int) -> list[NoteFa
     puts the speaker on the wrong side of the motion. The analysis's "answers" sentence is not passed: it may
     restate what it answers."""
     speaker = debate.speeches[index].speaker
-    common = ngrams(content_words(debate.motion), NOTE_N)
-    own: set[tuple[str, ...]] = set()
-    theirs: dict[str, set[tuple[str, ...]]] = {}
-    for j, s in enumerate(debate.speeches):
-        grams = ngrams(content_words(s.content), NOTE_N) - common
-        if s.speaker == speaker:
-            own |= grams
-        elif j < index:  # only what the analyser has read can be carried over
-            theirs.setdefault(s.speaker, set()).update(grams)
+    common, own, theirs = _note_grams(debate, index)
     faults = []
     for k, note in enumerate(notes, 1):
         mine = ngrams(content_words(note), NOTE_N) - common
