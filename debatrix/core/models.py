@@ -52,11 +52,16 @@ def clean_name(v: str) -> str:
     v = unicodedata.normalize("NFKC", v)
     if v != v.strip():
         raise ValueError("name has leading or trailing whitespace")
+    _refuse_invisible(v, "name contains invisible, control or bidirectional characters")
+    return v
+
+
+def _refuse_invisible(v: str, problem: str) -> None:
+    """Raise ``problem`` naming the code points where ``v`` holds control, format (zero-width, bidi) or line
+    separator characters."""
     bad = [c for c in v if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")]
     if bad:
-        raise ValueError("name contains invisible, control or bidirectional characters "
-                         f"({', '.join(f'U+{ord(c):04X}' for c in dict.fromkeys(bad))})")
-    return v
+        raise ValueError(f"{problem} ({', '.join(f'U+{ord(c):04X}' for c in dict.fromkeys(bad))})")
 
 
 class Speech(Frozen):
@@ -87,10 +92,7 @@ class Debate(Frozen):
     @classmethod
     def _printable_id(cls, v: str) -> str:
         """The id names files and is printed: a line break in it would forge an output line."""
-        bad = [c for c in v if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")]
-        if bad:
-            raise ValueError("id contains control, invisible or line-breaking characters "
-                             f"({', '.join(f'U+{ord(c):04X}' for c in dict.fromkeys(bad))})")
+        _refuse_invisible(v, "id contains control, invisible or line-breaking characters")
         return v
     info_slide: str = ""
     format: DebateFormat = DebateFormat.ONE_V_ONE
