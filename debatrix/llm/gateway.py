@@ -361,10 +361,12 @@ class LLMGateway:
                     with attempt:
                         if self.stopped:  # stopped while waiting to retry
                             raise RunStopped(f"{meta.get('debatrix_node')}: {self.stopped}")
-                        attempts += 1
                         if self._limiter is not None:
                             await self._limiter.aacquire()
                         async with self._gate(messages) as served:
+                            if self.stopped:  # stopped while it waited for its turn: never sent, costs nothing
+                                raise RunStopped(f"{meta.get('debatrix_node')}: {self.stopped}")
+                            attempts += 1  # sent from here on: counted, even if abandoned on the way
                             answer = await self._abandonable(asyncio.wait_for(
                                 model.ainvoke(messages, config={"metadata": meta, "tags": ["debatrix"]}),
                                 timeout=self.settings.timeout,
@@ -392,9 +394,12 @@ class LLMGateway:
                 raise LLMError(f"{meta.get('debatrix_node')}: the model call failed: {type(e).__name__}: "
                                f"{self.scrub(str(e))[:200]}") from e
         except IncompleteJudgment as err:  # the failed request still counts, with its retries
-            err.calls = [*getattr(err, "calls", []), CallRecord(
-                node=str(meta.get("debatrix_node")), dimension=meta.get("debatrix_dimension"),
-                attempts=max(attempts, 1), failed=True)]
+            # a request Stop abandoned has no answer and no reported usage: only its earlier failed attempts count
+            sent = attempts - 1 if isinstance(err, RunStopped) else max(attempts, 1)
+            if sent > 0:
+                err.calls = [*getattr(err, "calls", []), CallRecord(
+                    node=str(meta.get("debatrix_node")), dimension=meta.get("debatrix_dimension"),
+                    attempts=sent, failed=True)]
             raise
         self.completed_requests += 1
         if not isinstance(answer, AIMessage):
