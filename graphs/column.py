@@ -16,8 +16,9 @@ The iterative column is the paper's Algorithm 1 for one dimension *d*; each step
 The panel then merges the dimensions (:mod:`.panel`). The raw column (the dimensional and direct modes) has no
 per-speech analysis: ``judge_debate`` reads the whole debate.
 
-With ``merge_score_call`` each analysis and each judgment carries its scores in one structured answer,
-so there are no ``score_speech`` / ``decide_debate`` steps.
+With ``score_in_analysis`` (the default for debates) each analysis carries its speech's score in its structured
+answer, so there is no ``score_speech`` step; ``merge_score_call`` does the same for the judgments too (no
+``decide_debate`` step).
 """
 
 from __future__ import annotations
@@ -34,12 +35,12 @@ from .state import Accumulated, ColumnState
 from .wiring import add_step
 
 
-def make_after_analyze(merge_score_call: bool, debate_stage: bool) -> Callable[[ColumnState], list[Any]]:
+def make_after_analyze(scored_in_analysis: bool, debate_stage: bool) -> Callable[[ColumnState], list[Any]]:
     def after_analyze(state: ColumnState) -> list[Any]:
         """Score the speech just analysed in parallel with analysing the next one (or judging the debate)."""
         if state.get("failures"):
             return [END]
-        routes: list[Any] = [] if merge_score_call else [
+        routes: list[Any] = [] if scored_in_analysis else [
             column_sends(state, "score_speech", analysis=state["analyses"][-1], asked=state.get("asked", []))]
         if state["index"] < len(state["debate"].speeches):
             routes.append("analyze_speech")
@@ -65,18 +66,19 @@ def _judgment_nodes(g: StateGraph, ctx: JudgeContext | None, merge_score_call: b
 
 
 def build_iterative_column(ctx: JudgeContext | None, previous: PreviousContext, merge_score_call: bool,
-                           debate_stage: bool = True) -> Any:
+                           debate_stage: bool = True, score_in_analysis: bool = False) -> Any:
+    scored_in_analysis = merge_score_call or score_in_analysis
     g = StateGraph(ColumnState, input_schema=ColumnState, output_schema=Accumulated)
-    add_step(g, "analyze_speech", make_analyze_speech(previous), ctx)
+    add_step(g, "analyze_speech", make_analyze_speech(previous, scored_in_analysis), ctx)
     targets: list[Any] = ["analyze_speech", END]
-    if not merge_score_call:
+    if not scored_in_analysis:
         add_step(g, "score_speech", score_speech, ctx)
         targets.append("score_speech")
     g.add_edge(START, "analyze_speech")
     if debate_stage:
         _judgment_nodes(g, ctx, merge_score_call)
         targets.append("judge_debate")
-    g.add_conditional_edges("analyze_speech", make_after_analyze(merge_score_call, debate_stage), targets)
+    g.add_conditional_edges("analyze_speech", make_after_analyze(scored_in_analysis, debate_stage), targets)
     return g.compile()
 
 

@@ -62,20 +62,21 @@ def _judge_graph(ctx: JudgeContext | None, mode: str, column: Any) -> StateGraph
     return g
 
 
-def _column(ctx: JudgeContext | None, mode: Mode, merge_score_call: bool) -> Any:
+def _column(ctx: JudgeContext | None, mode: Mode, merge_score_call: bool, score_in_analysis: bool = False) -> Any:
     if mode.per_speech:
         return build_iterative_column(ctx, PREVIOUS[mode.context], merge_score_call,
-                                      debate_stage=mode.debate_stage)
+                                      debate_stage=mode.debate_stage, score_in_analysis=score_in_analysis)
     return build_raw_column(ctx, merge_score_call)
 
 
 def build_graph(mode: str, ctx: JudgeContext | None = None, *, merge_score_call: bool = False,
-                checkpointer: Any = None) -> Any:
-    """The compiled judge graph of the registered ``mode``."""
+                score_in_analysis: bool = True, checkpointer: Any = None) -> Any:
+    """The compiled judge graph of the registered ``mode`` (``score_in_analysis``: a speech's score comes in its
+    analysis's answer, as ``LLMSettings.score_in_analysis`` says)."""
     shape = get_mode(mode)
     if shape is SPEECH:
         raise ConfigurationError("'speech' judges single speeches: use build_speech_graph")
-    return (_judge_graph(ctx, mode, _column(ctx, shape, merge_score_call))
+    return (_judge_graph(ctx, mode, _column(ctx, shape, merge_score_call, score_in_analysis))
             .compile(checkpointer=registered(checkpointer), name=f"debatrix-{mode}"))
 
 

@@ -85,7 +85,9 @@ async def _relevant(ctx: JudgeContext, memory: Any, debate: Debate, index: int) 
     return P.render("relevant_chunks.j2", P.ItemsVars(items=blocks))
 
 
-def make_analyze_speech(previous: PreviousContext) -> Node:
+def make_analyze_speech(previous: PreviousContext, scored: bool = False) -> Node:
+    """The analysis step with ``previous`` as its context; ``scored``: the speech's score comes in the answer."""
+
     async def analyze_speech(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
         debate, dim, i = state["debate"], state["dimension"], state.get("index", 0)
         speech = debate.speeches[i]
@@ -101,12 +103,10 @@ def make_analyze_speech(previous: PreviousContext) -> Node:
         before, after = previous(state, i)
         relevant = await _relevant(ctx, memory, debate, i)
         settings = ctx.settings
-        merge_score_call = settings.llm.merge_score_call
-        messages = analysis_messages(debate, dim, i, before, after + relevant, settings.analysis_words,
-                                     merge_score_call)
+        messages = analysis_messages(debate, dim, i, before, after + relevant, settings.analysis_words, scored)
         meta = {"debatrix_index": i, "debatrix_target": speech.speaker}
         update: dict[str, Any] = {"index": i + 1}
-        schema = analysis_schema(debate, i, settings.analysis_words, merge_score_call)
+        schema = analysis_schema(debate, i, settings.analysis_words, scored)
         sampling = no_repeats(after + relevant, settings) if i else None
         task = str(messages[-1].content)
         try:
@@ -120,7 +120,7 @@ def make_analyze_speech(previous: PreviousContext) -> Node:
                 analysis, memo = (unglued(t, task) for t in (analysis, memo))
             if cut:
                 records[-1] = records[-1].model_copy(update={"truncated": True})
-            if merge_score_call:  # the analysis and the speech's score in one structured answer
+            if scored:  # the analysis and the speech's score in one structured answer
                 update["speech_judgments"] = [SpeechJudgment(dimension=dim.name, index=i, speaker=speech.speaker,
                                                              comment=analysis, score=answer.score,
                                                              expected_score=expected_score(lp))]
@@ -130,7 +130,7 @@ def make_analyze_speech(previous: PreviousContext) -> Node:
         # into the analysis memory: the column's state, which the next speech's analysis reads
         result = SpeechAnalysis(dimension=dim.name, index=i, speaker=speech.speaker, analysis=analysis,
                                 memo=memo)
-        if ctx.settings.llm.prompt_cache and not merge_score_call:
+        if ctx.settings.llm.prompt_cache and not scored:
             update["asked"] = ctx.gateway.as_sent(messages, schema)
         return {**update, "analyses": [result], "calls": records}
 

@@ -34,7 +34,8 @@ def make_prepare(mode: str) -> Callable:
         # prompt of it is rendered to size the context
         if mode != "speech":
             needed = expected_calls(mode, len(debate.speeches), len(debate.debaters), len(dims),
-                                    ctx.settings.llm.merge_score_call, ctx.settings.orders)
+                                    ctx.settings.llm.merge_score_call, ctx.settings.orders,
+                                    ctx.settings.llm.score_in_analysis)
             budget = ctx.settings.max_llm_calls
             if needed > budget:
                 failures.append(f"CallBudgetExceeded: judging this debate takes {needed} LLM calls, more than "

@@ -121,7 +121,7 @@ async def test_a_parent_agent_judges_the_example_through_remote_graph(served_jud
     debate = load_debate(path)
     assert result.status == "complete" and result.mode == "debatrix"
     assert result.settings["orders"] == 1
-    calls = expected_calls("debatrix", len(debate.speeches), len(debate.debaters), 3, False, 1)
+    calls = expected_calls("debatrix", len(debate.speeches), len(debate.debaters), 3, False, 1, score_in_analysis=True)
     assert result.usage.llm_calls == calls == len(fake.requests)
     assert state["feedback"].splitlines()[0] == f"Winner: {result.general.verdict.winner}."
 

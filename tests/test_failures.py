@@ -156,7 +156,7 @@ async def test_response_cache_makes_a_rerun_free(uniforms, tmp_path):
     assert len(second.calls) == r2.usage.llm_calls - r2.usage.cached_calls
     third = Dies(script=winner_script(dims, "Maya"))
     r3 = await ajudge_debate(uniforms, s, third)
-    assert len(third.calls) == 0 and r3.usage.cached_calls == r3.usage.llm_calls == 40
+    assert len(third.calls) == 0 and r3.usage.cached_calls == r3.usage.llm_calls == 28
     assert sum(n.cached_calls for n in r2.usage.by_node.values()) == r2.usage.cached_calls  # per node too
     assert all(n.cached_calls == n.calls for n in r3.usage.by_node.values())
     assert r3.winner == r2.winner

@@ -21,11 +21,21 @@ def check(name: str, text: str) -> None:
     assert text == path.read_text(), f"{name} graph changed; UPDATE_SNAPSHOTS=1 if intended"
 
 
+# the paper's calls (a score call per speech, a decision per judgment); the default (speeches scored in their
+# analyses); everything merged
+CALLS = {"": dict(merge_score_call=False, score_in_analysis=False),
+         "-scored-in-analysis": dict(merge_score_call=False, score_in_analysis=True),
+         "-merged": dict(merge_score_call=True)}
+
+
 @pytest.mark.parametrize("mode", list(MODES))
-@pytest.mark.parametrize("merge_score_call", [False, True])
-def test_mode_drawing(mode, merge_score_call):
-    graph = build_graph(mode, merge_score_call=merge_score_call)
-    check(f"{mode}{'-merged' if merge_score_call else ''}", graph.get_graph(xray=1).draw_mermaid())
+@pytest.mark.parametrize("calls", list(CALLS))
+def test_mode_drawing(mode, calls):
+    if calls == "-scored-in-analysis" and not MODES[mode].per_speech:
+        assert (build_graph(mode, **CALLS[calls]).get_graph(xray=1).draw_mermaid()
+                == build_graph(mode, **CALLS[""]).get_graph(xray=1).draw_mermaid())  # nothing to score
+        return
+    check(f"{mode}{calls}", build_graph(mode, **CALLS[calls]).get_graph(xray=1).draw_mermaid())
 
 
 def test_speech_graph_drawing():
@@ -33,7 +43,7 @@ def test_speech_graph_drawing():
 
 
 def test_iterative_column_loops_and_judges_beside_the_loop():
-    text = build_graph("debatrix").get_graph(xray=1).draw_mermaid()
+    text = build_graph("debatrix", score_in_analysis=False).get_graph(xray=1).draw_mermaid()
     for edge in ("analyze_speech -.-> column\\3aanalyze_speech", "analyze_speech -.-> column\\3ascore_speech",
                  "analyze_speech -.-> column\\3ajudge_debate", "judge_debate -.-> column\\3adecide_debate"):
         assert "column\\3a" + edge in text
@@ -42,6 +52,8 @@ def test_iterative_column_loops_and_judges_beside_the_loop():
     assert "analyze_speech" not in raw and "panel_comment" not in raw and "judge_debate" in raw
     merged = build_graph("debatrix", merge_score_call=True).get_graph(xray=1).draw_mermaid()
     assert "score_speech" not in merged and "decide_debate" not in merged
+    scored = build_graph("debatrix").get_graph(xray=1).draw_mermaid()
+    assert "score_speech" not in scored and "decide_debate" in scored
 
 
 @pytest.mark.parametrize("mode", ["debatrix", "noniterative", "chronological", "dimensional", "direct"])

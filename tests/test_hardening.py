@@ -104,19 +104,24 @@ def test_examples_still_load():
         load_debate(path)
 
 
-async def test_a_failed_dimension_stops_the_panel_and_no_verdict_is_invented(uniforms):
-    """One dimension's score call keeps answering 11: the panel must not run on the other two, the failed
-    dimension and the general result carry no verdict (no SC "tie" that was never decided), and the repair
-    requests are counted."""
+@pytest.mark.parametrize("node", ["score_speech", "analyze_speech"])
+async def test_a_failed_dimension_stops_the_panel_and_no_verdict_is_invented(uniforms, node):
+    """One dimension's speech score keeps coming as 11 (from its own call, or in the analysis's answer): the panel
+    must not run on the other two, the failed dimension and the general result carry no verdict (no SC "tie" that
+    was never decided), and the repair requests are counted."""
     from debatrix.app.api import ajudge_debate
     from debatrix.core.models import Status
-    from debatrix.testing import ScriptedChatModel
+    from debatrix.testing import ScriptedChatModel, analysis_of
 
     from .conftest import settings
 
-    model = ScriptedChatModel(script={"score_speech": lambda c: {"score": 11 if c.dimension == "source" else 6}})
-    result = await ajudge_debate(uniforms, settings("debatrix"), model)
-    assert result.status is Status.INCOMPLETE and "source/score_speech" in result.incomplete_reason
+    def eleven(c):
+        score = 11 if c.dimension == "source" else 6
+        return {"score": score} if node == "score_speech" else analysis_of(c, score=score)
+
+    model = ScriptedChatModel(script={node: eleven})
+    result = await ajudge_debate(uniforms, settings("debatrix", score_in_analysis=node == "analyze_speech"), model)
+    assert result.status is Status.INCOMPLETE and f"source/{node}" in result.incomplete_reason
     assert not any(c.node.startswith("panel") for c in model.calls)
     assert result.dimension("source").verdict is None and result.general.verdict is None
     assert result.usage.repairs >= 1 and result.usage.llm_calls == len(model.calls)

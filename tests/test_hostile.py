@@ -93,9 +93,9 @@ async def test_megabyte_line_is_refused_before_any_call(uniforms):
     assert model.calls == []
 
 
-async def test_500_speeches_are_refused_before_any_call(uniforms, tmp_path):
+async def test_700_speeches_are_refused_before_any_call(uniforms, tmp_path):
     data = debate_to_dict(uniforms)
-    data["speeches"] = [{"speaker": ["Maya", "Theo"][i % 2], "content": f"Point {i}."} for i in range(500)]
+    data["speeches"] = [{"speaker": ["Maya", "Theo"][i % 2], "content": f"Point {i}."} for i in range(700)]
     path = tmp_path / "long.json"
     import json
 
@@ -104,7 +104,8 @@ async def test_500_speeches_are_refused_before_any_call(uniforms, tmp_path):
     model = ScriptedChatModel(script=winner_script(DIMS, "Maya"))
     result = await ajudge_debate(debate, settings("debatrix"), model)
     assert result.status is Status.INCOMPLETE and "CallBudgetExceeded" in result.incomplete_reason
-    assert "3016 LLM calls" in result.incomplete_reason and model.calls == []
+    # 700 analyses (each scored in its answer) per dimension, a judgment and a decision per order, the panel's
+    assert "2116 LLM calls" in result.incomplete_reason and model.calls == []
 
 
 def test_control_characters_in_names_are_rejected(tmp_path):

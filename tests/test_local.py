@@ -127,9 +127,11 @@ async def test_server_killed_mid_run_is_incomplete_with_the_cause(small_model, u
 
 
 @pytest.mark.slow
-async def test_debatrix_mode_end_to_end_on_the_smallest_model(small_model, four_day_week):
-    """The whole ``debatrix`` mode against the real llama.cpp server: a complete, schema-valid result (any winner)."""
-    ctx = JudgeContext.create(local_settings(merge_score_call=False))
+@pytest.mark.parametrize("score_in_analysis", [True, False], ids=["scored-in-analysis", "score-call"])
+async def test_debatrix_mode_end_to_end_on_the_smallest_model(small_model, four_day_week, score_in_analysis):
+    """The whole ``debatrix`` mode against the real llama.cpp server: a complete, schema-valid result (any winner),
+    with the speeches scored in their analyses (the default) or by calls of their own (the paper's)."""
+    ctx = JudgeContext.create(local_settings(merge_score_call=False, score_in_analysis=score_in_analysis))
     try:
         assert ctx.local_server is not None and ctx.local_server.alive()
         result = await ajudge_debate(four_day_week, context=ctx)
@@ -147,13 +149,13 @@ async def test_debatrix_mode_end_to_end_on_the_smallest_model(small_model, four_
         assert {j.debater for j in d.debater_judgments} == names
         assert d.verdict.winner is None or d.verdict.winner in names
     assert again.general.verdict.winner in names
-    # 4 speeches × 3 dimensions × (analysis + score), then per order a judgment and a decision per dimension and
-    # for the panel: 24 + 2 orders × 2 calls × 4; plus the analyses asked once more (a note restating the other
-    # debater: at most once per analysis after the first speech)
+    # 4 speeches × 3 dimensions × (analysis [+ score]), then per order a judgment and a decision per dimension and
+    # for the panel: 12 [+ 12] + 2 orders × 2 calls × 4; plus the analyses asked once more (a note restating the
+    # other debater: at most once per analysis after the first speech)
     calls = expected_calls("debatrix", len(four_day_week.speeches), len(names), 3, merge_score_call=False,
-                           orders=ctx.settings.orders)
+                           orders=ctx.settings.orders, score_in_analysis=score_in_analysis)
     asked_again = again.usage.by_node["analyze_speech"].calls - 12
-    assert calls == 40 and 0 <= asked_again <= 9
+    assert calls == (28 if score_in_analysis else 40) and 0 <= asked_again <= 9
     assert again.usage.llm_calls == calls + asked_again and again.usage.completion_tokens > 0
     # llama.cpp says what it really computed: the dimensions' analyses of a speech share the system prompt, the
     # header and the speech, and each score continues the analysis just written, so most prompt tokens come from
@@ -162,6 +164,9 @@ async def test_debatrix_mode_end_to_end_on_the_smallest_model(small_model, four_
     assert u.prompt_tokens_processed is not None and u.cached_prompt_tokens is not None
     assert u.cached_prompt_tokens > u.prompt_tokens_processed
     assert u.by_node["analyze_speech"].cached_prompt_tokens > 0.3 * u.by_node["analyze_speech"].prompt_tokens
+    if score_in_analysis:
+        assert "score_speech" not in u.by_node
+        return
     scores = u.by_node["score_speech"]
     assert scores.prompt_tokens_processed < 0.35 * scores.cached_prompt_tokens
 

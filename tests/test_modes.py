@@ -51,17 +51,23 @@ EXPECTED_CALLS = {
 }
 
 
+@pytest.mark.parametrize("score_in_analysis", [False, True], ids=["score-call", "score-in-analysis"])
 @pytest.mark.parametrize("mode", list(EXPECTED_CALLS))
-async def test_call_counts_and_usage(mode, uniforms):
+async def test_call_counts_and_usage(mode, score_in_analysis, uniforms):
     model = ScriptedChatModel(script=script())
-    result = await ajudge_debate(uniforms, settings(mode), model)
+    result = await ajudge_debate(uniforms, settings(mode, score_in_analysis=score_in_analysis), model)
     assert result.status is Status.COMPLETE, result.incomplete_reason
-    assert Counter(c.node for c in model.calls) == EXPECTED_CALLS[mode]
-    assert result.usage.llm_calls == sum(EXPECTED_CALLS[mode].values())
+    expected = {n: c for n, c in EXPECTED_CALLS[mode].items() if not (score_in_analysis and n == "score_speech")}
+    assert Counter(c.node for c in model.calls) == expected
+    assert result.usage.llm_calls == sum(expected.values())
     # the progress display's total comes from the mode's shape: it must match what the graph really does
     n_dims = len(result.dimensions)
-    assert expected_calls(mode, 4, 2, n_dims, merge_score_call=False, orders=2) == len(model.calls)
-    assert {n: u.calls for n, u in result.usage.by_node.items()} == EXPECTED_CALLS[mode]
+    assert expected_calls(mode, 4, 2, n_dims, merge_score_call=False, orders=2,
+                          score_in_analysis=score_in_analysis) == len(model.calls)
+    assert {n: u.calls for n, u in result.usage.by_node.items()} == expected
+    if score_in_analysis:  # every speech is still scored, from its analysis's answer
+        assert all(len(d.speech_judgments) == 4 and all(s.score == 7 for s in d.speech_judgments)
+                   for d in result.dimensions if d.analyses)
     assert result.usage.prompt_tokens == sum(u.prompt_tokens for u in result.usage.by_node.values()) > 0
     assert result.mode == mode and result.settings["mode"] == mode
     # text calls first, then the short structured call (the paper's comment-then-score order)
@@ -72,7 +78,8 @@ async def test_call_counts_and_usage(mode, uniforms):
 
 
 async def test_debatrix_result_is_assembled_exactly(uniforms):
-    result = await ajudge_debate(uniforms, settings("debatrix"), ScriptedChatModel(script=script()))
+    result = await ajudge_debate(uniforms, settings("debatrix", score_in_analysis=False),
+                                 ScriptedChatModel(script=script()))
     assert [d.name for d in result.dimensions] == ["argument", "source", "language"]
     arg, src, lang = result.dimensions
     assert (arg.weight, src.weight, lang.weight) == (3, 2, 2)
@@ -261,12 +268,16 @@ async def test_default_cap_on_requests_in_flight_never_lengthens_the_critical_pa
             finally:
                 object.__setattr__(self, "_now", self._now - 1)
 
-    width = max_in_flight("debatrix", 4, merge_score_call=False, orders=2)
+    width = max_in_flight("debatrix", 4, merge_score_call=False, orders=2, score_in_analysis=False)
     assert width == 12 and LLMSettings().max_concurrency >= width
     model = Counting(script={"panel_decide": {"winner": bp_short.debaters[0].name}})
-    result = await ajudge_debate(bp_short, settings("debatrix"), model)
+    result = await ajudge_debate(bp_short, settings("debatrix", score_in_analysis=False), model)
     assert result.status is Status.COMPLETE, result.incomplete_reason
     assert model._peak == width
+    # a speech scored in its analysis leaves per column the analysis, or the judgment in every order
+    merged = Counting(script={"panel_decide": {"winner": bp_short.debaters[0].name}})
+    await ajudge_debate(bp_short, settings("debatrix"), merged)
+    assert merged._peak == max_in_flight("debatrix", 4, False, orders=2, score_in_analysis=True) == 8
     capped = Counting(script={"panel_decide": {"winner": bp_short.debaters[0].name}})
     await ajudge_debate(bp_short, settings("debatrix", max_concurrency=3), capped)
     assert capped._peak == 3
@@ -277,7 +288,7 @@ async def test_with_a_prompt_cache_scores_continue_the_conversation(uniforms):
     judgment) conversation: its prompt starts with the whole request that produced the answer, then the answer;
     only those last two messages are new to the model. Elsewhere the short prompt carries no debate material."""
     model = ScriptedChatModel(script=script())
-    result = await ajudge_debate(uniforms, settings("debatrix", prompt_cache=True), model)
+    result = await ajudge_debate(uniforms, settings("debatrix", prompt_cache=True, score_in_analysis=False), model)
     assert result.status is Status.COMPLETE, result.incomplete_reason
     for dim in ("argument", "language"):
         for i in range(4):
@@ -294,7 +305,7 @@ async def test_with_a_prompt_cache_scores_continue_the_conversation(uniforms):
             assert sum(decide.messages[: len(j.messages)] == j.messages for j in judges) == 1
     assert [j.score for j in result.dimensions[0].speech_judgments] == [1, 2, 3, 4]
     plain = ScriptedChatModel(script=script())
-    await ajudge_debate(uniforms, settings("debatrix"), plain)
+    await ajudge_debate(uniforms, settings("debatrix", score_in_analysis=False), plain)
     score = next(c for c in plain.calls if c.node == "score_speech")
     assert len(score.messages) == 2 and "<<<DATA" not in score.messages[-1].content
 

@@ -73,7 +73,7 @@ async def test_one_slot_serves_each_score_right_after_its_analysis(uniforms):
     """With one slot and a prompt cache (the local backend), the judge sends each speech's score right after the
     analysis it continues, and the dimensions' analyses of a speech one after another."""
     model = ScriptedChatModel(script={"panel_decide": {"winner": "Maya"}})
-    s = settings("debatrix", prompt_cache=True, max_concurrency=1)
+    s = settings("debatrix", prompt_cache=True, max_concurrency=1, score_in_analysis=False)
     result = await ajudge_debate(uniforms, s, model)
     assert result.status is Status.COMPLETE, result.incomplete_reason
     nodes = [(c.node, c.dimension, c.index) for c in model.calls]

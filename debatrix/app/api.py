@@ -29,7 +29,7 @@ class ProgressEvent:
     index: int | None  # speech index (0-based) where the step concerns one speech
     detail: str
     # what the step wrote, for displays that show the judgment as it grows (the web page's matrix)
-    kind: str = ""  # analysis, speech_score, debater_score, winner, judgment, failure
+    kind: str = ""  # analysis (with its score when scored in it), speech_score, debater_score, winner, judgment, failure
     text: str | None = None  # the analysis, comment or judgment
     score: float | None = None  # the speech's or the debater's score (expected where available)
     debater: str | None = None
@@ -51,6 +51,7 @@ def build_judge_graph(settings: JudgeSettings | None = None, chat_model: BaseCha
     settings = settings or (context.settings if context else JudgeSettings())
     ctx = context or JudgeContext.create(settings, chat_model)
     return build_graph(settings.mode, ctx, merge_score_call=settings.llm.merge_score_call,
+                       score_in_analysis=settings.llm.score_in_analysis,
                        checkpointer=checkpointer)
 
 
@@ -68,14 +69,15 @@ def _event(namespace: tuple[str, ...], node: str, update: Any) -> ProgressEvent 
     records = update.get("calls") or []
     usage = {"calls": len(records), "prompt_tokens": sum(c.prompt_tokens for c in records),
              "completion_tokens": sum(c.completion_tokens for c in records)}
-    for key in ("winner_decisions", "speech_judgments", "analyses", "debater_judgments", "debate_analyses",
+    for key in ("winner_decisions", "analyses", "speech_judgments", "debater_judgments", "debate_analyses",
                 "panel_comments"):
         items = update.get(key)
         if items:
             item = items[-1]
             index = getattr(item, "index", None)
             detail = {
-                "analyses": lambda x: f"analysed speech {x.index + 1} ({x.speaker})",
+                "analyses": lambda x: f"analysed speech {x.index + 1} ({x.speaker})" + (
+                    f", scored {update['speech_judgments'][-1].score}" if update.get("speech_judgments") else ""),
                 "speech_judgments": lambda x: f"speech {x.index + 1} ({x.speaker}) scored {x.score}",
                 "debater_judgments": lambda x: f"{x.debater} scored {x.score:g}",
                 "winner_decisions": lambda x: f"winner: {x.winner or 'tie'}",
@@ -83,7 +85,7 @@ def _event(namespace: tuple[str, ...], node: str, update: Any) -> ProgressEvent 
                 "panel_comments": lambda x: "the panel commented",
             }[key](item)
             return ProgressEvent(node=node, dimension=item.dimension, index=index, detail=detail,
-                                 **_written(key, item), **usage)
+                                 **_written(key, item, update), **usage)
     if update.get("failures"):
         return ProgressEvent(node=node, dimension=None, index=None, detail=f"failed: {update['failures'][0]}",
                              kind="failure", text=update["failures"][0], **usage)
@@ -92,9 +94,11 @@ def _event(namespace: tuple[str, ...], node: str, update: Any) -> ProgressEvent 
     return None
 
 
-def _written(key: str, item: Any) -> dict[str, Any]:
-    if key == "analyses":
-        return {"kind": "analysis", "text": item.analysis}
+def _written(key: str, item: Any, update: dict[str, Any]) -> dict[str, Any]:
+    if key == "analyses":  # with the speech's score when it came in the analysis's answer
+        scored = update.get("speech_judgments")
+        return {"kind": "analysis", "text": item.analysis,
+                "score": (scored[-1].expected_score or scored[-1].score) if scored else None}
     if key == "speech_judgments":  # with merge_score_call the comment is the analysis
         return {"kind": "speech_score", "text": item.comment, "score": item.expected_score or item.score}
     if key == "debater_judgments":
@@ -154,7 +158,7 @@ async def ajudge_debate(debate: Debate, settings: JudgeSettings | None = None,
     else:
         ctx = context
     try:
-        graph = ctx.graph(settings.mode, settings.llm.merge_score_call)
+        graph = ctx.graph(settings.mode, settings.llm.merge_score_call, settings.llm.score_in_analysis)
         return await _run(graph, debate, ctx, on_event, run_id, config)
     finally:
         if context is None:

@@ -66,7 +66,12 @@ AnalysisWords = Annotated[int | None, typer.Option(help="length asked of each sp
 CommentWords = Annotated[int | None, typer.Option(help="length asked of each comment")]
 ContextWindow = Annotated[int | None, typer.Option(help="the model's context window in tokens")]
 MergeScoreCall = Annotated[bool | None, typer.Option(
-    help="ask comment and score in one structured call instead of the paper's two (default: no)")]
+    help="ask comment and score in one structured call instead of the paper's two, for judgments and speeches "
+    "(default: no)")]
+ScoreInAnalysis = Annotated[bool | None, typer.Option(
+    "--score-in-analysis/--score-call",
+    help="a speech's score in its analysis's answer (default), or by a call of its own that re-reads the analysis "
+    "(the paper's)")]
 Timeout = Annotated[float | None, typer.Option(help="seconds per request")]
 MaxConnections = Annotated[int | None, typer.Option(help="LLM requests in flight at once (default 24)")]
 Rps = Annotated[float | None, typer.Option(help="at most this many LLM requests started per second")]
@@ -170,6 +175,7 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
                    context_window: int | None = None, max_output_tokens: int | None = None,
                    timeout: float | None = None, retries: int | None = None, concurrency: int | None = None,
                    structured_output: str | None = None, merge_score_call: bool | None = None,
+                   score_in_analysis: bool | None = None,
                    memory: dict[str, Any] | None = None, cache: Path | None = None,
                    requests_per_second: float | None = None, transport: str | None = None,
                    orders: int | None = None, temperature: float | None = None) -> JudgeSettings:
@@ -180,7 +186,8 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
                                    local_model=local_model, backend=_plain(backend),
                                    max_output_tokens=max_output_tokens, timeout=timeout, max_retries=retries,
                                    max_concurrency=concurrency, structured_output=_plain(structured_output),
-                                   merge_score_call=merge_score_call, cache_path=cache,
+                                   merge_score_call=merge_score_call, score_in_analysis=score_in_analysis,
+                                   cache_path=cache,
                                    requests_per_second=requests_per_second, transport=_plain(transport),
                                    temperature=temperature)
         return JudgeSettings(
@@ -225,6 +232,7 @@ def judge(
     transport: Annotated[Transport | None, typer.Option(help="http: debatrix's lean client (default); langchain: "
                                                        "ChatOpenAI. Both reach LangChain callbacks")] = None,
     merge_score_call: MergeScoreCall = None,
+    score_in_analysis: ScoreInAnalysis = None,
     orders: Orders = None,
     temperature: Temperature = None,
     retrieval: Retrieval = False,
@@ -251,7 +259,7 @@ def judge(
         local_model=local_model, backend=backend, analysis_words=analysis_words, comment_words=comment_words,
         context_window=context_window, max_output_tokens=max_output_tokens, timeout=timeout, retries=retries,
         concurrency=max_connections, structured_output=structured_output, merge_score_call=merge_score_call,
-        memory=dict(backend=memory, path=memory_path, host=chroma_host, port=chroma_port, embedding=embedding,
+        score_in_analysis=score_in_analysis, memory=dict(backend=memory, path=memory_path, host=chroma_host, port=chroma_port, embedding=embedding,
                     retrieval=retrieval), cache=cache, requests_per_second=rps, transport=transport,
         orders=orders, temperature=temperature)
     if out:
@@ -313,8 +321,10 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
         console.print(f"{why}: starting the local model [bold]{local.llm.local_model}[/] on 127.0.0.1 ...\n"
                       f"answers kept short for a CPU: analyses ~{local.analysis_words} words, comments "
                       f"~{local.comment_words} words per debater, "
-                      + ("comment and score in one call" if local.llm.merge_score_call else
-                         "comment then score in two calls"),
+                      + ("judgments commented and decided in one call" if local.llm.merge_score_call else
+                         "judgments commented, then decided")
+                      + (", speeches scored in their analyses" if local.llm.speech_score_merged(local.mode) else
+                         ", speeches analysed, then scored"),
                       highlight=False)
 
     try:  # sized for this debate; one that cannot fit is refused before the model server starts
@@ -329,7 +339,8 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
                           f"up to what the model allows)", highlight=False)
         dims = resolve_dimensions(settings.mode, settings.dimensions, debate.format, ctx.registry)
         shape = (settings.mode, len(debate.speeches), len(debate.debaters), len(dims), settings.llm.merge_score_call)
-        total, single = expected_calls(*shape, settings.orders), expected_calls(*shape, 1)
+        merged = settings.llm.speech_score_merged(settings.mode)
+        total, single = expected_calls(*shape, settings.orders, merged), expected_calls(*shape, 1, merged)
         orders = (f" ({total - single} of them to judge in {order_count(len(debate.debaters), settings.orders)} "
                   "orders of the debaters; --orders 1 judges in one)" if total > single else "")
         console.print(f"judging [bold]{plain(debate.id)}[/] ({debate.format.value}, {len(debate.speeches)} speeches) in "
@@ -338,7 +349,7 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
                       + (f" at {plain(redact_url(ctx.settings.llm.base_url))}" if ctx.settings.llm.base_url else ""),
                       highlight=False)
         rows = steps_per_row(settings.mode, [d.name for d in dims], len(debate.speeches),
-                             settings.llm.merge_score_call)
+                             settings.llm.merge_score_call, merged)
         with JudgeProgress(console, total, rows, lambda: ctx.gateway.completed_requests, plain, quiet) as progress:
             return await ajudge_debate(debate, ctx.settings, context=ctx, on_event=progress.event)
     finally:
@@ -600,6 +611,7 @@ def bench(
     analysis_words: AnalysisWords = None,
     comment_words: CommentWords = None,
     merge_score_call: MergeScoreCall = None,
+    score_in_analysis: ScoreInAnalysis = None,
     context_window: ContextWindow = None,
     timeout: Timeout = None,
     max_connections: MaxConnections = None,
@@ -638,7 +650,8 @@ def bench(
     folder = out or Path("results") / (benchmark + (f"-{variant}" if variant else ""))
     settings = _make_settings(mode=mode_list[0], base_url=base_url, model=model, local_model=local_model,
                               backend=backend, analysis_words=analysis_words, comment_words=comment_words,
-                              merge_score_call=merge_score_call, context_window=context_window, timeout=timeout,
+                              merge_score_call=merge_score_call, score_in_analysis=score_in_analysis,
+                              context_window=context_window, timeout=timeout,
                               concurrency=max_connections,
                               memory={"embedding": "minilm" if retrieval else "hash", "retrieval": retrieval},
                               cache=folder / "llm_cache.sqlite" if cache else None, requests_per_second=rps,

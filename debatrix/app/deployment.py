@@ -115,7 +115,7 @@ async def judge(config: RunnableConfig) -> Any:
         mode = ctx.settings.mode
         if mode not in MODES:
             raise ConfigurationError(f"unknown mode {mode!r}; choose one of: {', '.join(MODES)}")
-        graph = ctx.graph(mode, ctx.settings.llm.merge_score_call)
+        graph = ctx.graph(mode, ctx.settings.llm.merge_score_call, ctx.settings.llm.score_in_analysis)
     return graph.copy(update={"context_schema": RunOptions})
 
 

@@ -95,24 +95,34 @@ def order_count(n_debaters: int, orders: int) -> int:
     return 1 if n_debaters < 2 else max(1, min(orders, n_debaters))
 
 
+def _speech_steps(merge_score_call: bool, score_in_analysis: bool) -> int:
+    """Calls per speech analysed: the analysis, and its score unless it comes in the analysis's answer."""
+    return 1 if merge_score_call or score_in_analysis else 2
+
+
 def expected_calls(mode: str, n_speeches: int, n_debaters: int, n_dimensions: int, merge_score_call: bool,
-                   orders: int = 1) -> int:
+                   orders: int = 1, score_in_analysis: bool = False) -> int:
     """LLM requests a complete run makes (without retries or repairs): per dimension, an analysis and a score per
-    speech, and per order one judgment and one decision (a structured answer each with ``merge_score_call``); the
-    panel's comment and decision per order."""
+    speech (one answer with ``score_in_analysis``), and per order one judgment and one decision (a structured
+    answer each with ``merge_score_call``, which merges the speeches' scores too); the panel's comment and decision
+    per order."""
     shape = get_mode(mode)
     steps = 1 if merge_score_call else 2
     k = order_count(n_debaters, orders)
-    per_dim = (steps * k if shape.debate_stage else 0) + (n_speeches * steps if shape.per_speech else 0)
+    per_speech = _speech_steps(merge_score_call, score_in_analysis)
+    per_dim = (steps * k if shape.debate_stage else 0) + (n_speeches * per_speech if shape.per_speech else 0)
     return per_dim * n_dimensions + (steps * k if shape.panel else 0)
 
 
-def steps_per_row(mode: str, dimensions: list[str], n_speeches: int, merge_score_call: bool) -> dict[str, int]:
+def steps_per_row(mode: str, dimensions: list[str], n_speeches: int, merge_score_call: bool,
+                  score_in_analysis: bool = False) -> dict[str, int]:
     """The progress events a complete run gives each dimension (per speech an analysis, and its score unless
-    the score call is merged; the judgment, and its decision likewise) and the panel (its comment and decision)."""
+    it comes in the analysis; the judgment, and its decision unless the score call is merged) and the panel (its
+    comment and decision)."""
     shape = get_mode(mode)
     step = 1 if merge_score_call else 2
-    per_dim = (n_speeches * step if shape.per_speech else 0) + (step if shape.debate_stage else 0)
+    per_speech = _speech_steps(merge_score_call, score_in_analysis)
+    per_dim = (n_speeches * per_speech if shape.per_speech else 0) + (step if shape.debate_stage else 0)
     return {**{d: per_dim for d in dimensions}, **({"panel": 2} if shape.panel else {})}
 
 
@@ -126,9 +136,10 @@ def critical_rounds(mode: str, n_speeches: int, merge_score_call: bool) -> int:
     return column + (steps if shape.panel else 0)
 
 
-def max_in_flight(mode: str, n_dimensions: int, merge_score_call: bool, orders: int = 1) -> int:
+def max_in_flight(mode: str, n_dimensions: int, merge_score_call: bool, orders: int = 1,
+                  score_in_analysis: bool = False) -> int:
     """The most requests a run ever has ready at once: per column an analysis and the previous speech's score, or
     the judgment in every order beside the last speech's score; the panel runs alone."""
-    if merge_score_call or not get_mode(mode).per_speech:
+    if _speech_steps(merge_score_call, score_in_analysis) == 1 or not get_mode(mode).per_speech:
         return n_dimensions * max(1, orders)
     return n_dimensions * (orders + 1)

@@ -54,8 +54,13 @@ class LLMSettings(_Frozen):
         "(http, the least CPU per request) or LangChain's ChatOpenAI (langchain); both are LangChain chat models, so "
         "callbacks and tracing see every call")
     merge_score_call: bool = Field(
-        default=False, description="one structured call for comment + score instead of the paper's two calls"
+        default=False, description="one structured call for comment + score instead of the paper's two calls, for "
+        "the debate's judgments as for its speeches"
     )
+    score_in_analysis: bool = Field(
+        default=True, description="a debate's speech score is asked in its analysis's answer, not by a call of its "
+        "own that re-reads the analysis (the speech scores are shown, no verdict is drawn from them); the "
+        "single-speech judge always asks the score apart, since there the score is what is judged")
     prompt_cache: bool = Field(
         default=False, description="the server reuses cached prompt prefixes (llama.cpp; set for the local backend): "
         "scores are asked by continuing the analysis or judgment conversation, of which only the answer and the "
@@ -105,6 +110,10 @@ class LLMSettings(_Frozen):
         if self.backend == "auto":
             return self.base_url is None and self.api_key is None
         return self.backend == "local"
+
+    def speech_score_merged(self, mode: str) -> bool:
+        """Whether a speech's score comes in its analysis's answer in ``mode``'s graph."""
+        return self.merge_score_call or (self.score_in_analysis and mode != "speech")
 
 
 class MemorySettings(_Frozen):
