@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -188,3 +189,44 @@ def test_bench_calibrate_fits_a_debateart_folder_and_refuses_others(tmp_path):
     assert res.exit_code == 2 and "audience verdicts" in res.output and "Traceback" not in res.output
     res = runner.invoke(app, ["bench", "calibrate", str(tmp_path / "missing")])
     assert res.exit_code == 2 and "not a benchmark run folder" in res.output
+
+
+def test_the_summary_at_80_columns_breaks_no_word_and_no_line_is_wider():
+    """What a terminal of 80 columns shows: no line wider than the screen (which the terminal would break
+    anywhere), and the prose lines (status, reasons, flags) wrapped between words: each wide line's words come in
+    the same order in the narrow output, none cut in two. The clock of piped progress starts with the run."""
+    def judged(columns: int) -> subprocess.CompletedProcess:
+        # one request at a time, to a fresh fake server: both runs get the same answers
+        with FakeOpenAIServer(latency=0.02) as server:
+            return subprocess.run(
+                [sys.executable, "-m", "debatrix.app.cli", "judge", str(EXAMPLES / "four_day_week.yaml"),
+                 "--base-url", server.base_url, "--model", "fake-model", "--max-connections", "1"],
+                capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": str(columns)})
+
+    narrow, wide = judged(80), judged(400)
+    assert narrow.returncode == wide.returncode == 0, narrow.stderr
+    assert max(len(ln) for ln in narrow.stdout.splitlines()) <= 80
+    assert max(len(ln) for ln in narrow.stderr.splitlines()) <= 80
+    def plain_words(text: str) -> list[str]:  # without the seconds, which differ between the two runs
+        return [w for w in text.split() if not re.fullmatch(r"[\d.]+s", w)]
+
+    words = plain_words(narrow.stdout)
+    prose = [ln for ln in wide.stdout.splitlines()
+             if ln.startswith(("status:", "Winner", "judged in", "  - ", "argument", "source", "language"))
+             and "│" not in ln]
+    assert any(ln.startswith("status:") for ln in prose) and any(ln.startswith("Winner") for ln in prose)
+    for line in prose:
+        tokens = plain_words(line)
+        assert any(words[k:k + len(tokens)] == tokens for k in range(len(words))), line
+    usage = narrow.stdout.split("LLM usage per node")[1].splitlines()
+    assert all(len(ln) <= 80 for ln in usage) and any("analyze_speech" in ln for ln in usage)
+    # piped progress lines: the clock runs from the start, so the first step finished after some time, and the
+    # last one shows the time the run took
+    clocks = [float(ln.split("s ", 1)[0]) for ln in narrow.stderr.splitlines() if "calls" in ln and "/" in ln
+              and ln.split("s ", 1)[0].strip().replace(".", "").isdigit()]
+    assert clocks and clocks[0] > 0.0 and clocks == sorted(clocks)
+
+
+def test_version_option():
+    res = runner.invoke(app, ["--version"])
+    assert res.exit_code == 0 and res.output.strip() == __import__("debatrix").__version__

@@ -35,7 +35,20 @@ from debatrix.core.settings import JudgeSettings, LLMSettings, MemorySettings, r
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="Judge debates with LLMs: Debatrix's iterative chronological, multi-dimensional judge.")
 console = Console(stderr=True)
-out_console = Console(soft_wrap=True)
+# rich wraps at word boundaries to the terminal's width (COLUMNS where it is not a terminal)
+out_console = Console()
+
+def _print_version(asked: bool) -> None:
+    if asked:
+        out_console.print(__version__, highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
+                                                help="print the version and exit")] = False) -> None:
+    """Judge debates with LLMs: Debatrix's iterative chronological, multi-dimensional judge."""
+
 
 Mode = Enum("Mode", {m: m for m in MODES}, type=str)  # type: ignore[misc]  (the registered modes)
 
@@ -365,7 +378,7 @@ def _judged_winner(v: Any) -> str:
 def print_summary(result: JudgeResult, con: Console) -> None:
     if not result.dimensions and result.general is None:  # refused before judging: the status line says why
         con.print(f"status: {result.status.value} ({plain(result.incomplete_reason)}) | no LLM call was made",
-                  highlight=False, soft_wrap=True)
+                  highlight=False)
         return
     names: list[str] = []
     for d in result.dimensions:
@@ -405,28 +418,43 @@ def print_summary(result: JudgeResult, con: Console) -> None:
     if u.by_node:
         # "read" and "reused": what the server says it computed and took from its prompt cache (where it says)
         served = u.prompt_tokens_processed is not None
-        ut = Table(title="LLM usage per node", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-        cols = ["node", "calls", "prompt", *(["read", "reused"] if served else []), "compl", "cached", "retry",
-                "repair", "cut", "s/call"]
-        for col in cols:
-            ut.add_column(col, justify="left" if col == "node" else "right", no_wrap=True, min_width=len(col))
-        for node, n in u.by_node.items():
-            seen = [str(n.prompt_tokens_processed or 0), str(n.cached_prompt_tokens or 0)] if served else []
-            ut.add_row(node, str(n.calls), str(n.prompt_tokens), *seen, str(n.completion_tokens), str(n.cached_calls),
-                       str(n.retries), str(n.repairs), str(n.truncated_calls), f"{n.seconds / max(n.calls, 1):.2f}")
-        con.print(ut)
+        con.print(_usage_table(u))
     con.print(f"status: {result.status.value}" + (f" ({plain(result.incomplete_reason)})" if result.incomplete_reason
                                                   else "")
               + f" | {u.llm_calls} LLM calls, {u.prompt_tokens} prompt + {u.completion_tokens} completion tokens, "
               + (f"{u.prompt_tokens_processed} prompt tokens read by the model ({u.cached_prompt_tokens} more reused "
                  "from its cache), " if u.prompt_tokens_processed is not None else "")
               + f"{u.retries} retries, {u.repairs} repairs, {u.cached_calls} from cache, {u.truncated_calls} cut at "
-              f"their length cap, {u.wall_seconds:.1f}s", highlight=False, soft_wrap=True)
+              f"their length cap, {u.wall_seconds:.1f}s", highlight=False)
     if result.checks and result.checks.flags:  # what the text checks found: read these parts with care
         con.print(f"read with care ({len(result.checks.flags)}):", highlight=False)
         for flag in result.checks.flags:
-            con.print(f"  - {plain(flag)}", highlight=False, soft_wrap=True)
+            con.print(f"  - {plain(flag)}", highlight=False)
     _print_reasons(result, rows, con)
+
+
+def _usage_table(u: Any) -> Table:
+    """Calls and tokens per node, narrow enough for 80 columns: where the server reports what it read, the prompt
+    is split into what it read and what it reused (their sum); counts that are zero on every node are left out."""
+    served = u.prompt_tokens_processed is not None
+    cols: dict[str, Any] = {"node": lambda node, n: node, "calls": lambda node, n: n.calls}
+    if served:
+        cols |= {"read": lambda node, n: n.prompt_tokens_processed or 0,
+                 "reused": lambda node, n: n.cached_prompt_tokens or 0}
+    else:
+        cols["prompt"] = lambda node, n: n.prompt_tokens
+    cols["wrote"] = lambda node, n: n.completion_tokens
+    optional = {"cached": "cached_calls", "retry": "retries", "repair": "repairs", "cut": "truncated_calls"}
+    for col, field in optional.items():
+        if any(getattr(n, field) for n in u.by_node.values()):
+            cols[col] = lambda node, n, field=field: getattr(n, field)
+    cols["s/call"] = lambda node, n: f"{n.seconds / max(n.calls, 1):.2f}"
+    table = Table(title="LLM usage per node", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    for col in cols:
+        table.add_column(col, justify="left" if col == "node" else "right", no_wrap=True, min_width=len(col))
+    for node, n in u.by_node.items():
+        table.add_row(*(str(cell(node, n)) for cell in cols.values()))
+    return table
 
 
 def reason(comment: str) -> str:

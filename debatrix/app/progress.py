@@ -46,6 +46,7 @@ class JudgeProgress:
         self._started: float | None = None
 
     def __enter__(self) -> JudgeProgress:
+        self._started = time.monotonic()  # the run starts now, not at its first finished step
         if self.quiet or not self.console.is_terminal:
             return self
         self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -78,10 +79,7 @@ class JudgeProgress:
             self.progress.update(task, advance=1, last=self.clean(event.detail))
 
     def _line(self, row: str, done: int, detail: str) -> None:
-        now = time.monotonic()
-        if self._started is None:
-            self._started = now
-        elapsed = now - self._started
+        elapsed = time.monotonic() - (self._started or time.monotonic())
         eta = f", ~{elapsed / done * max(self.total - done, 0):.0f}s left" if done else ""
         self.console.print(f"[dim]{elapsed:6.1f}s {done:>3}/{self.total} calls{eta}[/] [cyan]{self.clean(row)}[/] "
                            f"{self.clean(detail)}", highlight=False)
