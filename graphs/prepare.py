@@ -13,6 +13,7 @@ from langgraph.types import Send
 
 from debatrix.context import JudgeContext
 from debatrix.core.errors import InvalidDebateError
+from debatrix.core.loader import validated
 from debatrix.core.models import Debate
 from debatrix.core.modes import expected_calls, resolve_dimensions
 
@@ -24,8 +25,8 @@ def make_prepare(mode: str) -> Callable:
         from .budget import fit_problem
 
         debate = state.get("debate")
-        if isinstance(debate, dict):
-            debate = Debate.model_validate(debate)
+        if isinstance(debate, dict):  # a JSON input (a deployment's): refused in the loader's words
+            debate = validated(debate, "<graph input>")
         if not isinstance(debate, Debate):
             raise InvalidDebateError("<graph input>", [("debate", "expected a Debate")])
         dims = resolve_dimensions(mode, ctx.settings.dimensions, debate.format, ctx.registry)

@@ -133,5 +133,11 @@ async def test_a_parent_agent_judges_the_example_through_remote_graph(served_jud
     with pytest.raises(RemoteException, match="unknown mode 'nonsense'"):
         await judge.ainvoke({"debate": debate.model_dump(mode="json")}, config={"configurable": {"mode": "nonsense"}})
     bad = debate.model_dump(mode="json") | {"speeches": []}
-    with pytest.raises(RemoteException, match="speeches"):
+    with pytest.raises(RemoteException, match="speeches") as refused:
         await judge.ainvoke({"debate": bad})
+    assert "pydantic" not in str(refused.value)
+    empty = debate.model_dump(mode="json")
+    empty["speeches"][1]["content"] = "   "
+    with pytest.raises(RemoteException, match=r"speeches\.1\.content: .*empty") as refused:
+        await judge.ainvoke({"debate": empty})
+    assert "pydantic" not in str(refused.value) and "Traceback" not in str(refused.value)

@@ -127,6 +127,14 @@ def _problems(err: ValidationError) -> list[tuple[str, str]]:
     return out
 
 
+def validated(data: Any, source: str) -> Debate:
+    """A :class:`Debate` from its own fields (e.g. a graph's JSON input), its problems in the loader's words."""
+    try:
+        return Debate.model_validate(data)
+    except ValidationError as e:
+        raise InvalidDebateError(source, _problems(e)) from None
+
+
 def debate_from_dict(data: Any, source: str = "<debate>", default_id: str = "debate") -> Debate:
     """Validate a project-schema mapping into a :class:`Debate`."""
     if not isinstance(data, dict):
