@@ -457,16 +457,10 @@ def _usage_table(u: Any) -> Table:
     return table
 
 
-def reason(comment: str) -> str:
-    """A verdict's comment as one paragraph, without its closing "Winner:" line (the winner is printed beside)."""
-    from debatrix.core.probabilities import WINNER_LINE  # the judge's own reader of that line
-
-    lines = [ln.strip() for ln in comment.splitlines() if ln.strip() and not WINNER_LINE.match(ln)]
-    return " ".join(lines)
-
-
 def _print_reasons(result: JudgeResult, rows: list[Any], con: Console) -> None:
     """The end of the summary: why each verdict went the way it did, then the winner."""
+    from debatrix.core.probabilities import reason_of
+
     verdicts = [d.verdict for d in rows if d.verdict is not None]
     if any(v.orders and len(v.orders) > 1 for v in verdicts):
         bias = result.position_bias
@@ -482,10 +476,10 @@ def _print_reasons(result: JudgeResult, rows: list[Any], con: Console) -> None:
     for v in verdicts:
         if v is general or not v.comment:
             continue
-        con.print(f"\n[bold]{plain(v.dimension)}[/] — {plain(_judged_winner(v))}: {plain(reason(v.comment))}",
+        con.print(f"\n[bold]{plain(v.dimension)}[/] — {plain(_judged_winner(v))}: {plain(reason_of(v.comment))}",
                   highlight=False)
     if general is not None:
-        why = f": {plain(reason(general.comment))}" if general.comment else ""
+        why = f": {plain(reason_of(general.comment))}" if general.comment else ""
         con.print(f"\n[bold]Winner: {plain(_judged_winner(general))}[/]{why}", highlight=False)
 
 

@@ -37,7 +37,8 @@ from debatrix.core.dimension import DimensionRegistry
 from debatrix.core.errors import ContextWindowExceeded, DebatrixError, InvalidDebateError
 from debatrix.core.loader import debate_from_dict, debate_from_text, preset_from_text
 from debatrix.core.models import Debate, JudgeResult
-from debatrix.core.modes import MODES, resolve_dimensions
+from debatrix.core.modes import MODES, expected_calls, resolve_dimensions
+from debatrix.core.probabilities import reason_of
 from debatrix.context import JudgeContext
 from debatrix.core.settings import JudgeSettings, LLMSettings
 from debatrix.llm.gateway import endpoint_key
@@ -119,10 +120,29 @@ class FieldError(Exception):
         self.field, self.message = fieldname, message
 
 
+def example_debate() -> str | None:
+    """The example the page offers to start from (the project's four-day-week debate), if it is installed."""
+    from importlib import resources
+
+    try:
+        return (resources.files("debatrix.examples") / "four_day_week.yaml").read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError, OSError):
+        return None
+
+
 def form_debate(form: FormRequest) -> Debate:
     """The simple form: a motion, a pro and a con debater, and their speeches in order (pro speaks first)."""
     motion, pro, con = form.motion.strip(), form.pro.strip(), form.con.strip()
-    speeches = [s.strip() for s in form.speeches if s.strip()]
+    speeches = [s.strip() for s in form.speeches]
+    while speeches and not speeches[-1]:  # a closing --- line with nothing after it
+        speeches.pop()
+    while speeches and not speeches[0]:
+        speeches.pop(0)
+    # speakers alternate by position: dropping an empty speech would give every later one to the other debater
+    blank = next((k for k, text in enumerate(speeches) if not text), None)
+    if blank is not None:
+        raise FieldError("speeches", f"speech {blank + 1} is empty: write it, or remove its --- line (speakers "
+                         "alternate, so every later speech would go to the other debater)")
     if not motion:
         raise FieldError("motion", "the motion is empty")
     if not pro or not con:
@@ -155,8 +175,10 @@ class JudgeUI:
         self.allow_local = self.base.llm.uses_local if allow_local is None else allow_local
         self.token = secrets.token_urlsafe(24)
         self.runs: dict[str, Run] = {}
-        self.page = env().get_template("ui.html.j2").render(modes=list(MODES.values()), base=self.base,
-                                                            token=self.token, allow_local=self.allow_local)
+        registry = DimensionRegistry()
+        self.page = env().get_template("ui.html.j2").render(
+            modes=list(MODES.values()), base=self.base, token=self.token, allow_local=self.allow_local,
+            dimension_names=registry.names, dimension_sets=registry.set_names, example=example_debate())
         self.app = Starlette(routes=[
             Route("/", self.index),
             Route("/api/runs", self.start, methods=["POST"]),
@@ -272,7 +294,10 @@ class JudgeUI:
         self._keep(run)
         run.task = asyncio.create_task(self._judge(run))
         run.task.add_done_callback(lambda task: _stopped_before_it_began(run, task))
-        return JSONResponse({"run_id": run.id, "dimensions": run.dimensions, "mode": settings.mode,
+        llm = settings.llm
+        calls = expected_calls(settings.mode, len(debate.speeches), len(debate.debaters), len(dims),
+                               llm.merge_score_call, settings.orders, llm.speech_score_merged(settings.mode))
+        return JSONResponse({"run_id": run.id, "dimensions": run.dimensions, "mode": settings.mode, "calls": calls,
                              "per_speech": MODES[settings.mode].per_speech, "motion": debate.motion,
                              "speeches": [{"number": i + 1, "speaker": s.speaker}
                                           for i, s in enumerate(debate.speeches)]})
@@ -411,7 +436,8 @@ def summary(result: JudgeResult) -> dict[str, Any]:
         if d is None or d.verdict is None:
             return None
         v = d.verdict
-        return {"name": d.name, "winner": v.winner, "confidence": v.confidence, "comment": v.comment,
+        return {"name": d.name, "winner": v.winner, "confidence": v.confidence, "comment": reason_of(v.comment),
+                "score_winner": v.score_winner, "tie_margin": d.tie_margin,
                 "scores": {j.debater: j.score for j in d.debater_judgments}}
 
     u = result.usage

@@ -168,6 +168,12 @@ def _common_prefix(words: Sequence[str]) -> int:
 WINNER_LINE = re.compile(r"(?im)^(?![^\S\n]*│)[\W_]*(?:overall\s+)?winner[\W_]*?[:\-–—]\s*[*_\"']*\s*")
 
 
+def reason_of(comment: str) -> str:
+    """A verdict's comment as one paragraph, without its closing "Winner:" line (displays show the winner beside
+    it)."""
+    return " ".join(ln.strip() for ln in comment.splitlines() if ln.strip() and not WINNER_LINE.match(ln))
+
+
 def named_winner(text: str, choices: Sequence[str]) -> tuple[str, int] | None:
     """The choice a judgment's last "Winner: ..." line names, and the offset where the name starts (a line the
     judgment quotes from a speech does not count)."""
