@@ -138,7 +138,7 @@ def make_finish(mode: str, per_speech: bool, panel: bool) -> Callable:
                   if d.verdict is not None and d.verdict.position_bias is not None]
         result = JudgeResult(
             debatrix_version=__version__, debate_id=debate.id, motion=debate.motion, format=debate.format,
-            mode=mode, status=Status.INCOMPLETE if failures else Status.COMPLETE,
+            mode=mode, speeches=debate.speeches, status=Status.INCOMPLETE if failures else Status.COMPLETE,
             incomplete_reason="; ".join(failures) or None, dimensions=tuple(dims), general=general,
             position_bias=round(sum(biases) / len(biases), 4) if biases else None,
             usage=Usage.from_calls(state.get("calls", []), (finished - started).total_seconds()),

@@ -61,7 +61,13 @@ async def test_a_result_page_shows_the_matrix_verdicts_and_usage_and_opens_offli
             text = cells.cells[(dim.name, a.index + 1)]
             assert a.analysis in html.unescape(text) and f"{s.expected_score or s.score:.3g}" in text
     assert len(cells.cells) == len(uniforms.speeches) * len(result.dimensions)
-    assert page.count("<polyline") == len(result.dimensions)  # the chart: one line per dimension
+    # a chart per debater (speakers alternate: one line over all speeches would join the two), a line per dimension,
+    # the speeches named on its axis
+    assert page.count("<polyline") == 2 * len(result.dimensions)
+    assert "<h3>Maya</h3>" in page and ">speech 1<" in page and ">speech 2<" in page
+    # every speech, collapsed beside its analyses
+    assert page.count('<details class="speech">') == len(uniforms.speeches)
+    assert html.escape(uniforms.speeches[1].content.splitlines()[0]) in page
     assert f"{result.usage.llm_calls} LLM calls" in page
     for dim in result.dimensions:
         assert f'id="dim-{dim.name}"' in page
@@ -136,3 +142,24 @@ def test_reports_are_ordinary_files_not_private_ones(tmp_path):
 
     write_atomic(tmp_path / "r.html", "x")
     assert (tmp_path / "r.html").stat().st_mode & 0o777 == 0o644
+
+
+def test_verdict_wording_never_calls_a_coin_toss_a_win_and_a_score_tie_says_why():
+    from types import SimpleNamespace as NS
+
+    from debatrix.app.report import headline, score_line
+
+    def verdict(winner, confidence="", warnings=(), score_winner=None):
+        return NS(winner=winner, confidence=confidence, warnings=warnings, score_winner=score_winner)
+
+    assert headline(verdict("Ana", "72%")) == ("Winner: Ana (72%)", True)
+    assert headline(verdict("Ana", "too close to call")) == ("Too close to call, leaning Ana", False)
+    assert headline(verdict("Ana", warnings=("the orders were split evenly between Ana, Ben; decided by the first "
+                                             "order's answer",))) == ("Too close to call, leaning Ana", False)
+    assert headline(verdict(None)) == ("Tie", False)
+    close = NS(verdict=verdict("Ana"), tie_margin=3.0, debater_judgments=(NS(debater="Ana", score=8.26),
+                                                                        NS(debater="Ben", score=5.42)))
+    assert score_line(close) == "By the debaters' scores: tie (Ana 8.26, Ben 5.42: within this dimension's ±3 tie margin)"
+    apart = NS(verdict=verdict("Ana", score_winner="Ana"), tie_margin=0.0,
+               debater_judgments=(NS(debater="Ana", score=8.0), NS(debater="Ben", score=5.0)))
+    assert score_line(apart) == "By the debaters' scores: Ana (Ana 8, Ben 5)"

@@ -68,28 +68,70 @@ def matrix(result: JudgeResult) -> tuple[list[dict[str, Any]], list[str]]:
     return rows, [d.name for d in dims]
 
 
-def score_chart(result: JudgeResult, width: int = 640, height: int = 260) -> str | None:
-    """An SVG line chart of every speech's score (expected where available) per dimension; None without any."""
-    series = [(d.name, sorted(d.speech_judgments, key=lambda s: s.index)) for d in result.dimensions
-              if d.speech_judgments]
+def headline(v: Any) -> tuple[str, bool]:
+    """How a verdict is announced, and whether as a win: a verdict the judge could not tell apart (too close to
+    call, or its orders split evenly) only leans; a tie is a tie."""
+    if v.winner is None:
+        return "Tie", False
+    split = any("split evenly" in w for w in v.warnings)
+    if v.confidence == "too close to call" or split:
+        return f"Too close to call, leaning {v.winner}", False
+    return f"Winner: {v.winner}" + (f" ({v.confidence})" if v.confidence else ""), True
+
+
+def score_line(d: DimensionResult) -> str:
+    """What the debaters' scores say, with the tie margin that made close scores a tie."""
+    v = d.verdict
+    if v is None or len(d.debater_judgments) < 2:
+        return ""
+    scores = ", ".join(f"{j.debater} {j.score:.3g}" for j in d.debater_judgments)
+    spread = max(j.score for j in d.debater_judgments) - min(j.score for j in d.debater_judgments)
+    why = (f": within this dimension's ±{d.tie_margin:g} tie margin" if v.score_winner is None and d.tie_margin
+           and spread <= d.tie_margin else "")
+    return f"By the debaters' scores: {v.score_winner or 'tie'} ({scores}{why})"
+
+
+def score_charts(result: JudgeResult) -> list[tuple[str, str]]:
+    """Per debater, an SVG chart of the scores of their own speeches (expected where available), a line per
+    dimension: (debater, svg). Speakers alternate, so one line over all speeches would join two debaters."""
+    speakers = list(dict.fromkeys(s.speaker for d in result.dimensions for s in
+                                  sorted(d.speech_judgments, key=lambda s: s.index)))
+    charts = []
+    for who in speakers:
+        svg = score_chart(result, who)
+        if svg is not None:
+            charts.append((who, svg))
+    return charts
+
+
+def score_chart(result: JudgeResult, speaker: str | None = None, width: int = 640, height: int = 260) -> str | None:
+    """An SVG line chart of the scores (expected where available) of ``speaker``'s speeches (every speech without
+    one), a line per dimension, the speeches named on the x axis; None without any."""
+    series = [(d.name, sorted((s for s in d.speech_judgments if speaker is None or s.speaker == speaker),
+                              key=lambda s: s.index)) for d in result.dimensions]
+    series = [(name, js) for name, js in series if js]
     if not series:
         return None
-    n = max(s.index for _, js in series for s in js) + 1
+    numbers = sorted({s.index for _, js in series for s in js})
+    slot = {index: k for k, index in enumerate(numbers)}
+    n = len(numbers)
     left, right, top, bottom = 36, 12, 12, 28
 
     def x(i: int) -> float:
-        return left + (width - left - right) * (i / max(1, n - 1) if n > 1 else 0.5)
+        k = slot[i]
+        return left + (width - left - right) * (k / max(1, n - 1) if n > 1 else 0.5)
 
     def y(v: float) -> float:
         return top + (height - top - bottom) * (10 - v) / 9
 
+    label = f"scores of {speaker}'s speeches per dimension" if speaker else "scores per speech and dimension"
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height + 18 * len(series)}" '
-             f'role="img" aria-label="scores per speech and dimension" class="chart">']
+             f'role="img" aria-label="{html.escape(label)}" class="chart">']
     for v in (1, 4, 7, 10):
         parts.append(f'<line x1="{left}" x2="{width - right}" y1="{y(v):.1f}" y2="{y(v):.1f}" class="grid"/>'
                      f'<text x="{left - 6}" y="{y(v) + 4:.1f}" text-anchor="end">{v}</text>')
-    for i in range(n):
-        parts.append(f'<text x="{x(i):.1f}" y="{height - 8}" text-anchor="middle">{i + 1}</text>')
+    for i in numbers:
+        parts.append(f'<text x="{x(i):.1f}" y="{height - 8}" text-anchor="middle">speech {i + 1}</text>')
     for k, (name, js) in enumerate(series):
         color = PALETTE[k % len(PALETTE)]
         points = " ".join(f"{x(s.index):.1f},{y(s.expected_score or s.score):.1f}" for s in js)
@@ -113,9 +155,10 @@ def result_html(result: JudgeResult) -> str:
     """The judgment as one self-contained HTML page."""
     rows, dims = matrix(result)
     debaters = list(dict.fromkeys(j.debater for d in _verdicts(result) for j in d.debater_judgments))
+    speeches = {i: s.content for i, s in enumerate(result.speeches)}
     return env().get_template("report.html.j2").render(
-        r=result, rows=rows, dims=dims, debaters=debaters, verdicts=_verdicts(result), chart=score_chart(result),
-        palette=PALETTE)
+        r=result, rows=rows, dims=dims, debaters=debaters, verdicts=_verdicts(result), charts=score_charts(result),
+        palette=PALETTE, speeches=speeches, headline=headline, score_line=score_line)
 
 
 def load_result(path: Path) -> JudgeResult:

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-RESULT_SCHEMA_VERSION = "1.1"
+RESULT_SCHEMA_VERSION = "1.2"  # 1.2: the speeches judged
 BP_POSITIONS = ("OG", "OO", "CG", "CO")
 
 
@@ -363,6 +363,8 @@ class JudgeResult(Frozen):
     motion: str
     format: DebateFormat
     mode: str
+    # the speeches judged, in order, so a report shows each beside its analyses (empty in results before 1.2)
+    speeches: tuple[Speech, ...] = ()
     status: Status
     incomplete_reason: str | None = None
     dimensions: tuple[DimensionResult, ...] = ()
