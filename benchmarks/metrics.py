@@ -108,3 +108,43 @@ def critique_weighted_loss(human: dict[str, float], model: dict[str, float]) -> 
     sc = abs(human["strength"] * human["centrality"] - model["strength"] * model["centrality"])
     return (0.5 * d["overall"] + 0.2 * sc + 0.1 * d["clarity"] + 0.1 * d["correctness"]
             + 0.05 * d["dead_weight"] + 0.05 * d["single_issue"])
+
+
+# ------------------------------------------------------------------------------------------- names in words
+# The summary's metric ids (``rmse100_argument_dp``, ``ece_general_calibrated_cv`` ...) are stable keys for
+# scripts; a reader sees them in words. Phrases first (longest match), then single tokens; a token no phrase knows
+# (a dimension's name, a label) is kept as it is.
+_PHRASES = {
+    "rmse100": "RMSE×100 (lower is better)", "completion_rate": "share judged completely",
+    "first_speaker_wins": "share won by the first speaker", "position_bias": "preference for the first-listed",
+    "ece": "calibration error (ECE)", "brier": "Brier score", "calibrated_cv": "calibrated, cross-validated",
+    "raw": "as the model gave it", "dp_single": "direct prediction, first order only",
+    "sc_single": "by scores, first order only", "dp": "direct prediction", "sc": "by scores",
+    "copy_rate": "analyses repeating an earlier one", "misattributed": "analyses naming the wrong debater or side",
+    "comment_misattributed": "comments about the wrong debater", "comment_empty": "comments missing",
+    "grounded_above_foreign": "columns grounded more in their speech than in others",
+    "grounded": "grounding in the analysed speech", "foreign": "words found only in other speeches",
+    "quotes_found": "quotations found in the speech", "consistent": "comments agreeing with their verdict",
+    "cut_at_cap": "answers cut at their length cap", "words_per_analysis": "words per analysis",
+    "panel_cites_debate": "panel reasons citing the debate", "prompt_tokens_read_per_item": "prompt tokens read per item",
+    "ranking_error": "weighted pairwise ranking error", "weighted_loss": "weighted loss", "roc_auc": "ROC AUC",
+    "parse_failures": "answers that could not be read", "accuracy": "accuracy", "all": "all dimensions",
+    "mean_score": "mean score", "f1": "F1",
+}
+
+
+def metric_words(metric: str) -> str:
+    """A summary metric id in words: ``rmse100_argument_dp`` -> "RMSE×100 (lower is better) · argument · direct
+    prediction"."""
+    tokens, out, i = metric.split("_"), [], 0
+    while i < len(tokens):
+        for j in range(len(tokens), i, -1):
+            phrase = "_".join(tokens[i:j])
+            if phrase in _PHRASES:
+                out.append(_PHRASES[phrase])
+                i = j
+                break
+        else:
+            out.append(tokens[i])
+            i += 1
+    return " · ".join(out)

@@ -457,7 +457,11 @@ def plot_summary(path: Path, bench: Benchmark, rows: list[SummaryRow]) -> None:
     modes = list(dict.fromkeys(r.mode for r in headline))
     if not metrics:
         return
-    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(metrics) * max(1, len(modes))), 4))
+    import textwrap
+
+    from .metrics import metric_words
+
+    fig, ax = plt.subplots(figsize=(max(7, 1.6 * len(metrics) * max(1, len(modes)) ** 0.5), 5))
     width = 0.8 / max(1, len(modes))
     for k, mode in enumerate(modes):
         found = [next((r for r in headline if r.mode == mode and r.metric == m), None) for m in metrics]
@@ -469,13 +473,14 @@ def plot_summary(path: Path, bench: Benchmark, rows: list[SummaryRow]) -> None:
         bars = ax.bar([x for x, _ in vals], [v.value for _, v in vals], width, yerr=err, label=mode, capsize=3)
         for i, v in enumerate(found):
             if v is None or v.value is None or math.isnan(v.value):
-                ax.text(i + k * width, 0, "n/a", ha="center", va="bottom", fontsize=7, rotation=90,
+                ax.text(i + k * width, 0, "n/a", ha="center", va="bottom", fontsize=10, rotation=90,
                         color=bars.patches[0].get_facecolor() if bars.patches else "grey")
     ax.set_xlim(-width, len(metrics) - 1 + width * len(modes))  # room for every slot, drawn or "n/a"
-    ax.set_xticks([i + width * (len(modes) - 1) / 2 for i in range(len(metrics))], metrics, rotation=20,
-                  ha="right", fontsize=8)
-    ax.set_title(f"{bench.name}: headline metrics (95% paired bootstrap intervals over items)")
-    ax.legend(fontsize=8)
+    ax.set_xticks([i + width * (len(modes) - 1) / 2 for i in range(len(metrics))],
+                  [textwrap.fill(metric_words(m), 22) for m in metrics], fontsize=10)
+    ax.tick_params(axis="y", labelsize=10)
+    ax.set_title(f"{bench.name}: headline metrics (95% paired bootstrap intervals over items)", fontsize=12)
+    ax.legend(fontsize=10)
     fig.tight_layout()
     tmp = path.with_name(f".{path.stem}.tmp.png")
     fig.savefig(tmp, dpi=110)

@@ -41,7 +41,7 @@ class Cells(HTMLParser):
 
 def offline(page: str) -> bool:
     """Nothing the page would fetch: no script, stylesheet link, remote source or CSS url()."""
-    return not re.search(r"<script|<link|<iframe|\bsrc=\"(?!data:)|url\(|@import", page, re.I)
+    return not re.search(r"<script[^>]*\bsrc|<link|<iframe|\bsrc=\"(?!data:)|url\(|@import", page, re.I)
 
 
 async def test_a_result_page_shows_the_matrix_verdicts_and_usage_and_opens_offline(uniforms, tmp_path):
@@ -118,6 +118,11 @@ async def test_a_benchmark_folder_page_links_every_item_to_its_own_page(tmp_path
         item_page = (out / href).read_text()
         assert (out / href) in pages and offline(item_page) and 'id="matrix"' not in item_page  # direct: no matrix
     assert 'id="summary"' in page and "rmse100_general" in page
+    # in words, rounded, with its interval or "n/a"; the items say whether their verdict was right
+    assert "RMSE×100 (lower is better) · general · direct prediction" in page
+    values = re.findall(r"<td>(\d+\.?\d*)</td><td>(n/a|[\d.]+ – [\d.]+)</td>", page)
+    assert values and all(len(v.replace(".", "")) <= 4 for v, _ in values)  # 3 significant digits
+    assert re.search(r'data-right="(right|wrong)"', page)
 
 
 def test_the_example_result_page_is_written_by_the_cli(tmp_path):

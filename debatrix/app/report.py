@@ -15,6 +15,7 @@ import base64
 import csv
 import html
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -187,18 +188,55 @@ def _items(folder: Path) -> list[dict[str, Any]]:
     return records
 
 
+def _number(text: Any) -> str:
+    """A summary value as a reader wants it: 3 significant digits, "n/a" where there is none."""
+    try:
+        x = float(text)
+    except (TypeError, ValueError):
+        return "n/a" if text in (None, "") else str(text)
+    return "n/a" if math.isnan(x) else f"{x:.3g}"
+
+
+def _flat(value: Any, prefix: str = "") -> str:
+    """A prediction or gold record in one line: ``general dp 1, sc 0.5``, numbers rounded."""
+    if isinstance(value, dict):
+        return ", ".join(part for k, v in value.items() if (part := _flat(v, f"{prefix}{k} ")))
+    if isinstance(value, bool) or value is None:
+        return f"{prefix}{value}".strip() if value is not None else ""
+    if isinstance(value, (int, float)):
+        return f"{prefix}{_number(value)}"
+    return f"{prefix}{value}"[:120]
+
+
+def _right(rec: dict[str, Any]) -> str:
+    """Whether a debate item's overall verdict matched the gold one ("right", "wrong"; "" where not a verdict)."""
+    pred, gold = (rec.get("pred") or {}).get("general"), (rec.get("gold") or {}).get("general")
+    if not isinstance(pred, dict) or not isinstance(pred.get("dp"), (int, float)) or not isinstance(gold, (int, float)):
+        return ""
+    return "right" if abs(pred["dp"] - gold) < 1e-9 else "wrong"
+
+
 def bench_html(folder: Path, items: list[dict[str, Any]], item_pages: dict[str, str]) -> str:
-    """A benchmark folder's page: the summary table and plot, every item with its prediction, gold and page."""
+    """A benchmark folder's page: the summary in words with rounded values and intervals, the plot, and every item
+    (sortable and filterable) with its prediction, gold, whether its verdict was right, and its page."""
+    from debatrix.benchmarks.metrics import metric_words
+
     with (folder / "summary.csv").open(encoding="utf-8") as fh:
-        table = list(csv.DictReader(fh))
-    rows = [{**rec, "page": item_pages.get(rec.get("result_file") or "")} for rec in items]
+        table = [{**row, "words": metric_words(row.get("metric", "")), "value": _number(row.get("value")),
+                  "interval": (f"{_number(row['ci_low'])} – {_number(row['ci_high'])}"
+                               if _number(row.get("ci_low")) != "n/a" and _number(row.get("ci_high")) != "n/a"
+                               else "n/a")}
+                 for row in csv.DictReader(fh)]
+    rows = sorted(({**rec, "page": item_pages.get(rec.get("result_file") or ""), "right": _right(rec),
+                    "pred_text": _flat(rec.get("pred")), "gold_text": _flat(rec.get("gold"))} for rec in items),
+                  key=lambda r: (str(r.get("mode")), str(r.get("item")), r.get("repeat") or 0))
     plot = folder / "summary.png"
     png = f"data:image/png;base64,{base64.b64encode(plot.read_bytes()).decode()}" if plot.exists() else None
     run = json.loads((folder / "run.json").read_text(encoding="utf-8")) if (folder / "run.json").exists() else {}
-    columns = list(table[0]) if table else []
     return env().get_template("bench.html.j2").render(
-        name=run.get("benchmark", folder.name), folder=folder.name, columns=columns, table=table, items=rows,
-        plot=png, run=json.dumps(run.get("settings", {}), indent=1)[:4000])
+        name=run.get("benchmark", folder.name), folder=folder.name, table=table, items=rows, plot=png,
+        modes=sorted({str(r.get("mode")) for r in rows}), statuses=sorted({str(r.get("status")) for r in rows}),
+        run=json.dumps(run.get("settings", {}), indent=1)[:4000])
 
 
 def write_report(path: Path, out: Path) -> list[Path]:
