@@ -15,6 +15,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+from .base import BenchmarkDataError
 from .metrics import rmse100
 
 DIMENSIONS = ("general", "argument", "source", "language")
@@ -23,7 +24,7 @@ DIMENSIONS = ("general", "argument", "source", "language")
 def records(folder: Path, mode: str) -> dict[str, dict[str, Any]]:
     path = folder / "items.jsonl"
     if not path.exists():
-        raise SystemExit(f"{folder}: not a benchmark results folder (no items.jsonl)")
+        raise BenchmarkDataError(f"{folder}: not a benchmark results folder (no items.jsonl)")
     out = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip():
@@ -44,7 +45,7 @@ def compare(a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]], resample
     """Rows of the comparison over the items both runs completed."""
     common = sorted(set(a) & set(b))
     if not common:
-        raise SystemExit("the two runs have no completed item in common")
+        raise BenchmarkDataError("the two runs have no completed item in common")
     rng = random.Random(seed)
     draws = [[rng.choice(common) for _ in common] for _ in range(resamples)]
     rows = []
@@ -70,6 +71,35 @@ def compare(a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]], resample
     return rows
 
 
+def changed(a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The common items whose overall verdict (DP) differs between the runs, with the gold one."""
+    out = []
+    for k in sorted(set(a) & set(b)):
+        pa, pb = a[k]["pred"].get("general", {}).get("dp"), b[k]["pred"].get("general", {}).get("dp")
+        if pa != pb:
+            gold = a[k]["gold"].get("general")
+            out.append({"item": k, "a": pa, "b": pb, "gold": gold,
+                        "better": None if gold is None or pa is None or pb is None else
+                        abs(pb - gold) < abs(pa - gold)})
+    return out
+
+
+def shared_mode(a: Path, b: Path) -> str:
+    """The mode both runs judged (the first in the first run's order); a typed error where none is."""
+    def modes(folder: Path) -> list[str]:
+        path = folder / "items.jsonl"
+        if not path.exists():
+            raise BenchmarkDataError(f"{folder}: not a benchmark results folder (no items.jsonl)")
+        found = (json.loads(line).get("mode") for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+        return list(dict.fromkeys(m for m in found if m))
+
+    in_b = set(modes(b))
+    common = [m for m in modes(a) if m in in_b]
+    if not common:
+        raise BenchmarkDataError(f"{a} and {b} judged no mode in common")
+    return common[0]
+
+
 def _diff(ra: list[dict[str, Any]], rb: list[dict[str, Any]], dim: str, kind: str) -> float | None:
     va, vb = _rmse(ra, dim, kind), _rmse(rb, dim, kind)
     return None if va is None or vb is None else vb - va
@@ -92,7 +122,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--mode", default="debatrix", help="the mode to compare (each run may hold several)")
     ap.add_argument("--resamples", type=int, default=1000)
     args = ap.parse_args(argv)
-    rows = compare(records(args.a, args.mode), records(args.b, args.mode), args.resamples)
+    try:
+        rows = compare(records(args.a, args.mode), records(args.b, args.mode), args.resamples)
+    except BenchmarkDataError as e:
+        raise SystemExit(str(e)) from None
     print(table(rows, args.a.name, args.b.name))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import json
 import re
 import subprocess
 import sys
@@ -168,3 +169,31 @@ def test_verdict_wording_never_calls_a_coin_toss_a_win_and_a_score_tie_says_why(
     apart = NS(verdict=verdict("Ana", score_winner="Ana"), tie_margin=0.0,
                debater_judgments=(NS(debater="Ana", score=8.0), NS(debater="Ben", score=5.0)))
     assert score_line(apart) == "By the debaters' scores: Ana (Ana 8, Ben 5)"
+
+
+def test_two_runs_compared_on_one_page_with_the_items_whose_verdict_changed(tmp_path):
+    from debatrix.app.cli import app
+    from typer.testing import CliRunner
+
+    def run(folder, preds):
+        folder.mkdir()
+        lines = []
+        for i, p in enumerate(preds):
+            pred = {d: {"dp": p, "sc": p} for d in ("general", "argument")}
+            lines.append(json.dumps({"item": f"d{i}", "mode": "debatrix", "repeat": 0, "status": "complete",
+                                     "pred": pred, "gold": {d: 0.0 for d in pred},
+                                     "usage": {"prompt_tokens": 100, "completion_tokens": 10, "llm_calls": 4}}))
+        (folder / "items.jsonl").write_text("\n".join(lines) + "\n")
+
+    run(tmp_path / "before", [1.0, 1.0, 0.0, 0.0])
+    run(tmp_path / "after", [0.0, 1.0, 0.0, 1.0])
+    res = CliRunner().invoke(app, ["report", str(tmp_path / "before"), str(tmp_path / "after")])
+    assert res.exit_code == 0, res.output
+    page = (tmp_path / "after" / "compare-with-before.html").read_text()
+    assert offline(page) and "after against before" in page and "4 items both runs completed" in page
+    assert "RMSE×100 general, DP" in page and "general verdicts right (DP)" in page
+    changed = re.findall(r"<tr><td>(d\d)</td><td>([\d.]+)</td><td>([\d.]+)</td><td>[\d.]+</td>\s*<td class=\"(\w*)\"",
+                         page)
+    assert changed == [("d0", "1.0", "0.0", "better"), ("d3", "0.0", "1.0", "worse")]
+    bad = CliRunner().invoke(app, ["report", str(tmp_path / "before"), str(tmp_path / "nowhere")])
+    assert bad.exit_code != 0 and "no such file or folder" in bad.output

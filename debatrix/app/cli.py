@@ -814,20 +814,28 @@ def ui(
 @app.command()
 def report(
     path: Annotated[Path, typer.Argument(help="a result JSON (debatrix judge --out) or a benchmark results folder")],
+    other: Annotated[Path | None, typer.Argument(
+        help="a second benchmark results folder: a page comparing the two runs, paired over their common items")
+    ] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="the HTML file to write (default: PATH with "
-                                                                  ".html, or PATH/report.html for a folder)")] = None,
+                                                                  ".html, PATH/report.html for a folder, "
+                                                                  "OTHER/compare-with-PATH.html for two)")] = None,
 ) -> None:
-    """Write an HTML report of a judgment or a benchmark run.
+    """Write an HTML report of a judgment or a benchmark run, or compare two benchmark runs.
 
     It opens offline. A benchmark folder's items get their own pages beside their result files, linked from it."""
-    from .report import ReportError, write_report
+    from .report import ReportError, write_comparison, write_report
 
-    if not path.exists():
-        _fail(f"{path}: no such file or folder")
-    target = out or (path / "report.html" if path.is_dir() else path.with_suffix(".html"))
+    for given in (path, other):
+        if given is not None and not given.exists():
+            _fail(f"{given}: no such file or folder")
+    if other is not None:
+        target = out or other / f"compare-with-{path.resolve().name}.html"
+    else:
+        target = out or (path / "report.html" if path.is_dir() else path.with_suffix(".html"))
     _check_writable(target)
     try:
-        pages = write_report(path, target)
+        pages = write_comparison(path, other, target) if other is not None else write_report(path, target)
     except ReportError as e:
         _fail(str(e))
         raise

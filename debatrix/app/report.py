@@ -239,6 +239,30 @@ def bench_html(folder: Path, items: list[dict[str, Any]], item_pages: dict[str, 
         run=json.dumps(run.get("settings", {}), indent=1)[:4000])
 
 
+def compare_html(a: Path, b: Path, mode: str | None = None) -> str:
+    """Two benchmark runs side by side, paired over the items both completed: each metric in both runs with the
+    difference and its 95% paired bootstrap interval, and the items whose verdict changed."""
+    from debatrix.benchmarks.base import BenchmarkDataError
+    from debatrix.benchmarks.compare import changed, compare, records, shared_mode
+
+    try:
+        mode = mode or shared_mode(a, b)
+        ra, rb = records(a, mode), records(b, mode)
+        rows = compare(ra, rb)
+    except BenchmarkDataError as e:
+        raise ReportError(str(e)) from None
+    return env().get_template("compare.html.j2").render(
+        a=a.name, b=b.name, mode=mode, rows=rows, changed=changed(ra, rb), n=rows[0]["n"] if rows else 0)
+
+
+def write_comparison(a: Path, b: Path, out: Path) -> list[Path]:
+    for folder in (a, b):
+        if not folder.is_dir():
+            raise ReportError(f"{folder}: a comparison reads two benchmark results folders")
+    write_atomic(out, compare_html(a, b))
+    return [out]
+
+
 def write_report(path: Path, out: Path) -> list[Path]:
     """Render ``path`` (a result JSON or a benchmark folder) to ``out``; a folder's items get their own pages beside
     their result files. Returns the pages written."""
