@@ -142,6 +142,7 @@ def make_finish(mode: str, per_speech: bool, panel: bool) -> Callable:
             incomplete_reason="; ".join(failures) or None, dimensions=tuple(dims), general=general,
             position_bias=round(sum(biases) / len(biases), 4) if biases else None,
             usage=Usage.from_calls(state.get("calls", []), (finished - started).total_seconds()),
+            call_log=tuple(state.get("calls", [])) if ctx.settings.llm.log_calls else (),
             settings={**ctx.settings.public_dict(), "model": ctx.gateway.description, "run_id": state["run_id"],
                       **({"served": served_by(ctx.local_server)} if ctx.local_server is not None else {})},
             started_at=started, finished_at=finished,

@@ -197,3 +197,29 @@ def test_two_runs_compared_on_one_page_with_the_items_whose_verdict_changed(tmp_
     assert changed == [("d0", "1.0", "0.0", "better"), ("d3", "0.0", "1.0", "worse")]
     bad = CliRunner().invoke(app, ["report", str(tmp_path / "before"), str(tmp_path / "nowhere")])
     assert bad.exit_code != 0 and "no such file or folder" in bad.output
+
+
+async def test_the_call_log_shows_every_call_per_speech_and_dimension(uniforms, tmp_path):
+    """With log_calls the result keeps each call's prompt and answer; the report groups them per dimension and
+    speech, in the order they were answered. Without it the result carries none (it would grow by the prompts)."""
+    model = ScriptedChatModel(script=winner_script({"argument": "Maya", "source": "Theo", "language": "Maya"},
+                                                   panel="Maya"))
+    plain = await ajudge_debate(uniforms, settings("debatrix"), model)
+    assert plain.call_log == ()
+    result = await ajudge_debate(uniforms, settings("debatrix", log_calls=True),
+                                 ScriptedChatModel(script=winner_script({"argument": "Maya", "source": "Theo",
+                                                                         "language": "Maya"}, panel="Maya")))
+    assert len(result.call_log) == result.usage.llm_calls
+    second = next(c for c in result.call_log if c.node == "analyze_speech" and c.dimension == "source" and c.index == 1)
+    assert second.messages[0][0] == "system" and uniforms.speeches[1].content.splitlines()[0] in second.messages[-1][1]
+    assert '"points"' in second.answer  # the answer as the model wrote it
+    path = tmp_path / "r.json"
+    path.write_text(result.model_dump_json())
+    write_report(path, tmp_path / "r.html")
+    page = (tmp_path / "r.html").read_text()
+    titles = re.findall(r'<details class="calls"><summary>([^<]+)</summary>', page)
+    assert titles[:5] == ["argument · speech 1 (Maya) (1 call)", "argument · speech 2 (Theo) (1 call)",
+                          "argument · speech 3 (Maya) (1 call)", "argument · speech 4 (Theo) (1 call)",
+                          "argument · the debate (4 calls)"]
+    assert titles[-1].startswith("panel · the debate")
+    assert page.count('<details class="call">') == result.usage.llm_calls and offline(page)

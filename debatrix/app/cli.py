@@ -188,7 +188,7 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
                    context_window: int | None = None, max_output_tokens: int | None = None,
                    timeout: float | None = None, retries: int | None = None, concurrency: int | None = None,
                    structured_output: str | None = None, merge_score_call: bool | None = None,
-                   score_in_analysis: bool | None = None,
+                   score_in_analysis: bool | None = None, log_calls: bool | None = None,
                    memory: dict[str, Any] | None = None, cache: Path | None = None,
                    requests_per_second: float | None = None, transport: str | None = None,
                    orders: int | None = None, temperature: float | None = None) -> JudgeSettings:
@@ -200,7 +200,7 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
                                    max_output_tokens=max_output_tokens, timeout=timeout, max_retries=retries,
                                    max_concurrency=concurrency, structured_output=_plain(structured_output),
                                    merge_score_call=merge_score_call, score_in_analysis=score_in_analysis,
-                                   cache_path=cache,
+                                   log_calls=log_calls, cache_path=cache,
                                    requests_per_second=requests_per_second, transport=_plain(transport),
                                    temperature=temperature)
         return JudgeSettings(
@@ -260,6 +260,8 @@ def judge(
     rps: Rps = None,
     cache: Annotated[Path | None, typer.Option(help="SQLite file caching LLM answers: rerunning after a crash or "
                                                     "with the same inputs pays for no answered call")] = None,
+    log_calls: Annotated[bool, typer.Option(help="keep every LLM call's prompt and answer in the result: the "
+                                              "report shows them per speech and dimension")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="print the result JSON to stdout")] = False,
     quiet: Annotated[bool, typer.Option(help="no progress lines")] = False,
 ) -> None:
@@ -272,7 +274,7 @@ def judge(
         local_model=local_model, backend=backend, analysis_words=analysis_words, comment_words=comment_words,
         context_window=context_window, max_output_tokens=max_output_tokens, timeout=timeout, retries=retries,
         concurrency=max_connections, structured_output=structured_output, merge_score_call=merge_score_call,
-        score_in_analysis=score_in_analysis, memory=dict(backend=memory, path=memory_path, host=chroma_host, port=chroma_port, embedding=embedding,
+        score_in_analysis=score_in_analysis, log_calls=log_calls or None, memory=dict(backend=memory, path=memory_path, host=chroma_host, port=chroma_port, embedding=embedding,
                     retrieval=retrieval), cache=cache, requests_per_second=rps, transport=transport,
         orders=orders, temperature=temperature)
     if out:
@@ -821,9 +823,9 @@ def report(
                                                                   ".html, PATH/report.html for a folder, "
                                                                   "OTHER/compare-with-PATH.html for two)")] = None,
 ) -> None:
-    """Write an HTML report of a judgment or a benchmark run, or compare two benchmark runs.
+    """Write an HTML report of a judgment or a benchmark run.
 
-    It opens offline. A benchmark folder's items get their own pages beside their result files, linked from it."""
+    Given two benchmark folders, a page comparing the runs on their common items. It opens offline. A benchmark folder's items get their own pages beside their result files, linked from it."""
     from .report import ReportError, write_comparison, write_report
 
     for given in (path, other):

@@ -152,6 +152,21 @@ def _verdicts(result: JudgeResult) -> list[DimensionResult]:
                                    {d.name for d in result.dimensions} else [])]
 
 
+def call_groups(result: JudgeResult) -> list[dict[str, Any]]:
+    """The call log grouped as a reader looks for it: per dimension, speech by speech, then the debate-level calls
+    (judgments, decisions, the panel's), each group in the order its calls were answered."""
+    speakers = {i: s.speaker for i, s in enumerate(result.speeches)}
+    groups: dict[tuple[str, int], dict[str, Any]] = {}
+    order = {d.name: k for k, d in enumerate(result.dimensions)}
+    for call in result.call_log:
+        dim = "panel" if call.node.startswith("panel") or not call.dimension else call.dimension
+        about = call.index if call.index is not None else 10**9
+        title = (f"{dim} · speech {call.index + 1}" + (f" ({speakers[call.index]})" if call.index in speakers else "")
+                 if call.index is not None else f"{dim} · the debate")
+        groups.setdefault((dim, about), {"title": title, "calls": []})["calls"].append(call)
+    return [g for _, g in sorted(groups.items(), key=lambda kv: (order.get(kv[0][0], len(order)), kv[0][1]))]
+
+
 def result_html(result: JudgeResult) -> str:
     """The judgment as one self-contained HTML page."""
     rows, dims = matrix(result)
@@ -159,7 +174,7 @@ def result_html(result: JudgeResult) -> str:
     speeches = {i: s.content for i, s in enumerate(result.speeches)}
     return env().get_template("report.html.j2").render(
         r=result, rows=rows, dims=dims, debaters=debaters, verdicts=_verdicts(result), charts=score_charts(result),
-        palette=PALETTE, speeches=speeches, headline=headline, score_line=score_line)
+        palette=PALETTE, speeches=speeches, headline=headline, score_line=score_line, calls=call_groups(result))
 
 
 def load_result(path: Path) -> JudgeResult:

@@ -161,6 +161,11 @@ class CallRecord(Frozen):
     # it computed and prompt tokens it reused from its KV/prompt cache. None: the server did not say.
     prompt_tokens_processed: int | None = None
     cached_prompt_tokens: int | None = None
+    # with ``log_calls``: the speech the call was about (0-based), the messages as sent ((role, text) pairs) and
+    # the answer's text, for the report's call log
+    index: int | None = None
+    messages: tuple[tuple[str, str], ...] = ()
+    answer: str = ""
 
 
 class NodeUsage(Frozen):
@@ -376,6 +381,8 @@ class JudgeResult(Frozen):
     # what the text checks found (copied or misattributed analyses, comments about the wrong debater, a panel reason
     # citing nothing said); None in results written before the checks existed
     checks: TextChecks | None = None
+    # every LLM call with its prompt and answer, in the order answered (only with ``log_calls``)
+    call_log: tuple[CallRecord, ...] = ()
     settings: dict[str, Any] = Field(default_factory=dict)
     started_at: datetime
     finished_at: datetime

@@ -61,6 +61,9 @@ class LLMSettings(_Frozen):
         default=True, description="a debate's speech score is asked in its analysis's answer, not by a call of its "
         "own that re-reads the analysis (the speech scores are shown, no verdict is drawn from them); the "
         "single-speech judge always asks the score apart, since there the score is what is judged")
+    log_calls: bool = Field(
+        default=False, description="keep every call's prompt and answer in the result (its call_log, which the "
+        "report shows per speech and dimension); the result grows by the prompts' size")
     prompt_cache: bool = Field(
         default=False, description="the server reuses cached prompt prefixes (llama.cpp; set for the local backend): "
         "scores are asked by continuing the analysis or judgment conversation, of which only the answer and the "

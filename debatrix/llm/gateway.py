@@ -431,7 +431,7 @@ class LLMGateway:
         return text
 
     def _record(self, node: str, dimension: str | None, messages: list[BaseMessage], answer: AIMessage,
-                started: float, attempts: int, repaired: bool) -> CallRecord:
+                started: float, attempts: int, repaired: bool, meta: dict[str, Any] | None = None) -> CallRecord:
         usage = answer.usage_metadata or {}
         prompt = _count(usage.get("input_tokens")) or self.prompt_tokens(messages)
         completion = _count(usage.get("output_tokens"))
@@ -440,10 +440,15 @@ class LLMGateway:
         processed, reused = _processed(answer, prompt)
         if attempts == 0:  # answered from the response cache: the model read nothing
             processed, reused = 0, None
+        logged: dict[str, Any] = {}
+        if self.settings.log_calls:  # the prompt as sent and the answer as written (scrubbed of the key)
+            logged = {"index": (meta or {}).get("debatrix_index"),
+                      "messages": tuple((m.type, self.scrub(str(m.content))) for m in messages),
+                      "answer": self.scrub(_raw_structured(answer))}
         return CallRecord(node=node, dimension=dimension, prompt_tokens=prompt, completion_tokens=completion,
                           seconds=round(time.perf_counter() - started, 4), attempts=max(attempts, 1),
                           repaired=repaired, cached=attempts == 0, prompt_tokens_processed=processed,
-                          cached_prompt_tokens=reused)
+                          cached_prompt_tokens=reused, **logged)
 
     # ------------------------------------------------------------------ public
 
@@ -481,7 +486,7 @@ class LLMGateway:
             text, truncated = text[:most], True
         if truncated:
             text = last_full_sentence(text)
-        record = self._record(node, dimension, messages, answer, started, attempts, False)
+        record = self._record(node, dimension, messages, answer, started, attempts, False, meta)
         record = record.model_copy(update={"truncated": truncated}) if truncated else record
         if not text:  # answered, so paid: the failure carries the call
             err = StructuredOutputError(node, "", "the model returned an empty answer")
@@ -516,7 +521,7 @@ class LLMGateway:
         model = self.model.bind(max_tokens=min(max_tokens, self.settings.max_output_tokens), **extra)
         started = time.perf_counter()
         answer, attempts = await self._send_probed(model, messages, self._meta(node, dimension, "text", meta), True)
-        record = self._record(node, dimension, messages, answer, started, attempts, False)
+        record = self._record(node, dimension, messages, answer, started, attempts, False, meta)
         return _answer_text(answer).strip(), _logprobs(answer), record
 
     async def structured(self, messages: list[BaseMessage], schema: type[T], *, node: str,
@@ -579,7 +584,7 @@ class LLMGateway:
                 raw = (e.completion.choices[0].message.content or "")[-200:] if e.completion.choices else ""
                 problem = _CUT_OFF
             else:
-                records.append(self._record(node, dimension, messages, answer, started, attempts, repair))
+                records.append(self._record(node, dimension, messages, answer, started, attempts, repair, meta))
                 raw = _raw_structured(answer)
                 try:
                     parsed = self._parse(answer, schema)
