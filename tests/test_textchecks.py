@@ -234,4 +234,9 @@ def test_a_case_made_for_the_motion_puts_its_maker_on_that_side():
     reason = ("The argument presented by blamonkey is strong and well-supported. The debater presents a clear and "
               "convincing case for increasing military spending.")
     assert T.wrong_sides(reason, debate) == ["blamonkey"]
+    # naming the motion's subject is not taking its side: blamonkey's own (con) point, in real output, names
+    # "military spending" without the motion's "increase"
+    against = ("blamonkey argues that military spending will hamper our budgetary efficiency by presenting a logical "
+               "argument that.")
+    assert T.wrong_sides(against, debate) == [] and T.side_claims(against, ["Alec", "blamonkey"], debate.motion) == []
     assert T.wrong_sides(reason.replace("blamonkey", "Alec"), debate) == []

@@ -9,6 +9,7 @@ reports them per mode and dimension. Pure functions of text: no model, no I/O.""
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -122,9 +123,14 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _MOTION_NOISE = {"house", "thbt", "th", "believes", "would", "should", "resolved"}
 
 
+def _stem(word: str) -> str:
+    """Enough of a word to match its forms ("increasing" the motion's "increase")."""
+    return word[:6]
+
+
 def side_claims(text: str, names: Sequence[str], motion: str = "") -> list[tuple[str, Side]]:
     """(debater, side) for every sentence that puts a debater on a side of the motion."""
-    core = {w for w in content_words(motion) if w not in _MOTION_NOISE}
+    core = {_stem(w) for w in content_words(motion) if w not in _MOTION_NOISE}
     out = []
     last: str | None = None
     for sentence in _SENTENCE.split(text):
@@ -138,7 +144,10 @@ def side_claims(text: str, names: Sequence[str], motion: str = "") -> list[tuple
             continue
         s = normalized(sentence)
         pro, con = bool(_PRO.search(s)), bool(_CON.search(s))
-        if not (pro or con) and core and len(core & set(content_words(s))) >= max(2, (len(core) + 1) // 2):
+        # most of the motion's own words (three quarters: half of "increase military spending" is "military
+        # spending", which a sentence against the motion names as readily as one for it)
+        if not (pro or con) and core and len(core & {_stem(w) for w in content_words(s)}) >= max(
+                2, math.ceil(0.75 * len(core))):
             # the motion's own words: whose side depends on the verb before them (and no negation of the motion)
             # a negation the motion does not itself hold ("with no loss of pay" is the motion's own)
             negated = len(_NEGATION.findall(s)) > len(_NEGATION.findall(normalized(motion)))
