@@ -240,3 +240,20 @@ def test_a_case_made_for_the_motion_puts_its_maker_on_that_side():
                "argument that.")
     assert T.wrong_sides(against, debate) == [] and T.side_claims(against, ["Alec", "blamonkey"], debate.motion) == []
     assert T.wrong_sides(reason.replace("blamonkey", "Alec"), debate) == []
+
+
+def test_an_analysis_that_gives_the_speaker_the_other_debaters_words_is_flagged():
+    # the demo's argument analysis of Ben's speech as the default local model wrote it (the retry had not mended
+    # it): its notes give Ben Ana's Iceland trials; the quotations are Ben's and the "answers" sentence may restate
+    written = ('"The trials Ana cites were mostly office teams that chose to take part." Ben argues that trials in '
+               'Iceland and the UK maintained output level while sick days and burnout decreased. "Hospitals run on '
+               'shifts" Ben argues that a shorter week means hiring more people we cannot find. Ben leaves '
+               'unanswered that trials in Iceland and the UK kept output level.')
+    [check] = T.check_analyses(DEBATE, "argument", [(1, "Ben", written)])
+    assert check.restates == ("Ana",) and check.misattributed
+    own = ('"The trials Ana cites were mostly office teams that chose to take part." Ben argues that the trials '
+           'were office teams that chose to take part. Ben answers that trials in Iceland and the UK kept output '
+           'level only in offices.')
+    [check] = T.check_analyses(DEBATE, "argument", [(1, "Ben", own)])
+    assert check.restates == () and not check.misattributed
+    assert T.notes_of(own) == ["ben argues that the trials were office teams that chose to take part."]

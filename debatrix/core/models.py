@@ -328,6 +328,9 @@ class AnalysisCheck(Frozen):
     quotes_found: int = 0
     names_other_only: bool = False  # names another debater and never its own speaker
     wrong_sides: tuple[str, ...] = ()
+    # debaters whose earlier speech one of its notes restates as the speaker's own (other debaters' words given to
+    # the wrong speaker)
+    restates: tuple[str, ...] = ()
 
     @property
     def copied(self) -> bool:
@@ -335,7 +338,7 @@ class AnalysisCheck(Frozen):
 
     @property
     def misattributed(self) -> bool:
-        return self.names_other_only or bool(self.wrong_sides)
+        return self.names_other_only or bool(self.wrong_sides) or bool(self.restates)
 
 
 class CommentCheck(Frozen):

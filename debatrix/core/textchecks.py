@@ -234,13 +234,25 @@ def check_analyses(debate: Debate, dimension: str, analyses: Sequence[tuple[int,
         own, foreign, _ = _grounding(ngrams(content_words(text), GROUND_N), grams[i], elsewhere)
         qs = quotes(text)
         others = [n for n in names if n != speaker and mentions(text, n)]
+        restated = [f.text.rsplit("what ", 1)[1].removesuffix(" said") for f in
+                    note_faults(notes_of(text), debate, i) if " restates what " in f.text]
         out.append(AnalysisCheck(
             dimension=dimension, index=i, speaker=speaker, words=len(words(text)),
             copy_of=best if share >= COPY_SHARE else None, copy_share=round(share, 4), grounded=round(own, 4),
             foreign=round(foreign, 4), quotes=len(qs), quotes_found=sum(quote_found(q, speeches[i]) for q in qs),
             names_other_only=bool(others) and not mentions(text, speaker),
-            wrong_sides=tuple(wrong_sides(text, debate))))
+            wrong_sides=tuple(wrong_sides(text, debate)), restates=tuple(dict.fromkeys(restated))))
     return out
+
+
+_ANSWERS = re.compile(r"\b(answers?|answered|unanswered|rebuts?|responds?|replies|challenges?)\b")
+
+
+def notes_of(analysis: str) -> list[str]:
+    """An analysis's notes: its sentences without the quotations, less those on what it answers (which may restate
+    what they answer)."""
+    bare = _QUOTED.sub(" ", normalized(analysis))
+    return [s.strip() for s in _SENTENCE.split(bare) if s.strip() and not _ANSWERS.search(s)]
 
 
 def cites_debate(text: str, debate: Debate, n: int = 2) -> bool:
@@ -272,6 +284,8 @@ def check_result(result: JudgeResult, debate: Debate) -> TextChecks:
                 flags.append(f"{where}: names only the other side, never {a.speaker}")
             for name in a.wrong_sides:
                 flags.append(f"{where}: puts {name} on the wrong side of the motion")
+            for name in a.restates:
+                flags.append(f"{where}: a note gives {a.speaker} what {name} said")
             if a.quotes > a.quotes_found:
                 flags.append(f"{where}: {a.quotes - a.quotes_found} of {a.quotes} quotations are not in the speech")
         for j in d.debater_judgments:
