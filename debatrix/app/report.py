@@ -116,7 +116,7 @@ def score_chart(result: JudgeResult, speaker: str | None = None, width: int = 64
     numbers = sorted({s.index for _, js in series for s in js})
     slot = {index: k for k, index in enumerate(numbers)}
     n = len(numbers)
-    left, right, top, bottom = 36, 12, 12, 28
+    left, right, top, bottom = 36, 40, 12, 28  # room for the last speech's name under the axis
 
     def x(i: int) -> float:
         k = slot[i]
