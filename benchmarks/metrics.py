@@ -127,6 +127,8 @@ _PHRASES = {
     "quotes_found": "quotations found in the speech", "consistent": "comments agreeing with their verdict",
     "cut_at_cap": "answers cut at their length cap", "words_per_analysis": "words per analysis",
     "panel_cites_debate": "panel reasons citing the debate", "prompt_tokens_read_per_item": "prompt tokens read per item",
+    "completion_tokens_per_item": "tokens written per item", "llm_calls_per_item": "LLM calls per item",
+    "seconds_per_item": "seconds per item",
     "ranking_error": "weighted pairwise ranking error", "weighted_loss": "weighted loss", "roc_auc": "ROC AUC",
     "parse_failures": "answers that could not be read", "accuracy": "accuracy", "all": "all dimensions",
     "mean_score": "mean score", "f1": "F1",

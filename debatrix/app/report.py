@@ -209,7 +209,9 @@ def _number(text: Any) -> str:
         x = float(text)
     except (TypeError, ValueError):
         return "n/a" if text in (None, "") else str(text)
-    return "n/a" if math.isnan(x) else f"{x:.3g}"
+    if math.isnan(x):
+        return "n/a"
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"  # 4,870 tokens, not 4.87e+03
 
 
 def _flat(value: Any, prefix: str = "") -> str:
