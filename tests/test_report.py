@@ -121,9 +121,10 @@ async def test_a_benchmark_folder_page_links_every_item_to_its_own_page(tmp_path
     assert 'id="summary"' in page and "rmse100_general" in page
     # in words, rounded, with its interval or "n/a"; the items say whether their verdict was right
     assert "RMSE×100 (lower is better) · general · direct prediction" in page
-    values = re.findall(r"<td>(\d+\.?\d*)</td><td>(n/a|[\d.]+ – [\d.]+)</td>", page)
+    values = re.findall(r'<td data-label="value">(-?[\d.,]+)</td><td data-label="95% interval">(n/a|[-\d.,]+ – [-\d.,]+)'
+                        r'</td>', page)
     # 3 significant digits: 86.6025 is shown as 86.6, 0.08333 as 0.0833
-    assert values and all(len(re.sub(r"^[0.]*", "", v).replace(".", "")) <= 3 for v, _ in values)
+    assert values and all("," in v or len(re.sub(r"^-?[0.]*", "", v).replace(".", "")) <= 3 for v, _ in values)
     assert re.search(r'data-right="(right|wrong)"', page)
 
 
