@@ -143,6 +143,9 @@ class _AnalysisAnswer(_Answer):
             if p.quote in quoted:  # the same passage picked twice (a grammar cannot forbid it): said once
                 continue
             quoted.add(p.quote)
+            if not p.note.strip():  # a note left out (it gave the speaker another debater's words): the passage alone
+                parts.append((f'"{p.quote}"', ""))
+                continue
             note, c = _whole(p.note.strip(), self.note_limit)
             cut |= c
             parts.append((f'"{p.quote}" ', note))
@@ -151,7 +154,7 @@ class _AnalysisAnswer(_Answer):
             note, c = _whole(answers.strip(), self.note_limit)
             cut |= c
             parts.append(("", note))
-        return " ".join(q + n for q, n in parts), " ".join(n for _, n in parts), cut
+        return " ".join(q + n for q, n in parts), " ".join(n for _, n in parts if n), cut
 
 
 def _whole(note: str, limit: int) -> tuple[str, bool]:

@@ -164,8 +164,19 @@ async def _ask_again_if_borrowed(ctx: JudgeContext, debate: Debate, i: int, dime
         e.calls = [*records, *getattr(e, "calls", [])]
         raise
     if len(note_faults([p.note for p in again.points], debate, i)) < len(faults):
-        return again, lp_again, [*records, *more], retry
-    return answer, lp, [*records, *more], messages
+        return _without_restated(again, debate, i), lp_again, [*records, *more], retry
+    return _without_restated(answer, debate, i), lp, [*records, *more], messages
+
+
+def _without_restated(answer: Any, debate: Debate, i: int) -> Any:
+    """The answer without the notes that still give the speaker another debater's words after the retry (told
+    which, the default local model mends some and not others): a reader, and the later analyses that read this one,
+    are better served by the passage alone than by a wrong note on it. The quotation stays (it is the speech's own)."""
+    wrong = {f.note for f in note_faults([p.note for p in answer.points], debate, i) if " restates what " in f.text}
+    if not wrong:
+        return answer
+    points = [p.model_copy(update={"note": ""}) if k in wrong else p for k, p in enumerate(answer.points, 1)]
+    return answer.model_copy(update={"points": points})
 
 
 def analysis_messages(debate: Debate, dim: Dimension, i: int, before: str, after: str, words: int,

@@ -330,3 +330,30 @@ async def test_an_analysis_that_restates_the_other_debater_is_asked_once_more(un
     assert "brands" not in theo.analysis and theo.memo and '"' not in theo.memo
     assert result.usage.by_node["analyze_speech"].calls == 13  # 12 analyses + the one asked again
     assert result.status is Status.COMPLETE
+
+
+async def test_a_note_still_restating_after_the_retry_is_left_out(uniforms):
+    # asked again, the model restates Maya once more in its first note: that note is left out of the analysis (its
+    # quotation, Theo's own words, stays) and of what the later analyses read; its own second note stays
+    from debatrix.testing import speech_passages
+
+    restated = "Theo argues that the daily competition over brands disappears, and so does bullying."
+
+    def analyze(c):
+        if c.index == 1 and c.dimension == "argument":
+            first, second = speech_passages(c)[:2]
+            return {"points": [{"quote": first, "note": restated},
+                               {"quote": second, "note": "Theo says a uniform costs families more than it saves."}],
+                    "answers": "Theo answers speech 1.", **({"score": 5} if '"score"' in str(c.messages[-1].content)
+                                                           else {})}
+        return analysis_of(c)
+
+    model = ScriptedChatModel(script={**script(), "analyze_speech": analyze})
+    result = await ajudge_debate(uniforms, settings("debatrix"), model)
+    assert result.status is Status.COMPLETE, result.incomplete_reason
+    theo = next(a for a in result.dimensions[0].analyses if a.index == 1)
+    assert "brands" not in theo.analysis and "costs families more" in theo.analysis
+    assert theo.analysis.count('"') == 4 and "brands" not in theo.memo  # both quotations, one note
+    later = next(c for c in model.calls if c.node == "analyze_speech" and c.dimension == "argument" and c.index == 2)
+    assert "brands" not in str(later.messages[-1].content)  # the memory the next analysis reads
+    assert not result.checks.flags or not any("gives Theo" in f for f in result.checks.flags)
