@@ -18,7 +18,7 @@ from debatrix.core.errors import IncompleteJudgment, StructuredOutputError
 from debatrix.core.settings import JudgeSettings
 from debatrix.core.models import Debate, DebateFormat, OrderAnswer, SpeechAnalysis, SpeechJudgment
 from debatrix.core import probabilities as prob
-from debatrix.core.textchecks import note_faults, unglued
+from debatrix.core.textchecks import NoteFault, note_faults, unglued
 from debatrix.core.tokens import count_tokens
 
 from . import verdicts as V
@@ -163,16 +163,17 @@ async def _ask_again_if_borrowed(ctx: JudgeContext, debate: Debate, i: int, dime
     except IncompleteJudgment as e:  # the run stops here: what was paid for is still counted
         e.calls = [*records, *getattr(e, "calls", [])]
         raise
-    if len(note_faults([p.note for p in again.points], debate, i)) < len(faults):
-        return _without_restated(again, debate, i), lp_again, [*records, *more], retry
-    return _without_restated(answer, debate, i), lp, [*records, *more], messages
+    faults_again = note_faults([p.note for p in again.points], debate, i)
+    if len(faults_again) < len(faults):
+        return _without_restated(again, faults_again), lp_again, [*records, *more], retry
+    return _without_restated(answer, faults), lp, [*records, *more], messages
 
 
-def _without_restated(answer: Any, debate: Debate, i: int) -> Any:
+def _without_restated(answer: Any, faults: list[NoteFault]) -> Any:
     """The answer without the notes that still give the speaker another debater's words after the retry (told
     which, the default local model mends some and not others): a reader, and the later analyses that read this one,
     are better served by the passage alone than by a wrong note on it. The quotation stays (it is the speech's own)."""
-    wrong = {f.note for f in note_faults([p.note for p in answer.points], debate, i) if " restates what " in f.text}
+    wrong = {f.note for f in faults if f.restates}
     if not wrong:
         return answer
     points = [p.model_copy(update={"note": ""}) if k in wrong else p for k, p in enumerate(answer.points, 1)]

@@ -191,6 +191,7 @@ def _note_grams(debate: Debate, index: int) -> tuple[frozenset, frozenset, dict[
 class NoteFault:
     note: int  # 1-based, in the answer's order
     text: str  # "note 2 restates what Ana said", as the model is told
+    restates: str = ""  # the debater whose words the note gives the speaker (empty: a wrong side)
 
 
 def note_faults(notes: Sequence[str], debate: Debate, index: int) -> list[NoteFault]:
@@ -208,7 +209,7 @@ def note_faults(notes: Sequence[str], debate: Debate, index: int) -> list[NoteFa
         source, borrowed = max(((name, (mine - own) & g) for name, g in theirs.items()),
                                key=lambda x: len(x[1]), default=("", set()))
         if len(borrowed) >= NOTE_FOREIGN and len(borrowed) > grounded:
-            faults.append(NoteFault(k, f"note {k} restates what {source} said"))
+            faults.append(NoteFault(k, f"note {k} restates what {source} said", source))
         elif speaker in wrong_sides(note, debate):
             faults.append(NoteFault(k, f"note {k} puts {speaker} on the wrong side of the motion"))
     return faults
@@ -234,8 +235,7 @@ def check_analyses(debate: Debate, dimension: str, analyses: Sequence[tuple[int,
         own, foreign, _ = _grounding(ngrams(content_words(text), GROUND_N), grams[i], elsewhere)
         qs = quotes(text)
         others = [n for n in names if n != speaker and mentions(text, n)]
-        restated = [f.text.rsplit("what ", 1)[1].removesuffix(" said") for f in
-                    note_faults(notes_of(text), debate, i) if " restates what " in f.text]
+        restated = [f.restates for f in note_faults(notes_of(text), debate, i) if f.restates]
         out.append(AnalysisCheck(
             dimension=dimension, index=i, speaker=speaker, words=len(words(text)),
             copy_of=best if share >= COPY_SHARE else None, copy_share=round(share, 4), grounded=round(own, 4),
