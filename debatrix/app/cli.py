@@ -327,7 +327,7 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
     from debatrix.app.api import ajudge_debate, refused
     from debatrix.context import JudgeContext
     from debatrix.core.errors import ContextWindowExceeded
-    from debatrix.core.modes import expected_calls, order_count, resolve_dimensions, steps_per_row
+    from debatrix.core.modes import calls_of_run, order_count, resolve_dimensions, steps_per_row
     from debatrix.app.progress import JudgeProgress
 
     def starting(local: JudgeSettings) -> None:  # the debate fits: the local model is about to start
@@ -353,9 +353,7 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
                           f"({ctx.settings.llm.context_window} tokens of context: what this debate needs, "
                           f"up to what the model allows)", highlight=False)
         dims = resolve_dimensions(settings.mode, settings.dimensions, debate.format, ctx.registry)
-        shape = (settings.mode, len(debate.speeches), len(debate.debaters), len(dims), settings.llm.merge_score_call)
-        merged = settings.llm.speech_score_merged(settings.mode)
-        total, single = expected_calls(*shape, settings.orders, merged), expected_calls(*shape, 1, merged)
+        total, single = calls_of_run(settings, debate, len(dims)), calls_of_run(settings, debate, len(dims), 1)
         orders = (f" ({total - single} of them to judge in {order_count(len(debate.debaters), settings.orders)} "
                   "orders of the debaters; --orders 1 judges in one)" if total > single else "")
         console.print(f"judging [bold]{plain(debate.id)}[/] ({debate.format.value}, {len(debate.speeches)} speeches) in "
@@ -364,7 +362,7 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
                       + (f" at {plain(redact_url(ctx.settings.llm.base_url))}" if ctx.settings.llm.base_url else ""),
                       highlight=False)
         rows = steps_per_row(settings.mode, [d.name for d in dims], len(debate.speeches),
-                             settings.llm.merge_score_call, merged)
+                             settings.llm.merge_score_call, settings.llm.speech_score_merged(settings.mode))
         with JudgeProgress(console, total, rows, lambda: ctx.gateway.completed_requests, plain, quiet) as progress:
             return await ajudge_debate(debate, ctx.settings, context=ctx, on_event=progress.event)
     finally:

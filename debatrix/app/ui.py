@@ -37,7 +37,7 @@ from debatrix.core.dimension import DimensionRegistry
 from debatrix.core.errors import ContextWindowExceeded, DebatrixError, InvalidDebateError
 from debatrix.core.loader import debate_from_dict, debate_from_text, preset_from_text
 from debatrix.core.models import Debate, JudgeResult
-from debatrix.core.modes import MODES, expected_calls, resolve_dimensions
+from debatrix.core.modes import MODES, calls_of_run, resolve_dimensions
 from debatrix.core.probabilities import reason_of
 from debatrix.context import JudgeContext
 from debatrix.core.settings import JudgeSettings, LLMSettings
@@ -294,9 +294,7 @@ class JudgeUI:
         self._keep(run)
         run.task = asyncio.create_task(self._judge(run))
         run.task.add_done_callback(lambda task: _stopped_before_it_began(run, task))
-        llm = settings.llm
-        calls = expected_calls(settings.mode, len(debate.speeches), len(debate.debaters), len(dims),
-                               llm.merge_score_call, settings.orders, llm.speech_score_merged(settings.mode))
+        calls = calls_of_run(settings, debate, len(dims))
         return JSONResponse({"run_id": run.id, "dimensions": run.dimensions, "mode": settings.mode, "calls": calls,
                              "per_speech": MODES[settings.mode].per_speech, "motion": debate.motion,
                              "speeches": [{"number": i + 1, "speaker": s.speaker}

@@ -18,11 +18,15 @@ This module is light (no LangGraph), so the CLI can list the modes without loadi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from debatrix.core.dimension import Dimension, DimensionRegistry
 from debatrix.core.errors import ConfigurationError, UnknownModeError
 from debatrix.core.models import DebateFormat
+
+if TYPE_CHECKING:
+    from debatrix.core.models import Debate
+    from debatrix.core.settings import JudgeSettings
 
 
 @dataclass(frozen=True)
@@ -112,6 +116,15 @@ def expected_calls(mode: str, n_speeches: int, n_debaters: int, n_dimensions: in
     per_speech = _speech_steps(merge_score_call, score_in_analysis)
     per_dim = (steps * k if shape.debate_stage else 0) + (n_speeches * per_speech if shape.per_speech else 0)
     return per_dim * n_dimensions + (steps * k if shape.panel else 0)
+
+
+def calls_of_run(settings: JudgeSettings, debate: Debate, n_dimensions: int, orders: int | None = None) -> int:
+    """:func:`expected_calls` of judging ``debate`` with ``settings`` (in ``orders`` orders, the settings' by
+    default): what a display promises before the run."""
+    llm = settings.llm
+    return expected_calls(settings.mode, len(debate.speeches), len(debate.debaters), n_dimensions,
+                          llm.merge_score_call, settings.orders if orders is None else orders,
+                          llm.speech_score_merged(settings.mode))
 
 
 def steps_per_row(mode: str, dimensions: list[str], n_speeches: int, merge_score_call: bool,
