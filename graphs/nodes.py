@@ -215,7 +215,7 @@ def no_repeats(after: str, settings: JudgeSettings) -> dict[str, Any] | None:
     return {**DRY, "dry_penalty_last_n": int(tail * 1.1) + analysis_answer_tokens(settings.analysis_words)}
 
 
-TASK_TOKENS = 160  # the analysis task's own text (analyze_speech.j2 after the material), generously
+TASK_TOKENS = 110  # the analysis task's own text (analyze_speech.j2 after the material), generously
 
 
 def judgment_messages(debate: Debate, dim: Dimension, analyses: list[SpeechAnalysis], words: int,

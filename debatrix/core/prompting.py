@@ -325,8 +325,11 @@ def transcript(debate: Debate, fence: str, upto: int | None = None, grouped_by: 
 
 
 def analyses_material(analyses: list[SpeechAnalysis], grouped_by: Sequence[str] | None = None) -> str:
+    """The analyses a judgment reads: their notes, as the analysis memory keeps them. Each order reads the whole
+    material again (its own grouping), so the quotations, which the notes already stand for, would be read once per
+    order for nothing; the reader of the result still sees them in the analyses."""
     shown = _grouped(analyses, lambda a: a.speaker, grouped_by)
-    return render("analyses_material.j2", MaterialVars(items=[_shown(a) for a in shown],
+    return render("analyses_material.j2", MaterialVars(items=[{**_shown(a), "analysis": a.remembered} for a in shown],
                                                        grouped=grouped_by is not None))
 
 
