@@ -165,15 +165,16 @@ async def _ask_again_if_borrowed(ctx: JudgeContext, debate: Debate, i: int, dime
         raise
     faults_again = note_faults([p.note for p in again.points], debate, i)
     if len(faults_again) < len(faults):
-        return _without_restated(again, faults_again), lp_again, [*records, *more], retry
-    return _without_restated(answer, faults), lp, [*records, *more], messages
+        return _without_faulty(again, faults_again), lp_again, [*records, *more], retry
+    return _without_faulty(answer, faults), lp, [*records, *more], messages
 
 
-def _without_restated(answer: Any, faults: list[NoteFault]) -> Any:
-    """The answer without the notes that still give the speaker another debater's words after the retry (told
-    which, the default local model mends some and not others): a reader, and the later analyses that read this one,
-    are better served by the passage alone than by a wrong note on it. The quotation stays (it is the speech's own)."""
-    wrong = {f.note for f in faults if f.restates}
+def _without_faulty(answer: Any, faults: list[NoteFault]) -> Any:
+    """The answer without the notes still at fault after the retry (told which, the default local model mends some
+    and not others): a note giving the speaker another debater's words, or the other side of the motion. A reader,
+    and the later analyses that read this one, are better served by the passage alone than by a wrong note on it.
+    The quotation stays (it is the speech's own)."""
+    wrong = {f.note for f in faults}
     if not wrong:
         return answer
     points = [p.model_copy(update={"note": ""}) if k in wrong else p for k, p in enumerate(answer.points, 1)]

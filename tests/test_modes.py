@@ -332,12 +332,17 @@ async def test_an_analysis_that_restates_the_other_debater_is_asked_once_more(un
     assert result.status is Status.COMPLETE
 
 
-async def test_a_note_still_restating_after_the_retry_is_left_out(uniforms):
-    # asked again, the model restates Maya once more in its first note: that note is left out of the analysis (its
-    # quotation, Theo's own words, stays) and of what the later analyses read; its own second note stays
+@pytest.mark.parametrize("faulty, gone", [
+    ("Theo argues that the daily competition over brands disappears, and so does bullying.", "brands"),
+    ("Theo argues that we should require school uniforms in public secondary schools.", "should require"),
+], ids=["restates Maya", "wrong side"])
+async def test_a_note_still_at_fault_after_the_retry_is_left_out(uniforms, faulty, gone):
+    # asked again, the model writes the same faulty first note (Maya's words, or Maya's side of the motion): that
+    # note is left out of the analysis (its quotation, Theo's own words, stays) and of what the later analyses read;
+    # its own second note stays
     from debatrix.testing import speech_passages
 
-    restated = "Theo argues that the daily competition over brands disappears, and so does bullying."
+    restated = faulty
 
     def analyze(c):
         if c.index == 1 and c.dimension == "argument":
@@ -352,8 +357,10 @@ async def test_a_note_still_restating_after_the_retry_is_left_out(uniforms):
     result = await ajudge_debate(uniforms, settings("debatrix"), model)
     assert result.status is Status.COMPLETE, result.incomplete_reason
     theo = next(a for a in result.dimensions[0].analyses if a.index == 1)
-    assert "brands" not in theo.analysis and "costs families more" in theo.analysis
-    assert theo.analysis.count('"') == 4 and "brands" not in theo.memo  # both quotations, one note
+    asked = [c for c in model.calls if c.node == "analyze_speech" and c.dimension == "argument" and c.index == 1]
+    assert len(asked) == 2  # asked once more, told which note
+    assert gone not in theo.analysis and "costs families more" in theo.analysis
+    assert theo.analysis.count('"') == 4 and gone not in theo.memo  # both quotations, one note
     later = next(c for c in model.calls if c.node == "analyze_speech" and c.dimension == "argument" and c.index == 2)
-    assert "brands" not in str(later.messages[-1].content)  # the memory the next analysis reads
-    assert not result.checks.flags or not any("gives Theo" in f for f in result.checks.flags)
+    assert gone not in str(later.messages[-1].content)  # the memory the next analysis reads
+    assert not any("speech 2 (Theo)" in f for f in result.checks.flags if f.startswith("argument"))
