@@ -136,7 +136,9 @@ def test_summary_ends_with_each_verdicts_reason_and_the_winner():
                                   "--mode", "dimensional", "--quiet"], env={"COLUMNS": "100"})
     assert res.exit_code == 0, res.output
     tail = [line for line in res.output.splitlines() if line.strip()]
-    assert tail[-1].startswith("Winner: ") and "Comment number" in tail[-1]  # the panel's reason beside it
+    last = max(k for k, line in enumerate(tail) if line.startswith("Winner: "))
+    said = " ".join(tail[last:])  # the summary wraps between words at the terminal's width
+    assert "Comment number" in said and "orders agree" in said  # the panel's reason beside it, and its orders
     for dim in ("argument", "source", "language"):
         [line] = [x for x in tail if x.startswith(f"{dim} — ")]
         assert "Comment number" in line and "Winner:" not in line.split(":", 1)[1]

@@ -157,10 +157,14 @@ def test_verdict_wording_never_calls_a_coin_toss_a_win_and_a_score_tie_says_why(
 
     from debatrix.app.report import headline, score_line
 
-    def verdict(winner, confidence="", warnings=(), score_winner=None):
-        return NS(winner=winner, confidence=confidence, warnings=warnings, score_winner=score_winner)
+    def verdict(winner, confidence="", warnings=(), score_winner=None, agreement=""):
+        return NS(winner=winner, confidence=confidence, warnings=warnings, score_winner=score_winner,
+                  agreement=agreement)
 
     assert headline(verdict("Ana", "72%")) == ("Winner: Ana (72%)", True)
+    assert headline(verdict("Ana", "72%", agreement="2 of 2 orders agree")) == (
+        "Winner: Ana (72%; 2 of 2 orders agree)", True)
+    assert headline(verdict(None, agreement="1 of 2 orders agrees")) == ("Tie (1 of 2 orders agrees)", False)
     assert headline(verdict("Ana", "too close to call")) == ("Too close to call, leaning Ana", False)
     assert headline(verdict("Ana", warnings=("the orders were split evenly between Ana, Ben; decided by the first "
                                              "order's answer",))) == ("Too close to call, leaning Ana", False)

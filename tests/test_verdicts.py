@@ -189,3 +189,23 @@ async def test_each_order_reads_the_debate_debater_by_debater_in_its_own_order(u
     await ajudge_debate(uniforms, settings(mode, orders=1), one)
     [prompt] = judgments(one)
     assert _speech_numbers(prompt, marker) == [str(i + 1) for i in range(len(speakers))]
+
+
+def test_every_verdict_says_how_many_of_its_orders_named_its_winner(uniforms):
+    from debatrix.core.models import Verdict
+
+    agree = V.combine("argument", uniforms, [_answer(("Maya", "Theo"), "Maya", {"Maya": 0.8, "Theo": 0.2}),
+                                             _answer(("Theo", "Maya"), "Maya", {"Maya": 0.7, "Theo": 0.3})],
+                      allow_tie=False)
+    split = V.combine("argument", uniforms, [_answer(("Maya", "Theo"), "Maya", {"Maya": 0.8, "Theo": 0.2}),
+                                             _answer(("Theo", "Maya"), "Theo", {"Maya": 0.4, "Theo": 0.6})],
+                      allow_tie=False)
+    one = V.combine("argument", uniforms, [_answer(("Maya", "Theo"), "Maya", {"Maya": 0.8, "Theo": 0.2})],
+                    allow_tie=False)
+    shown = [Verdict(**d.model_dump(), score_winner=None) for d in (agree, split, one)]
+    assert [v.orders_agreeing for v in shown] == [2, 1, None]
+    assert [v.agreement for v in shown] == ["2 of 2 orders agree", "1 of 2 orders agrees", ""]
+    # a result written before the field existed gets it on reading, and a stored figure is kept as it is
+    old = shown[1].model_dump(mode="json")
+    del old["orders_agreeing"]
+    assert Verdict.model_validate(old).orders_agreeing == 1

@@ -370,9 +370,11 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
 
 
 def _judged_winner(v: Any) -> str:
-    """The winner with its confidence as shown (calibrated %, too close to call, uncalibrated, or nothing)."""
+    """The winner with its confidence as shown (calibrated %, too close to call, uncalibrated, or nothing) and how
+    many of its orders named it."""
     name = v.winner or "tie"
-    return f"{name} ({v.confidence})" if v.confidence else name
+    said = "; ".join(x for x in (v.confidence, v.agreement) if x)
+    return f"{name} ({said})" if said else name
 
 
 def print_summary(result: JudgeResult, con: Console) -> None:

@@ -72,12 +72,14 @@ def matrix(result: JudgeResult) -> tuple[list[dict[str, Any]], list[str]]:
 def headline(v: Any) -> tuple[str, bool]:
     """How a verdict is announced, and whether as a win: a verdict the judge could not tell apart (too close to
     call, or its orders split evenly) only leans; a tie is a tie."""
+    agree = f" ({v.agreement})" if v.agreement else ""
     if v.winner is None:
-        return "Tie", False
+        return f"Tie{agree}", False
     split = any("split evenly" in w for w in v.warnings)
     if v.confidence == "too close to call" or split:
-        return f"Too close to call, leaning {v.winner}", False
-    return f"Winner: {v.winner}" + (f" ({v.confidence})" if v.confidence else ""), True
+        return f"Too close to call, leaning {v.winner}{agree}", False
+    said = "; ".join(x for x in (v.confidence, v.agreement) if x)
+    return f"Winner: {v.winner}" + (f" ({said})" if said else ""), True
 
 
 def score_line(d: DimensionResult) -> str:

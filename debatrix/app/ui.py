@@ -434,7 +434,8 @@ def summary(result: JudgeResult) -> dict[str, Any]:
         if d is None or d.verdict is None:
             return None
         v = d.verdict
-        return {"name": d.name, "winner": v.winner, "confidence": v.confidence, "comment": reason_of(v.comment),
+        return {"name": d.name, "winner": v.winner, "confidence": v.confidence, "agreement": v.agreement,
+                "comment": reason_of(v.comment),
                 "score_winner": v.score_winner, "tie_margin": d.tie_margin,
                 "scores": {j.debater: j.score for j in d.debater_judgments}}
 

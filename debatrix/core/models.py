@@ -296,6 +296,29 @@ class Verdict(Frozen):
     # call", "uncalibrated", or "" without probabilities)
     calibrated_probability: float | None = None
     confidence: str = ""
+    # how many of the orders named the winner this verdict gives (None: judged in one order): a verdict the orders
+    # split on is the order's doing as much as the debate's, whatever its probability says
+    orders_agreeing: int | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _agreement(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or data.get("orders_agreeing") is not None:
+            return data
+        orders = data.get("orders") or ()
+        if len(orders) < 2:
+            return data
+        named = [o.winner if isinstance(o, OrderAnswer) else o.get("winner") for o in orders]
+        return {**data, "orders_agreeing": sum(w == data.get("winner") for w in named)}
+
+    @property
+    def agreement(self) -> str:
+        """"2 of 2 orders agree", or "" where the verdict was judged in one order."""
+        if self.orders_agreeing is None:
+            return ""
+        n = len(self.orders)
+        return f"{self.orders_agreeing} of {n} orders agree" if self.orders_agreeing != 1 or n == 1 else \
+            f"1 of {n} orders agrees"
 
 
 class DimensionResult(Frozen):
