@@ -9,7 +9,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from debatrix.core.dimension import DimensionRegistry
-from debatrix.core.errors import ContextWindowExceeded
+from debatrix.core.errors import ContextWindowExceeded, require_extra
 from debatrix.llm.gateway import LLMGateway
 from debatrix.core.models import Debate
 from debatrix.core.settings import JudgeSettings
@@ -52,7 +52,7 @@ def local_context(settings: JudgeSettings, debates: Sequence[Debate]) -> int:
 class JudgeContext:
     settings: JudgeSettings
     gateway: LLMGateway
-    memory: Any  # debatrix.memory.MemoryStore (imported lazily: chromadb is heavy)
+    memory: Any  # debatrix.memory.MemoryStore with retrieval, else None (chromadb is an extra, and heavy)
     registry: DimensionRegistry = field(default_factory=DimensionRegistry)
     local_server: Any = None  # a debatrix.llm.local.LocalServer this context started and must stop
     _graphs: dict[tuple[str, bool, bool], Any] = field(default_factory=dict, repr=False)
@@ -80,14 +80,18 @@ class JudgeContext:
         a debate that cannot fit raises :class:`ContextWindowExceeded` before the server starts, and ``on_start``
         (given the local settings) is called only once the debates fit, just before it starts. Call
         :meth:`close` (or use the context as a context manager) to stop it."""
-        from debatrix.memory import MemoryStore
-
         settings = settings or JudgeSettings()
-        memory = MemoryStore(settings.memory)
-        if settings.memory.backend != "ephemeral":
-            memory.check()  # a folder that cannot be used or a server that is down: found before any call
+        memory = None  # the context memory serves retrieval only: without it no run opens chromadb
+        if settings.memory.retrieval:
+            require_extra("chromadb", "--retrieval (the context memory)", "retrieval")
+            from debatrix.memory import MemoryStore
+
+            memory = MemoryStore(settings.memory)
+            if settings.memory.backend != "ephemeral":
+                memory.check()  # a folder that cannot be used or a server that is down: found before any call
         server = None
         if chat_model is None and settings.llm.uses_local:
+            require_extra("xllamacpp", "the embedded local model (no --base-url or $OPENAI_BASE_URL given)", "local")
             from debatrix.llm.local import LocalServer, local_llm_settings
 
             settings = settings.for_local_backend()

@@ -49,7 +49,7 @@ async def test_the_analysis_memory_is_the_columns_state_and_no_run_without_retri
     with JudgeContext.create(s, model) as ctx:
         result = await ajudge_debate(uniforms, s, model, context=ctx)
         assert result.status == "complete"
-        assert ctx.memory._client is None  # chromadb was never even opened
+        assert ctx.memory is None  # no context memory: chromadb is not even imported for it
     prompts = {(c.dimension, c.index): c.messages[-1].content for c in model.calls if c.node == "analyze_speech"}
     by_dim = {d.name: d.analyses for d in result.dimensions}
     for (dim, i), prompt in prompts.items():

@@ -28,6 +28,23 @@ class ConfigurationError(DebatrixError, ValueError):
     """Settings, dimension files or templates are inconsistent (bad input: a ``ValueError``)."""
 
 
+class MissingExtra(ConfigurationError):
+    """A feature was asked for whose optional dependencies are not installed (``pip install 'debatrix[extra]'``)."""
+
+    def __init__(self, feature: str, extra: str):
+        self.feature, self.extra = feature, extra
+        super().__init__(f"{feature} needs the '{extra}' extra, which is not installed: "
+                         f"pip install 'debatrix[{extra}]'")
+
+
+def require_extra(module: str, feature: str, extra: str) -> None:
+    """Raise :class:`MissingExtra` unless ``module`` can be imported (checked without importing it)."""
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise MissingExtra(feature, extra)
+
+
 class UnknownDimensionError(ConfigurationError):
     pass
 

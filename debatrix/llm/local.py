@@ -25,7 +25,7 @@ from typing import Any
 from dataclasses import dataclass
 from pathlib import Path
 
-from debatrix.core.errors import DebatrixError, LLMError
+from debatrix.core.errors import DebatrixError, LLMError, require_extra
 from debatrix.core.settings import LLMSettings
 
 
@@ -277,6 +277,7 @@ class LocalServer:
         return self.context // self.parallel
 
     def start(self) -> LocalServer:
+        require_extra("xllamacpp", "the embedded local model", "local")
         if self.port is not None and port_in_use(self.port):
             raise PortInUse(f"port {self.port} on 127.0.0.1 is already in use; choose another with --port")
         self.port = self.port or free_port()
