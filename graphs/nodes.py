@@ -341,17 +341,50 @@ async def judge_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
         return {**_decided(debate, dim, [a for a, _ in done], with_analysis=True),
                 "calls": [r for _, records in done for r in records]}
 
-    async def written(order: tuple[str, ...]) -> tuple[list[BaseMessage], DebateAnalysis, Any]:
+    async def written(order: tuple[str, ...]) -> tuple[list[BaseMessage], DebateAnalysis, list[Any]]:
         messages = judgment_messages(debate, dim, analyses, words, order, len(orders) > 1)
         text, lp, record = await ctx.gateway.text_probed(messages, node="judge_debate", dimension=dim.name,
                                                          words=words)
         named, probs = V.judgment_reading(text, lp, V.choices_in(order, ties_allowed(debate, dim)))
+        try:
+            text, more = await _with_missing_paragraphs(ctx, messages, text, list(order), dim.name, words)
+        except IncompleteJudgment as e:  # the run stops here: what was paid for is still counted
+            e.calls = [record, *getattr(e, "calls", [])]
+            raise
         return messages, DebateAnalysis(dimension=dim.name, text=text, order=order, named=named,
-                                        probabilities=probs), record
+                                        probabilities=probs), [record, *more]
 
     done = await gathered(written(o) for o in orders)
     update: dict[str, Any] = {"judgment_asked": [m for m, _, _ in done]} if ctx.settings.llm.prompt_cache else {}
-    return {**update, "debate_analyses": [a for _, a, _ in done], "calls": [r for _, _, r in done]}
+    return {**update, "debate_analyses": [a for _, a, _ in done], "calls": [r for _, _, rs in done for r in rs]}
+
+
+async def _with_missing_paragraphs(ctx: JudgeContext, messages: list[BaseMessage], text: str, names: list[str],
+                                   dimension: str, words: int) -> tuple[str, list[Any]]:
+    """The judgment with a paragraph on every debater: where it has none on some (the default local model often
+    folds one debater into the other's paragraph, so the report's comment on that debater would be empty), the
+    judge is asked once for the missing ones, in the same conversation, and they are put before the Winner line.
+    The verdict stays the first answer's (its Winner line and probabilities). One that cannot be had leaves the
+    judgment as it was (the check flags it), as does a judgment with no paragraph on anyone (it did not follow
+    the format at all, and its comments are read from it as it is)."""
+    missing = [n for n in names if not debater_paragraph(text, n, names)]
+    if not missing or len(missing) == len(names):  # complete, or not written per debater at all: nothing to add to
+        return text, []
+    ask = [*messages, AIMessage(content=text), HumanMessage(content=P.render(
+        "judgment_missing.j2", P.JudgmentMissingVars(dimension=dimension, missing=missing)))]
+    more, _, record = await ctx.gateway.text_probed(ask, node="judge_debate", dimension=dimension,
+                                                    words=max(20, words * len(missing) // len(names)),
+                                                    meta={"debatrix_retry": 1})
+    added: list[tuple[str, str]] = []
+    for who, part in judgment_sections(more, names):
+        if who in missing and part and who not in [w for w, _ in added]:
+            added.append((who, part))
+    if not added:
+        return text, [record]
+    lines = text.rstrip().split("\n")
+    cut = next((k for k, line in enumerate(lines) if _WINNER_LINE.match(line.strip())), len(lines))
+    new = [f"{who}: {part}" for who, part in added]
+    return "\n".join([*lines[:cut], *new, *lines[cut:]]), [record]
 
 
 async def decide_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:

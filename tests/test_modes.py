@@ -364,3 +364,24 @@ async def test_a_note_still_at_fault_after_the_retry_is_left_out(uniforms, fault
     later = next(c for c in model.calls if c.node == "analyze_speech" and c.dimension == "argument" and c.index == 2)
     assert gone not in str(later.messages[-1].content)  # the memory the next analysis reads
     assert not any("speech 2 (Theo)" in f for f in result.checks.flags if f.startswith("argument"))
+
+
+async def test_a_judgment_without_a_paragraph_on_one_debater_is_asked_for_it(uniforms):
+    # the local model's habit: Theo folded into Maya's paragraph. Asked once more in the same conversation, the
+    # judge writes Theo's paragraph, which goes before the Winner line; the verdict stays the first answer's
+    def judge(c):
+        if "has no paragraph starting with Theo" in str(c.messages[-1].content):
+            assert c.messages[-2].type == "ai"  # the same conversation, after its judgment
+            return f"Theo: Theo's rebuttal on {c.dimension} was thin."
+        return f"Maya: Maya argued well on {c.dimension}, and Theo did not answer her.\nWinner: Maya"
+
+    model = ScriptedChatModel(script={**script(), "judge_debate": judge})
+    result = await ajudge_debate(uniforms, settings("dimensional"), model)
+    assert result.status is Status.COMPLETE, result.incomplete_reason
+    assert result.usage.by_node["judge_debate"].calls == 3 * 2 * 2  # each judgment asked once more
+    for d in result.dimensions:
+        comments = {j.debater: j.comment for j in d.debater_judgments}
+        assert comments["Theo"] == f"Theo's rebuttal on {d.name} was thin.", comments
+        assert comments["Maya"].startswith("Maya argued well")
+        assert d.debate_analysis.rstrip().endswith("Winner: Maya")
+    assert not any("no paragraph" in f for f in result.checks.flags)

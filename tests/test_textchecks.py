@@ -257,3 +257,6 @@ def test_an_analysis_that_gives_the_speaker_the_other_debaters_words_is_flagged(
     [check] = T.check_analyses(DEBATE, "argument", [(1, "Ben", own)])
     assert check.restates == () and not check.misattributed
     assert T.notes_of(own) == ["ben argues that the trials were office teams that chose to take part."]
+    # the local model's own way of writing its "answers" sentence (debateart_0466, speech 4): not a note
+    addressed = own.replace("Ben answers that", "Ben does not address the argument that")
+    assert T.notes_of(addressed) == T.notes_of(own)

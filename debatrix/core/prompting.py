@@ -54,6 +54,11 @@ class AnalysisRetryVars(_Vars):
     faults: list[str]  # "note 2 restates what Ana said", one per note found at fault
 
 
+class JudgmentMissingVars(_Vars):
+    dimension: str
+    missing: list[str]  # the debaters the judgment has no paragraph on
+
+
 class AnalyzeSpeechVars(_Vars):
     header: str
     before: str  # material that comes before the speech (the non-iterative mode's earlier speeches)
@@ -179,6 +184,7 @@ TEMPLATES: dict[str, type[_Vars]] = {
     "transcript.j2": MaterialVars,
     "analyze_speech.j2": AnalyzeSpeechVars,
     "analysis_retry.j2": AnalysisRetryVars,
+    "judgment_missing.j2": JudgmentMissingVars,
     "score_speech.j2": ScoreSpeechVars,
     "score_ask.j2": ScoreAskVars,
     "decide_ask.j2": DecideAskVars,

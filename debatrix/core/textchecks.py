@@ -245,7 +245,11 @@ def check_analyses(debate: Debate, dimension: str, analyses: Sequence[tuple[int,
     return out
 
 
-_ANSWERS = re.compile(r"\b(answers?|answered|unanswered|rebuts?|responds?|replies|challenges?)\b")
+# what an analysis's "answers" sentence says of the earlier speeches (it may restate what it answers): "answers",
+# "leaves unanswered", and the model's own ways of saying so ("does not address", "ignores", "counters")
+_ANSWERS = re.compile(r"\b(answers?|answered|unanswered|rebuts?|rebutted|responds?|responded|replies|replied|"
+                      r"challenges?|challenged|address(es|ed)?|ignores?|ignored|counters?|countered|refutes?|"
+                      r"refuted|dismiss(es|ed)?)\b")
 
 
 def notes_of(analysis: str) -> list[str]:
