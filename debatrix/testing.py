@@ -197,6 +197,7 @@ class FakeOpenAIServer:
         self.exact_usage = exact_usage  # count tokens with tiktoken (else characters / 4: no work per request)
         self.requests: list[dict[str, Any]] = []
         self.authorizations: list[str | None] = []  # each request's Authorization header (None: none sent)
+        self.headers: list[dict[str, str]] = []  # each request's headers (names lower-cased)
         self.arrivals: list[float] = []  # time.monotonic() of each request, in arrival order
         self.responder = responder
         self._counter = itertools.count()
@@ -227,6 +228,7 @@ class FakeOpenAIServer:
                     n = next(server._counter)
                     server.requests.append(body)
                     server.authorizations.append(self.headers.get("authorization"))
+                    server.headers.append({k.lower(): v for k, v in self.headers.items()})
                     server.arrivals.append(time.monotonic())
                 if server.latency:
                     time.sleep(server.latency)

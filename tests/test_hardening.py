@@ -505,3 +505,109 @@ def test_dimension_files_are_read_like_debate_files(tmp_path, content, words):
         refused(cli("judge", str(EXAMPLES / "school_uniforms.yaml"), "--dimension-dir", str(tmp_path / "dims"),
                     "--base-url", srv.base_url, "--model", "fake"), words, "style.yaml")
         assert not srv.requests
+
+
+def test_retry_after_is_read_as_seconds_milliseconds_or_an_http_date():
+    import datetime as dt
+    import email.utils
+
+    from debatrix.llm.http_chat import retry_after
+
+    soon = email.utils.format_datetime(dt.datetime.now(dt.timezone.utc) + dt.timedelta(seconds=30), usegmt=True)
+    assert retry_after({"retry-after": "7"}) == 7.0
+    assert retry_after({"retry-after-ms": "1500", "retry-after": "9"}) == 1.5  # OpenAI's finer header first
+    assert 25 <= retry_after({"retry-after": soon}) <= 30
+    assert retry_after({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}) == 0.0  # past: now
+    assert retry_after({"retry-after": "soon-ish"}) is None and retry_after({}) is None and retry_after(None) is None
+    assert retry_after({"retry-after": "-5"}) == 0.0
+
+
+def test_json_is_read_fenced_bare_or_wrapped_in_prose_and_never_completed():
+    import json
+
+    from debatrix.llm.gateway import _extract_json
+
+    assert _extract_json('```json\n{"a": 1}\n```') == {"a": 1}
+    assert _extract_json('  {"a": 1} ') == {"a": 1}
+    assert _extract_json('Sure! Here it is: {"a": {"b": 2}} Hope that helps.') == {"a": {"b": 2}}
+    with pytest.raises(json.JSONDecodeError):
+        _extract_json('{"a": [1, 2')  # cut off at the cap: repaired by asking, not by guessing
+
+
+@pytest.mark.parametrize("transport", ["http", "langchain"])
+async def test_the_openai_account_variables_are_sent_on_both_transports_and_never_stored(uniforms, monkeypatch,
+                                                                                          transport):
+    from debatrix import JudgeSettings, LLMSettings
+    from debatrix.app.api import ajudge_debate
+    from debatrix.testing import FakeOpenAIServer
+
+    monkeypatch.setenv("OPENAI_ORG_ID", "org-test123")
+    monkeypatch.setenv("OPENAI_PROJECT_ID", "proj_test456")
+    with FakeOpenAIServer() as srv:
+        llm = LLMSettings.from_env(base_url=srv.base_url, model="fake", transport=transport)
+        result = await ajudge_debate(uniforms, JudgeSettings(mode="direct", orders=1, llm=llm))
+        sent = srv.headers
+    assert result.status.value == "complete" and sent
+    assert all(h.get("openai-organization") == "org-test123" and h.get("openai-project") == "proj_test456"
+               for h in sent), sent[0]
+    stored = result.model_dump_json()
+    assert "org-test123" not in stored and "proj_test456" not in stored and "org-test" not in repr(llm)
+
+
+class _Served:
+    """A server that only says what it serves: /v1/models (and llama.cpp's /props when given)."""
+
+    def __init__(self, models: list[dict], props: dict | None = None):
+        import http.server
+        import threading
+
+        answers = {"/v1/models": {"object": "list", "data": models}}
+        if props is not None:
+            answers["/props"] = props
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                body = answers.get(self.path)
+                self.send_response(200 if body is not None else 404)
+                self.end_headers()
+                self.wfile.write(json.dumps(body or {}).encode())
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+
+
+def test_model_and_context_window_are_asked_of_the_endpoint_when_not_given(monkeypatch):
+    from debatrix.app.cli import _make_settings
+
+    monkeypatch.delenv("DEBATRIX_MODEL", raising=False)
+    monkeypatch.delenv("OPENAI_MODEL", raising=False)
+    with _Served([{"id": "Qwen/Qwen2.5-7B-Instruct", "max_model_len": 32768}]) as vllm:
+        s = _make_settings(mode="direct", base_url=vllm.url).llm
+        assert (s.model, s.context_window) == ("Qwen/Qwen2.5-7B-Instruct", 32768)
+        given = _make_settings(mode="direct", base_url=vllm.url, model="mine", context_window=4096).llm
+        assert (given.model, given.context_window) == ("mine", 4096)  # what the user named wins
+    llama = [{"id": "qwen.gguf", "meta": {"n_ctx_train": 131072}}]
+    with _Served(llama, {"default_generation_settings": {"n_ctx": 8192}}) as srv:
+        s = _make_settings(mode="direct", base_url=srv.url).llm
+        assert (s.model, s.context_window) == ("qwen.gguf", 8192)  # the slot's context, not the trained one
+    with _Served(llama) as srv:
+        assert _make_settings(mode="direct", base_url=srv.url).llm.context_window == 131072
+    with _Served([{"id": "a"}, {"id": "b"}]) as srv:
+        from typer.testing import CliRunner
+
+        from debatrix.app.cli import app
+
+        res = CliRunner().invoke(app, ["judge", str(EXAMPLES / "school_uniforms.yaml"), "--base-url", srv.url])
+    assert res.exit_code == 2 and "serves 2 models (a, b): choose one with --model" in res.output, res.output
+    down = _make_settings(mode="direct", base_url="http://127.0.0.1:9/v1").llm  # cannot say: the defaults
+    assert (down.model, down.context_window) == ("gpt-4o-mini", 128_000)

@@ -203,6 +203,7 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
                                    log_calls=log_calls, cache_path=cache,
                                    requests_per_second=requests_per_second, transport=_plain(transport),
                                    temperature=temperature)
+        llm = _fitted_to_endpoint(llm, model_given=model is not None, context_given=context_window is not None)
         return JudgeSettings(
             mode=mode,
             dimensions=tuple(x.strip() for x in dimensions.split(",") if x.strip()) if dimensions else None,
@@ -221,6 +222,44 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
     except ValueError as e:
         _fail(f"bad option: {e}".replace("\n", " "))
         raise
+
+
+def _fitted_to_endpoint(llm: LLMSettings, *, model_given: bool, context_given: bool) -> LLMSettings:
+    """The model name and context window a configured endpoint says it serves, where the user named neither
+    (vLLM or llama.cpp do not serve gpt-4o-mini, nor every model 128,000 tokens). Asked before the first call; a
+    server that cannot say keeps the defaults, said in one line."""
+    import os
+
+    from debatrix.llm.gateway import account_headers
+    from debatrix.llm.http_chat import served_facts
+
+    named = os.environ.get("DEBATRIX_MODEL"), os.environ.get("OPENAI_MODEL")
+    if all(named) and named[0] != named[1]:
+        console.print(f"[yellow]DEBATRIX_MODEL ({plain(named[0])}) and OPENAI_MODEL ({plain(named[1])}) differ: "
+                      "using DEBATRIX_MODEL[/]", highlight=False)
+    model_given = model_given or any(named)
+    if llm.base_url is None or llm.uses_local or (model_given and context_given):
+        return llm
+    key = llm.api_key.get_secret_value() if llm.api_key else None
+    shown = redact_url(llm.base_url)
+    try:
+        facts = served_facts(llm.base_url, key, timeout=min(llm.timeout, 10.0), headers=account_headers(llm))
+    except (OSError, ValueError) as e:
+        console.print(f"[yellow]could not ask {plain(shown)} what it serves ({plain(type(e).__name__)}): "
+                      f"{'' if model_given else f'model {plain(llm.model)}, '}"
+                      f"{'' if context_given else f'context window {llm.context_window:,} tokens'} assumed "
+                      "(--model / --context-window set them)[/]", highlight=False)
+        return llm
+    update: dict[str, Any] = {}
+    if not model_given and facts.models and llm.model not in facts.models:
+        if len(facts.models) > 1:
+            raise ValueError(f"the server at {shown} serves {len(facts.models)} models "
+                             f"({', '.join(facts.models[:8])}{' ...' if len(facts.models) > 8 else ''}): "
+                             "choose one with --model")
+        update["model"] = facts.models[0]
+    if not context_given and facts.context:
+        update["context_window"] = facts.context
+    return llm.model_copy(update=update) if update else llm
 
 
 @app.command()
@@ -641,8 +680,10 @@ def bench(
     max_connections: MaxConnections = None,
     rps: Rps = None,
     retrieval: Retrieval = False,
-    cache: Annotated[bool, typer.Option(help="cache LLM answers in <out>/llm_cache.sqlite, so a restarted run "
-                                             "pays for no call answered before the crash")] = True,
+    cache: Annotated[Path | None, typer.Option(help="SQLite file caching LLM answers, as for `judge` (default: "
+                                                    "<out>/llm_cache.sqlite), so a restarted run pays for no call "
+                                                    "answered before the crash")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="cache no answer (every call is sent)")] = False,
 ) -> None:
     """Score the judge against a benchmark's gold labels.
 
@@ -678,7 +719,7 @@ def bench(
                               context_window=context_window, timeout=timeout,
                               concurrency=max_connections,
                               memory={"embedding": "minilm" if retrieval else "hash", "retrieval": retrieval},
-                              cache=folder / "llm_cache.sqlite" if cache else None, requests_per_second=rps,
+                              cache=None if no_cache else (cache or folder / "llm_cache.sqlite"), requests_per_second=rps,
                               orders=orders, temperature=temperature)
     try:
         b = make_benchmark(benchmark, data, variant)

@@ -27,6 +27,10 @@ class LLMSettings(_Frozen):
     base_url: str | None = None
     model: str = "gpt-4o-mini"
     api_key: SecretStr | None = Field(default=None, exclude=True, repr=False)
+    # the OpenAI account's organization and project ($OPENAI_ORG_ID, $OPENAI_PROJECT_ID, as the OpenAI SDK reads
+    # them), sent as headers on both transports; account identifiers, so never written into results or logs
+    organization: str | None = Field(default=None, exclude=True, repr=False)
+    project: str | None = Field(default=None, exclude=True, repr=False)
     @field_validator("base_url")
     @classmethod
     def _http_url(cls, v: str | None) -> str | None:
@@ -95,8 +99,9 @@ class LLMSettings(_Frozen):
 
     @staticmethod
     def env_fields(environ: Mapping[str, str] = os.environ) -> dict[str, Any]:
-        """The fields the environment sets: ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``, ``DEBATRIX_MODEL`` (or
-        ``OPENAI_MODEL``), ``DEBATRIX_LOCAL_MODEL``."""
+        """The fields the environment sets: ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``, ``OPENAI_ORG_ID``,
+        ``OPENAI_PROJECT_ID`` (the OpenAI SDK's), ``DEBATRIX_MODEL`` (or ``OPENAI_MODEL``, which is not the SDK's),
+        ``DEBATRIX_LOCAL_MODEL``."""
         env: dict[str, Any] = {}
         if v := environ.get("OPENAI_BASE_URL"):
             env["base_url"] = v
@@ -106,6 +111,10 @@ class LLMSettings(_Frozen):
             env["model"] = v
         if v := environ.get("DEBATRIX_LOCAL_MODEL"):
             env["local_model"] = v
+        if v := environ.get("OPENAI_ORG_ID"):
+            env["organization"] = v
+        if v := environ.get("OPENAI_PROJECT_ID"):
+            env["project"] = v
         return env
 
     @property

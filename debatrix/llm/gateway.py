@@ -24,6 +24,7 @@ import httpx
 import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.utils.json import parse_json_markdown
 
 from pydantic import BaseModel, ValidationError
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
@@ -39,7 +40,8 @@ from debatrix.core.errors import (
     RunStopped,
     StructuredOutputError,
 )
-from debatrix.llm.http_chat import ChatHTTPError, ChatResponseError, Endpoint, HTTPChatModel, split_credentials
+from debatrix.llm.http_chat import (ChatHTTPError, ChatResponseError, Endpoint, HTTPChatModel, retry_after,
+                                    split_credentials)
 from debatrix.core.models import CallRecord
 from debatrix.core.prompting import RepairVars, SchemaVars, render
 from debatrix.core.settings import LLMSettings
@@ -75,7 +77,14 @@ def make_http_model(settings: LLMSettings) -> HTTPChatModel:
     payload = {"model": settings.model, "temperature": settings.temperature,
                "max_completion_tokens": settings.max_output_tokens}
     return HTTPChatModel(endpoint=Endpoint(settings.base_url or "https://api.openai.com/v1", key, payload,
-                                           max_connections=settings.max_concurrency))
+                                           max_connections=settings.max_concurrency,
+                                           extra_headers=account_headers(settings)))
+
+
+def account_headers(settings: LLMSettings) -> dict[str, str]:
+    """The OpenAI account headers the SDK sends for ``organization`` / ``project`` (both transports send them)."""
+    return {k: v for k, v in (("OpenAI-Organization", settings.organization),
+                              ("OpenAI-Project", settings.project)) if v}
 
 
 def make_chat_model(settings: LLMSettings, http_async_client: httpx.AsyncClient | None = None) -> BaseChatModel:
@@ -98,6 +107,9 @@ def make_chat_model(settings: LLMSettings, http_async_client: httpx.AsyncClient 
         timeout=settings.timeout,
         max_tokens=settings.max_output_tokens,
         http_async_client=http_async_client,
+        # set from the settings, not left to the SDK reading the environment: a Python caller's settings win
+        organization=settings.organization,
+        default_headers={k: v for k, v in account_headers(settings).items() if k == "OpenAI-Project"} or None,
     )
 
 
@@ -128,24 +140,15 @@ def _is_transient(exc: BaseException) -> bool:
 def _retry_after(exc: BaseException) -> float | None:
     if isinstance(exc, ChatHTTPError):
         return exc.retry_after
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None)
-    if not headers:
-        return None
-    value = headers.get("retry-after")
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
-        return None
+    return retry_after(getattr(getattr(exc, "response", None), "headers", None))
 
 
 def _extract_json(text: str) -> Any:
-    text = text.strip()
-    fenced = re.search(r"```(?:json)?\s*(.*?)```", text, re.S)
-    if fenced:
-        text = fenced.group(1).strip()
+    """The JSON of an answer, fenced or bare (langchain-core's reader, strict: a cut-off object is not
+    completed into one that validates, it goes to the repair call); an object with prose around it ("Sure!
+    {...}", which that reader refuses and small models write) is cut out of it."""
     try:
-        return json.loads(text)
+        return parse_json_markdown(text, parser=json.loads)
     except json.JSONDecodeError:
         start, end = text.find("{"), text.rfind("}")
         if start != -1 and end > start:

@@ -12,6 +12,8 @@ use any LangChain chat model.
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
+import email.utils
 import json
 import ssl
 import urllib.parse
@@ -24,7 +26,7 @@ from langchain_core.language_models import BaseChatModel, LanguageModelInput, La
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
-from pydantic import ConfigDict
+from pydantic import BaseModel, ConfigDict
 
 _ROLES = {"system": "system", "human": "user", "ai": "assistant"}
 
@@ -57,9 +59,10 @@ class Endpoint:
     """Where and how to send: URL, headers, the payload fields every request carries, one connection pool per
     event loop (an aiohttp session belongs to the loop that made it)."""
 
-    def __init__(self, base_url: str, api_key: str | None, payload: dict[str, Any], max_connections: int):
+    def __init__(self, base_url: str, api_key: str | None, payload: dict[str, Any], max_connections: int,
+                 extra_headers: dict[str, str] | None = None):
         url, user, password = split_credentials(base_url)
-        self.headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        self.headers = {"Content-Type": "application/json", "Accept": "application/json", **(extra_headers or {})}
         if user is not None and not api_key:  # user:password in the URL: basic auth, unless an API key is given
             self.headers["Authorization"] = aiohttp.BasicAuth(user, password or "").encode()
         self.url = (url or "").rstrip("/") + "/chat/completions"
@@ -204,7 +207,7 @@ class HTTPChatModel(BaseChatModel):
         async with self.endpoint.session().post(self.endpoint.url, data=json.dumps(body, ensure_ascii=False)) as r:
             raw = await r.read()
             if r.status >= 400:
-                raise ChatHTTPError(r.status, _error_message(raw), _seconds(r.headers.get("Retry-After")))
+                raise ChatHTTPError(r.status, _error_message(raw), retry_after(r.headers))
         try:
             data = json.loads(raw)
             choice = data["choices"][0]
@@ -267,8 +270,81 @@ def _error_message(raw: bytes) -> str:
     return raw[:200].decode("utf-8", "replace")
 
 
-def _seconds(value: str | None) -> float | None:
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
+def retry_after(headers: Any) -> float | None:
+    """How long a server asked to wait, in seconds: ``retry-after-ms`` (OpenAI's), else ``Retry-After`` as
+    seconds or as an HTTP date (RFC 9110 allows both; proxies and gateways send dates); None where neither is
+    given or readable. Never negative (a date in the past means now)."""
+    if not headers:
         return None
+    try:
+        ms = headers.get("retry-after-ms")
+        if ms is not None:
+            return max(0.0, float(ms) / 1000)
+    except (TypeError, ValueError):
+        pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except (TypeError, ValueError):
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(str(value))
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:  # an HTTP date is GMT by definition
+        when = when.replace(tzinfo=dt.timezone.utc)
+    return max(0.0, (when - dt.datetime.now(dt.timezone.utc)).total_seconds())
+
+
+class ServedFacts(BaseModel):
+    """What an OpenAI-compatible server says of itself: the models it serves and, where it tells, the context
+    window (vLLM: ``max_model_len`` in ``/v1/models``; llama.cpp: ``n_ctx`` in ``/props``, else ``n_ctx_train`` in
+    the model's ``meta``; LM Studio and routers: ``context_length`` / ``max_context_length``)."""
+
+    models: tuple[str, ...] = ()
+    context: int | None = None
+
+
+_CONTEXT_KEYS = ("max_model_len", "context_length", "max_context_length", "context_window")
+
+
+def served_facts(base_url: str, api_key: str | None = None, timeout: float = 5.0,
+                 headers: dict[str, str] | None = None) -> ServedFacts:
+    """Ask the server at ``base_url`` (its ``/models``, and llama.cpp's ``/props`` beside ``/v1``) what it serves.
+    Raises ``OSError`` (or ``ValueError`` for an answer that is not the list) where ``/models`` cannot be read."""
+    url, user, password = split_credentials(base_url)
+    sent = {"Accept": "application/json", **(headers or {})}
+    if api_key:
+        sent["Authorization"] = f"Bearer {api_key}"
+    elif user is not None:
+        sent["Authorization"] = aiohttp.BasicAuth(user, password or "").encode()
+
+    def get(address: str) -> Any:
+        with urllib.request.urlopen(urllib.request.Request(address, headers=sent), timeout=timeout) as r:
+            return json.loads(r.read())
+
+    root = (url or "").rstrip("/")
+    listed = get(root + "/models")
+    entries = listed.get("data") if isinstance(listed, dict) else None
+    if not isinstance(entries, list):
+        raise ValueError(f"{root}/models did not answer with a list of models")
+    models = tuple(str(e["id"]) for e in entries if isinstance(e, dict) and e.get("id"))
+    context = None
+    for e in entries:
+        if not isinstance(e, dict):
+            continue
+        found = [e.get(k) for k in _CONTEXT_KEYS] + [(e.get("meta") or {}).get("n_ctx_train")
+                                                     if isinstance(e.get("meta"), dict) else None]
+        context = next((int(v) for v in found if isinstance(v, int | float) and v > 0), None)
+        if context:
+            break
+    try:  # llama.cpp's own settings: the context a request actually gets, which n_ctx_train only bounds
+        props = get(root.removesuffix("/v1") + "/props")
+        n_ctx = (props.get("default_generation_settings") or {}).get("n_ctx") if isinstance(props, dict) else None
+        if isinstance(n_ctx, int) and n_ctx > 0:
+            context = n_ctx
+    except (OSError, ValueError):
+        pass  # not llama.cpp
+    return ServedFacts(models=models, context=context)
