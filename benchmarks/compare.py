@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
+import math
 from pathlib import Path
 from typing import Any
 
 from .base import BenchmarkDataError
 from .metrics import rmse100
+from .runner import bootstrap_intervals
 
 DIMENSIONS = ("general", "argument", "source", "language")
 
@@ -46,19 +47,22 @@ def compare(a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]], resample
     common = sorted(set(a) & set(b))
     if not common:
         raise BenchmarkDataError("the two runs have no completed item in common")
-    rng = random.Random(seed)
-    draws = [[rng.choice(common) for _ in common] for _ in range(resamples)]
+    keys = [(dim, kind) for dim in DIMENSIONS for kind in ("dp", "sc")
+            if _rmse([a[k] for k in common], dim, kind) is not None
+            and _rmse([b[k] for k in common], dim, kind) is not None]
+
+    def diffs(sample: list[str]) -> dict[tuple[str, str], float]:
+        out = {key: _diff([a[k] for k in sample], [b[k] for k in sample], *key) for key in keys}
+        return {key: math.nan if d is None else d for key, d in out.items()}
+
+    # the same paired percentile bootstrap as every benchmark summary (scipy's, one resampling for every row)
+    intervals = bootstrap_intervals(diffs, common, keys, seed=seed, resamples=resamples)
     rows = []
-    for dim in DIMENSIONS:
-        for kind in ("dp", "sc"):
-            va, vb = _rmse([a[k] for k in common], dim, kind), _rmse([b[k] for k in common], dim, kind)
-            if va is None or vb is None:
-                continue
-            diffs = sorted(d for ks in draws
-                           if (d := _diff([a[k] for k in ks], [b[k] for k in ks], dim, kind)) is not None)
-            lo, hi = diffs[int(0.025 * len(diffs))], diffs[min(len(diffs) - 1, int(0.975 * len(diffs)))]
-            rows.append({"metric": f"RMSE×100 {dim}, {kind.upper()}", "a": va, "b": vb, "diff": vb - va,
-                         "low": lo, "high": hi, "n": len(common)})
+    for dim, kind in keys:
+        va, vb = _rmse([a[k] for k in common], dim, kind), _rmse([b[k] for k in common], dim, kind)
+        lo, hi = intervals[(dim, kind)]
+        rows.append({"metric": f"RMSE×100 {dim}, {kind.upper()}", "a": va, "b": vb, "diff": vb - va,
+                     "low": lo, "high": hi, "n": len(common)})
     right = {k: sum(r[k_]["pred"]["general"]["dp"] == r[k_]["gold"]["general"] for k_ in common)
              for k, r in (("a", a), ("b", b))}
     rows.append({"metric": "general verdicts right (DP)", "a": right["a"], "b": right["b"], "n": len(common)})

@@ -317,8 +317,8 @@ def _values(bench: Benchmark, records: list[dict[str, Any]]) -> dict[tuple[str, 
             for k, vs in acc.items()}
 
 
-def _bootstrap(stat: Callable[[list[str]], dict[tuple[str, str], float]], ids: list[str], keys: list[Any],
-               seed: int = 0) -> dict[Any, tuple[float, float]]:
+def bootstrap_intervals(stat: Callable[[list[str]], dict[Any, float]], ids: list[str], keys: list[Any],
+                        seed: int = 0, resamples: int = BOOTSTRAP_RESAMPLES) -> dict[Any, tuple[float, float]]:
     """95% percentile intervals of every key of ``stat`` over resamples of the items (all keys from the same
     resamples, so differences between modes are paired)."""
     if len(ids) < 3 or not keys:
@@ -331,7 +331,7 @@ def _bootstrap(stat: Callable[[list[str]], dict[tuple[str, str], float]], ids: l
 
     with warnings.catch_warnings():  # a metric constant over resamples (a tiny sample) is expected, not news
         warnings.simplefilter("ignore")
-        res = stats.bootstrap((index,), statistic, vectorized=False, n_resamples=BOOTSTRAP_RESAMPLES,
+        res = stats.bootstrap((index,), statistic, vectorized=False, n_resamples=resamples,
                               method="percentile", random_state=np.random.default_rng(seed))
     low, high = np.atleast_1d(res.confidence_interval.low), np.atleast_1d(res.confidence_interval.high)
     return {k: (float(lo), float(hi)) for k, lo, hi in zip(keys, low, high)}
@@ -357,7 +357,7 @@ def summarize(bench: Benchmark, records: list[dict[str, Any]]) -> list[SummaryRo
     for mode in modes:
         ids = sorted(by_mode[mode])
         values = _values(bench, [r for i in ids for r in by_mode[mode][i]])
-        cis = _bootstrap(stat_for(mode), ids, list(values))
+        cis = bootstrap_intervals(stat_for(mode), ids, list(values))
         for (metric, subset), (v, reps, n) in values.items():
             lo, hi = cis[(metric, subset)]
             rows.append(SummaryRow(mode, metric, subset, round(v, 4), round(lo, 4), round(hi, 4), reps, n))
@@ -373,7 +373,7 @@ def summarize(bench: Benchmark, records: list[dict[str, Any]]) -> list[SummaryRo
 
         point = diff(ids)
         keys = [k for k in point if k[0] in headline and k[1] == "all"]
-        cis = _bootstrap(diff, ids, keys)
+        cis = bootstrap_intervals(diff, ids, keys)
         for k in keys:
             lo, hi = cis[k]
             rows.append(SummaryRow(f"{mode} - {base}", k[0], k[1], round(point[k], 4), round(lo, 4), round(hi, 4),
