@@ -611,3 +611,22 @@ def test_model_and_context_window_are_asked_of_the_endpoint_when_not_given(monke
     assert res.exit_code == 2 and "serves 2 models (a, b): choose one with --model" in res.output, res.output
     down = _make_settings(mode="direct", base_url="http://127.0.0.1:9/v1").llm  # cannot say: the defaults
     assert (down.model, down.context_window) == ("gpt-4o-mini", 128_000)
+
+
+def test_endpoint_variables_come_from_the_environment_or_a_dotenv_file(tmp_path, monkeypatch):
+    from debatrix.core.settings import LLMSettings
+
+    for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "DEBATRIX_MODEL", "OPENAI_MODEL", "OPENAI_ORG_ID",
+                 "OPENAI_PROJECT_ID", "DEBATRIX_LOCAL_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text("OPENAI_BASE_URL=http://127.0.0.1:8000/v1\nOPENAI_MODEL=from-dotenv\n")
+    monkeypatch.setenv("DEBATRIX_MODEL", "from-variable")
+    monkeypatch.setenv("OPENAI_API_KEY", "")  # empty: unset
+    fields = LLMSettings.env_fields()
+    assert fields == {"base_url": "http://127.0.0.1:8000/v1", "model": "from-variable"}
+    s = LLMSettings.from_env()
+    assert s.base_url == "http://127.0.0.1:8000/v1" and s.model == "from-variable" and s.api_key is None
+    # a mapping given is read alone: neither the process's variables nor .env
+    assert LLMSettings.env_fields({"OPENAI_MODEL": "m", "OPENAI_API_KEY": "sk-x"})["model"] == "m"
+    assert "base_url" not in LLMSettings.env_fields({})

@@ -79,6 +79,12 @@ async def test_a_run_streams_each_step_then_the_verdict_and_offers_its_result_an
             assert all(e["text"] for e in steps if e["kind"] == "analysis")
             done = events[-1]
             assert done["type"] == "done" and done["status"] == "complete" and done["general"]["winner"]
+            # a browser that reconnects sends the last event id it had: it gets what came after, not a replay
+            ids = [int(line[4:]) for line in text.splitlines() if line.startswith("id: ")]
+            assert ids == list(range(len(events)))
+            again = (await client.get(f"/api/runs/{info['run_id']}/events",
+                                      headers={"last-event-id": str(len(events) - 3)})).text
+            assert events_of(again) == events[-2:]
             assert sum(e["calls"] for e in steps) == done["usage"]["calls"] == len(fake.requests)
             result = (await client.get(f"/api/runs/{info['run_id']}/result.json")).json()
             assert result["general"]["verdict"]["winner"] == done["general"]["winner"]

@@ -55,9 +55,9 @@ _shared: JudgeContext | None = None
 _contexts: dict[tuple[tuple[str, Any], ...], JudgeContext] = {}
 
 
-def deployment_settings(environ: Mapping[str, str] = os.environ) -> JudgeSettings:
+def deployment_settings(environ: Mapping[str, str] | None = None) -> JudgeSettings:
     """The settings the deployment serves with: ``DEBATRIX_SETTINGS`` (JSON), then the endpoint variables."""
-    raw = environ.get("DEBATRIX_SETTINGS")
+    raw = (os.environ if environ is None else environ).get("DEBATRIX_SETTINGS")
     try:
         settings = JudgeSettings.model_validate_json(raw) if raw else JudgeSettings()
     except ValueError as e:

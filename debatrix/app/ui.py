@@ -30,7 +30,8 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from debatrix.core.dimension import DimensionRegistry
@@ -350,26 +351,29 @@ class JudgeUI:
         if run is None:
             return JSONResponse({"message": "no such run"}, status_code=404)
 
-        async def events() -> Any:
+        # sse-starlette frames the events, pings an idle stream (so proxies keep it open) and ends the generator
+        # when the client goes; each event carries its index as id, so a browser that reconnects (EventSource
+        # does, sending Last-Event-ID) resumes after the last event it had instead of replaying the run
+        try:
+            sent = int(request.headers.get("last-event-id", "-1")) + 1
+        except ValueError:
             sent = 0
+
+        async def events() -> Any:
+            nonlocal sent
             while True:
                 while sent < len(run.events):
-                    yield f"data: {json.dumps(run.events[sent])}\n\n"
+                    yield ServerSentEvent(data=json.dumps(run.events[sent]), id=str(sent))
                     sent += 1
                 if run.state != "running" and sent >= len(run.events):
                     return
                 run.changed.clear()
                 if sent < len(run.events):
                     continue
-                try:
-                    await asyncio.wait_for(run.changed.wait(), timeout=15)
-                except TimeoutError:
-                    yield ": keep-alive\n\n"  # comment line: keeps proxies from closing an idle stream
-                if await request.is_disconnected():
-                    return
+                await run.changed.wait()
 
-        return StreamingResponse(events(), media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        return EventSourceResponse(events(), ping=15, headers={"Cache-Control": "no-cache",
+                                                              "X-Accel-Buffering": "no"})
 
     async def stop(self, request: Request) -> Response:
         refusal = self._forbidden(request)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -10,10 +9,29 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Environment(BaseSettings):
+    """The environment variables the judge reads (also from a ``.env`` file in the working directory, the
+    variable winning): the OpenAI SDK's own (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``, ``OPENAI_ORG_ID``,
+    ``OPENAI_PROJECT_ID``), ``DEBATRIX_MODEL`` (``OPENAI_MODEL``, not an SDK variable, is read where it is not
+    set) and ``DEBATRIX_LOCAL_MODEL``. Empty variables count as unset."""
+
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore",
+                                      env_ignore_empty=True, frozen=True)
+
+    openai_base_url: str | None = None
+    openai_api_key: SecretStr | None = None
+    openai_org_id: str | None = None
+    openai_project_id: str | None = None
+    debatrix_model: str | None = None
+    openai_model: str | None = None
+    debatrix_local_model: str | None = None
 
 
 class LLMSettings(_Frozen):
@@ -98,24 +116,17 @@ class LLMSettings(_Frozen):
         return cls(**env)
 
     @staticmethod
-    def env_fields(environ: Mapping[str, str] = os.environ) -> dict[str, Any]:
-        """The fields the environment sets: ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``, ``OPENAI_ORG_ID``,
-        ``OPENAI_PROJECT_ID`` (the OpenAI SDK's), ``DEBATRIX_MODEL`` (or ``OPENAI_MODEL``, which is not the SDK's),
-        ``DEBATRIX_LOCAL_MODEL``."""
-        env: dict[str, Any] = {}
-        if v := environ.get("OPENAI_BASE_URL"):
-            env["base_url"] = v
-        if v := environ.get("OPENAI_API_KEY"):
-            env["api_key"] = SecretStr(v)
-        if v := environ.get("DEBATRIX_MODEL") or environ.get("OPENAI_MODEL"):
-            env["model"] = v
-        if v := environ.get("DEBATRIX_LOCAL_MODEL"):
-            env["local_model"] = v
-        if v := environ.get("OPENAI_ORG_ID"):
-            env["organization"] = v
-        if v := environ.get("OPENAI_PROJECT_ID"):
-            env["project"] = v
-        return env
+    def env_fields(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """The fields the environment sets (:class:`Environment`: the variables, and a ``.env`` file in the
+        working directory); ``environ``: read that mapping instead (no ``.env``)."""
+        if environ is None:
+            env = Environment()
+        else:  # every variable given, so none is read from the process's own environment
+            env = Environment(_env_file=None, **{n: environ.get(n.upper()) for n in Environment.model_fields})
+        fields = {"base_url": env.openai_base_url, "api_key": env.openai_api_key,
+                  "model": env.debatrix_model or env.openai_model, "local_model": env.debatrix_local_model,
+                  "organization": env.openai_org_id, "project": env.openai_project_id}
+        return {k: v for k, v in fields.items() if v}
 
     @property
     def uses_local(self) -> bool:
