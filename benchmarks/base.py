@@ -142,11 +142,17 @@ class Benchmark:
         started = time.perf_counter()
         debate = self.debate(item)
         result = await ajudge_debate(debate, settings, context=context, run_id=None)
+        esc = result.escalation
+        usage = result.usage.plus(esc.first_usage) if esc is not None and esc.first_usage is not None \
+            else result.usage  # an escalated item cost both judges' calls
+        pred = self.predictions(item, debate, result) if result.status.value == "complete" else {}
+        if esc is not None and pred:
+            pred = {**pred, "escalated": esc.escalated, "decided_by": esc.decided_by}
         return {
             "status": result.status.value,
             "reason": result.incomplete_reason,
-            "pred": self.predictions(item, debate, result) if result.status.value == "complete" else {},
-            "usage": usage_record(result.usage, time.perf_counter() - started),
+            "pred": pred,
+            "usage": usage_record(usage, time.perf_counter() - started),
             "result": result,  # the runner stores it beside items.jsonl: analyses, comments, every order's answer
         }
 

@@ -301,6 +301,9 @@ def _usage_rows(records: list[dict[str, Any]]) -> list[MetricRow]:
         values = [r["usage"][field] for r in records if (r.get("usage") or {}).get(field) is not None]
         if values:
             rows.append(MetricRow(metric, "all", sum(values) / len(values), len(values)))
+    went_up = [bool(r["pred"]["escalated"]) for r in records if "escalated" in (r.get("pred") or {})]
+    if went_up:  # with a second judge in reserve: the share of items it decided
+        rows.append(MetricRow("escalated_share", "all", sum(went_up) / len(went_up), len(went_up)))
     return rows
 
 

@@ -471,3 +471,19 @@ def test_compare_two_runs_pairs_the_common_debates(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "| RMSE×100 general, DP | 70.7 | 0.0 | -70.7 [" in out and "4 debates in common" in out
     assert "| general verdicts right (DP) | 2 | 4 |" in out and "| prompt_tokens (sum) | 400 | 400 | ×1.00 |" in out
+
+
+def test_an_escalated_item_costs_both_judges_and_counts_as_escalated():
+    from debatrix.benchmarks.runner import _usage_rows
+    from debatrix.core.models import Usage
+
+    a = Usage(llm_calls=4, prompt_tokens=100, completion_tokens=10, prompt_tokens_processed=80, wall_seconds=1.0)
+    b = Usage(llm_calls=45, prompt_tokens=900, completion_tokens=90, prompt_tokens_processed=None)
+    both = a.plus(b)
+    assert (both.llm_calls, both.prompt_tokens, both.completion_tokens, both.prompt_tokens_processed) == \
+        (49, 1000, 100, 80)
+    rows = {r.metric: r.value for r in _usage_rows([
+        {"usage": {"llm_calls": 49}, "pred": {"escalated": True}},
+        {"usage": {"llm_calls": 4}, "pred": {"escalated": False}},
+        {"usage": {"llm_calls": 4}, "pred": {}}])}
+    assert rows["escalated_share"] == 0.5

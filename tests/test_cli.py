@@ -50,7 +50,7 @@ def test_judge_over_http_writes_json_and_summary(tmp_path):
     assert "Winner:" in proc.stdout and "status: complete | 28 LLM calls" in proc.stdout  # speeches scored in analyses
     assert "LLM usage per node" in proc.stdout and "analyze_speech" in proc.stdout  # per-node accounting
     data = json.loads(out.read_text())
-    assert data["schema_version"] == "1.2" and data["status"] == "complete"
+    assert data["schema_version"] == "1.3" and data["status"] == "complete"
     assert [s["speaker"] for s in data["speeches"]] == ["Maya", "Theo", "Maya", "Theo"]  # the speeches judged
     assert {d["name"] for d in data["dimensions"]} == {"argument", "source", "language"}
     assert "sk-test-secret-123" not in out.read_text() + proc.stdout + proc.stderr  # no secrets in results or logs
@@ -233,3 +233,27 @@ def test_the_summary_at_80_columns_breaks_no_word_and_no_line_is_wider():
 def test_version_option():
     res = runner.invoke(app, ["--version"])
     assert res.exit_code == 0 and res.output.strip() == __import__("debatrix").__version__
+
+
+def test_escalation_from_the_command_line_says_who_decided():
+    # a first judge whose orders agree keeps its verdict (the second is never asked); a first judge that cannot
+    # give one (its server is down) hands the debate up, and the summary and the result say who decided and why
+    example = str(EXAMPLES / "school_uniforms.yaml")
+    with FakeOpenAIServer() as weak, FakeOpenAIServer() as strong:
+        kept = runner.invoke(app, ["judge", example, "--mode", "direct", "--base-url", weak.base_url, "--model",
+                                   "weak", "--escalate-to", "strong", "--escalate-base-url", strong.base_url,
+                                   "--quiet"], env={"COLUMNS": "200"})
+        assert kept.exit_code == 0 and "Decided by weak: kept: orders agree" in kept.output, kept.output
+        assert not strong.requests
+        up = runner.invoke(app, ["judge", example, "--mode", "direct", "--base-url", "http://127.0.0.1:9/v1",
+                                 "--model", "weak", "--retries", "0", "--escalate-to", "strong",
+                                 "--escalate-base-url", strong.base_url, "--quiet", "--json"],
+                           env={"COLUMNS": "200"})
+        assert up.exit_code == 0, up.output
+        assert len(strong.requests) == 4
+    data = json.loads(up.output[up.output.index("{"):])
+    esc = data["escalation"]
+    assert esc["escalated"] and esc["decided_by"] == "strong" and esc["first_status"] == "incomplete"
+    assert esc["reason"].startswith("the first judge gave no verdict") and data["status"] == "complete"
+    bad = runner.invoke(app, ["judge", example, "--escalate-below", "0.8"])
+    assert bad.exit_code == 2 and "--escalate-below needs --escalate-to" in bad.output

@@ -385,3 +385,36 @@ async def test_a_judgment_without_a_paragraph_on_one_debater_is_asked_for_it(uni
         assert comments["Maya"].startswith("Maya argued well")
         assert d.debate_analysis.rstrip().endswith("Winner: Maya")
     assert not any("no paragraph" in f for f in result.checks.flags)
+
+
+async def test_a_verdict_the_first_judge_cannot_vouch_for_goes_to_the_second(uniforms):
+    # the first judge (scripted) names the first-listed debater in each order: its orders split, so the debate
+    # goes up to the second judge (an endpoint), whose verdict the result carries with who decided and why
+    from debatrix.app.api import escalation_reason
+    from debatrix.core.settings import EscalationSettings, LLMSettings
+    from debatrix.testing import FakeOpenAIServer
+
+    def split(c):
+        return {**{n: 6 for n in c.names}, "winner": c.names[0]}
+
+    def agree(c):
+        return {**{n: 6 for n in c.names}, "winner": "Maya"}
+
+    with FakeOpenAIServer() as srv:
+        esc = EscalationSettings(llm=LLMSettings(base_url=srv.base_url, model="strong"))
+        s = settings("direct").model_copy(update={"escalate": esc})
+        first = ScriptedChatModel(script={**script(), "decide_debate": split})
+        up = await ajudge_debate(uniforms, s, first)
+        sent = len(srv.requests)
+        kept = await ajudge_debate(uniforms, s, ScriptedChatModel(script={**script(), "decide_debate": agree}))
+        assert len(srv.requests) == sent  # a verdict the first judge can vouch for costs the second nothing
+    assert up.escalation.escalated and up.escalation.decided_by == "strong"
+    assert up.escalation.reason == "the first judge's orders split (1 of 2 orders agrees)"
+    assert up.escalation.first_winner in ("Maya", "Theo") and up.escalation.first_usage.llm_calls == 4
+    assert up.usage.llm_calls == sent > 0 and up.settings["llm"]["model"] == "strong"
+    assert not kept.escalation.escalated and kept.escalation.decided_by == "gpt-4o-mini"
+    assert kept.escalation.reason.startswith("kept: orders agree") and kept.general.verdict.winner == "Maya"
+    assert escalation_reason(kept, 0.7) is None
+    low = kept.model_copy(update={"general": kept.general.model_copy(update={
+        "verdict": kept.general.verdict.model_copy(update={"calibrated_probability": 0.62})})})
+    assert escalation_reason(low, 0.7) == "the first judge's calibrated confidence 62% is under 70%"

@@ -159,10 +159,53 @@ async def ajudge_debate(debate: Debate, settings: JudgeSettings | None = None,
         ctx = context
     try:
         graph = ctx.graph(settings.mode, settings.llm.merge_score_call, settings.llm.score_in_analysis)
-        return await _run(graph, debate, ctx, on_event, run_id, config)
+        result = await _run(graph, debate, ctx, on_event, run_id, config)
     finally:
         if context is None:
             ctx.close()
+    if settings.escalate is None:
+        return result
+    return await _escalated(debate, settings, result, ctx.settings.llm.model, on_event, config)
+
+
+def escalation_reason(result: JudgeResult, below: float) -> str | None:
+    """Why the first judge's verdict cannot be vouched for (None: it is kept): it did not finish, its orders split
+    on the winner, or its calibrated confidence is under ``below`` (only where a calibration map gave one)."""
+    v = result.general.verdict if result.general is not None else None
+    if result.status.value != "complete" or v is None:
+        return "the first judge gave no verdict" + (f" ({result.incomplete_reason})" if result.incomplete_reason
+                                                    else "")
+    if v.orders_agreeing is not None and v.orders_agreeing < len(v.orders):
+        return f"the first judge's orders split ({v.agreement})"
+    if v.calibrated_probability is not None and v.calibrated_probability < below:
+        return f"the first judge's calibrated confidence {v.calibrated_probability:.0%} is under {below:.0%}"
+    return None
+
+
+async def _escalated(debate: Debate, settings: JudgeSettings, first: JudgeResult, first_model: str,
+                     on_event: Callable[[ProgressEvent], None] | None, config: RunnableConfig | None
+                     ) -> JudgeResult:
+    """The first judge's result if it can vouch for its verdict, else the second judge's on the same debate, each
+    saying who decided and why."""
+    from debatrix.core.models import Escalation
+
+    esc = settings.escalate
+    assert esc is not None
+    why = escalation_reason(first, esc.below)
+    if why is None:
+        v = first.general.verdict  # type: ignore[union-attr]
+        kept = "orders agree" if v.orders_agreeing is not None else "judged in one order"
+        if v.calibrated_probability is not None:
+            kept += f", calibrated confidence {v.calibrated_probability:.0%}"
+        return first.model_copy(update={"escalation": Escalation(decided_by=first_model, escalated=False,
+                                                                  reason=f"kept: {kept}")})
+    second_settings = settings.model_copy(update={"llm": esc.llm, "escalate": None})
+    second = await ajudge_debate(debate, second_settings, on_event=on_event, config=config)
+    v = first.general.verdict if first.general is not None else None
+    return second.model_copy(update={"escalation": Escalation(
+        decided_by=second.settings.get("llm", {}).get("model") or esc.llm.model, escalated=True, reason=why,
+        first_winner=v.winner if v else None, first_confidence=v.confidence if v else "",
+        first_agreement=v.agreement if v else "", first_status=first.status.value, first_usage=first.usage)})
 
 
 def refused(debate: Debate, settings: JudgeSettings, error: ContextWindowExceeded) -> JudgeResult:

@@ -30,7 +30,7 @@ from debatrix.core.loader import load_debate
 from debatrix.core.models import Debate, DebateFormat, JudgeResult, Status
 from debatrix.core.modes import MODES
 from debatrix.app.runtime import settle_heap
-from debatrix.core.settings import JudgeSettings, LLMSettings, MemorySettings, redact_url
+from debatrix.core.settings import EscalationSettings, JudgeSettings, LLMSettings, MemorySettings, redact_url
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="Judge debates with LLMs: Debatrix's iterative chronological, multi-dimensional judge.")
@@ -92,6 +92,14 @@ Orders = Annotated[int | None, typer.Option(help="orders the debaters are listed
                                                  "(default 2: both orders in 1v1; up to 4 rotations in BP); 1: as in "
                                                  "the file only")]
 Temperature = Annotated[float | None, typer.Option(help="sampling temperature (default 0)")]
+EscalateTo = Annotated[str | None, typer.Option(
+    help="a second, stronger judge for the debates whose verdict the first cannot vouch for (orders split, or "
+         "calibrated confidence under --escalate-below): a local catalogue name or .gguf path, or with "
+         "--escalate-base-url the model of that endpoint")]
+EscalateBaseUrl = Annotated[str | None, typer.Option(help="OpenAI-compatible base URL of the --escalate-to judge "
+                                                          "(its key: $OPENAI_API_KEY)")]
+EscalateBelow = Annotated[float | None, typer.Option(help="calibrated winner probability under which a verdict "
+                                                          "goes to the --escalate-to judge (default 0.7)")]
 Retrieval = Annotated[bool, typer.Option(help="give the analyzer the most relevant earlier speech chunks (the "
                                               "context memory, MiniLM embeddings; off in the paper)")]
 
@@ -191,7 +199,9 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
                    score_in_analysis: bool | None = None, log_calls: bool | None = None,
                    memory: dict[str, Any] | None = None, cache: Path | None = None,
                    requests_per_second: float | None = None, transport: str | None = None,
-                   orders: int | None = None, temperature: float | None = None) -> JudgeSettings:
+                   orders: int | None = None, temperature: float | None = None,
+                   escalate_to: str | None = None, escalate_base_url: str | None = None,
+                   escalate_below: float | None = None) -> JudgeSettings:
     """Settings from command-line options (unset ones from the environment, then the defaults); on the local
     backend, the lengths not given become the short local ones when the server starts (README, "Local models")."""
     try:
@@ -204,7 +214,21 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
                                    requests_per_second=requests_per_second, transport=_plain(transport),
                                    temperature=temperature)
         llm = _fitted_to_endpoint(llm, model_given=model is not None, context_given=context_window is not None)
+        escalate = None
+        if escalate_to or escalate_base_url:
+            if escalate_base_url:  # an endpoint: its key is the environment's, the limits this run's
+                strong = llm.model_copy(update={"backend": "openai", "base_url": escalate_base_url,
+                                                "served_locally": False})
+                strong = _fitted_to_endpoint(strong.model_copy(update={"model": escalate_to or strong.model}),
+                                             model_given=escalate_to is not None, context_given=False)
+            else:
+                strong = llm.model_copy(update={"backend": "local", "local_model": escalate_to, "base_url": None,
+                                                "served_locally": False})
+            escalate = EscalationSettings(llm=strong, **({"below": escalate_below} if escalate_below else {}))
+        elif escalate_below is not None:
+            raise ValueError("--escalate-below needs --escalate-to (the judge to escalate to)")
         return JudgeSettings(
+            escalate=escalate,
             mode=mode,
             dimensions=tuple(x.strip() for x in dimensions.split(",") if x.strip()) if dimensions else None,
             dimension_dirs=tuple(dimension_dir or ()),
@@ -287,6 +311,9 @@ def judge(
     score_in_analysis: ScoreInAnalysis = None,
     orders: Orders = None,
     temperature: Temperature = None,
+    escalate_to: EscalateTo = None,
+    escalate_base_url: EscalateBaseUrl = None,
+    escalate_below: EscalateBelow = None,
     retrieval: Retrieval = False,
     memory: Annotated[MemoryBackend, typer.Option(
         help="where the memories live (http: a chromadb server)")] = MemoryBackend.ephemeral,
@@ -315,7 +342,8 @@ def judge(
         concurrency=max_connections, structured_output=structured_output, merge_score_call=merge_score_call,
         score_in_analysis=score_in_analysis, log_calls=log_calls or None, memory=dict(backend=memory, path=memory_path, host=chroma_host, port=chroma_port, embedding=embedding,
                     retrieval=retrieval), cache=cache, requests_per_second=rps, transport=transport,
-        orders=orders, temperature=temperature)
+        orders=orders, temperature=temperature, escalate_to=escalate_to, escalate_base_url=escalate_base_url,
+        escalate_below=escalate_below)
     if out:
         _check_writable(out)  # before anything is paid for
     try:
@@ -522,6 +550,18 @@ def _print_reasons(result: JudgeResult, rows: list[Any], con: Console) -> None:
     if general is not None:
         why = f": {plain(reason_of(general.comment))}" if general.comment else ""
         con.print(f"\n[bold]Winner: {plain(_judged_winner(general))}[/]{why}", highlight=False)
+    esc = result.escalation
+    if esc is not None:
+        line = f"Decided by {plain(esc.decided_by)}: {plain(esc.reason)}"
+        if esc.escalated:
+            said = "; ".join(x for x in (esc.first_confidence, esc.first_agreement) if x)
+            first = esc.first_winner or "tie" if esc.first_status == "complete" else "no verdict"
+            cost = esc.first_usage
+            line += (f"; the first judge said {plain(first)}{f' ({plain(said)})' if said else ''}"
+                     + (f", for {cost.llm_calls} calls and {cost.prompt_tokens_processed:,} prompt tokens read"
+                        if cost is not None and cost.prompt_tokens_processed is not None else
+                        f", for {cost.llm_calls} calls" if cost is not None else ""))
+        con.print(line, highlight=False)
 
 
 @app.command("modes")
@@ -660,6 +700,9 @@ def bench(
                                                    "join the folders with `debatrix bench merge`")] = None,
     orders: Orders = None,
     temperature: Temperature = None,
+    escalate_to: EscalateTo = None,
+    escalate_base_url: EscalateBaseUrl = None,
+    escalate_below: EscalateBelow = None,
     max_samples: Annotated[int, typer.Option(help="items judged at once")] = 1,
     out: Annotated[Path | None, typer.Option(help="results folder (default results/<benchmark>); a rerun "
                                                   "resumes it")] = None,
@@ -720,7 +763,8 @@ def bench(
                               concurrency=max_connections,
                               memory={"embedding": "minilm" if retrieval else "hash", "retrieval": retrieval},
                               cache=None if no_cache else (cache or folder / "llm_cache.sqlite"), requests_per_second=rps,
-                              orders=orders, temperature=temperature)
+                              orders=orders, temperature=temperature, escalate_to=escalate_to,
+                              escalate_base_url=escalate_base_url, escalate_below=escalate_below)
     try:
         b = make_benchmark(benchmark, data, variant)
         where = parse_shard(shard)

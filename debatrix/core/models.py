@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-RESULT_SCHEMA_VERSION = "1.2"  # 1.2: the speeches judged
+RESULT_SCHEMA_VERSION = "1.3"  # 1.2: the speeches judged; 1.3: escalation, verdicts' orders_agreeing
 BP_POSITIONS = ("OG", "OO", "CG", "CO")
 
 
@@ -208,6 +208,19 @@ class Usage(Frozen):
             wall_seconds=round(wall_seconds, 3),
         )
 
+    def plus(self, other: Usage) -> Usage:
+        """The two runs' usage together (an escalated debate: the first judge's and the second's); per node it is
+        this run's, where the node table would mix two models."""
+        def added(a: Any, b: Any) -> Any:
+            return None if a is None and b is None else (a or 0) + (b or 0)
+
+        fields = ("llm_calls", "prompt_tokens", "completion_tokens", "retries", "repairs", "truncated_calls",
+                  "cached_calls", "prompt_tokens_processed", "cached_prompt_tokens")
+        update = {f: added(getattr(self, f), getattr(other, f)) for f in fields}
+        update.update(llm_seconds=round(self.llm_seconds + other.llm_seconds, 3),
+                      wall_seconds=round(self.wall_seconds + other.wall_seconds, 3))
+        return self.model_copy(update=update)
+
     @staticmethod
     def _totals(calls: list[CallRecord]) -> dict[str, int | None]:
         def reported(field: str) -> int | None:
@@ -387,6 +400,20 @@ class Status(StrEnum):
     INCOMPLETE = "incomplete"
 
 
+class Escalation(Frozen):
+    """Who decided a debate judged with a second judge in reserve (``JudgeSettings.escalate``), and why."""
+
+    decided_by: str  # the model whose verdict the result carries
+    escalated: bool
+    reason: str  # why the debate went up, or why the first judge's verdict was kept
+    # the first judge's verdict and what it cost, where the debate went up (the result's own usage is the second's)
+    first_winner: str | None = None
+    first_confidence: str = ""
+    first_agreement: str = ""
+    first_status: str | None = None
+    first_usage: Usage | None = None
+
+
 class JudgeResult(Frozen):
     schema_version: str = RESULT_SCHEMA_VERSION
     debatrix_version: str
@@ -409,6 +436,8 @@ class JudgeResult(Frozen):
     checks: TextChecks | None = None
     # every LLM call with its prompt and answer, in the order answered (only with ``log_calls``)
     call_log: tuple[CallRecord, ...] = ()
+    # with a second judge in reserve: who decided and why (None: no second judge was configured)
+    escalation: Escalation | None = None
     settings: dict[str, Any] = Field(default_factory=dict)
     started_at: datetime
     finished_at: datetime

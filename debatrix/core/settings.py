@@ -163,6 +163,17 @@ class MemorySettings(_Frozen):
 LOCAL_LENGTHS = {"analysis_words": 40, "comment_words": 20}
 
 
+class EscalationSettings(_Frozen):
+    """A second, stronger judge for the verdicts the first cannot vouch for (Jung et al., ICLR 2025, "trust or
+    escalate"): the debate goes up when the first judge's orders split on the winner, or its calibrated confidence
+    in the winner is below ``below`` (where a calibration map exists for its model and mode; without one, order
+    agreement alone decides). The second judge judges the whole debate again, in the same mode."""
+
+    llm: LLMSettings
+    below: float = Field(default=0.7, gt=0.5, le=1.0, description="calibrated winner probability under which a "
+                         "verdict goes up")
+
+
 class JudgeSettings(_Frozen):
     mode: str = "debatrix"
     dimensions: tuple[str, ...] | None = Field(
@@ -181,6 +192,7 @@ class JudgeSettings(_Frozen):
                                                                 "any is sent (500 speeches would take thousands)")
     llm: LLMSettings = Field(default_factory=LLMSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
+    escalate: EscalationSettings | None = None
 
     def for_local_backend(self) -> JudgeSettings:
         """These settings for a run on the embedded local model: the answer lengths not set explicitly become the
@@ -192,8 +204,9 @@ class JudgeSettings(_Frozen):
     def public_dict(self) -> dict[str, Any]:
         """Everything needed to rerun, never the API key nor a password in the endpoint's URL."""
         data = self.model_dump(mode="json")
-        if data.get("llm", {}).get("base_url"):
-            data["llm"]["base_url"] = redact_url(data["llm"]["base_url"])
+        for llm in (data.get("llm") or {}, (data.get("escalate") or {}).get("llm") or {}):
+            if llm.get("base_url"):
+                llm["base_url"] = redact_url(llm["base_url"])
         return data
 
 
