@@ -418,3 +418,7 @@ async def test_a_verdict_the_first_judge_cannot_vouch_for_goes_to_the_second(uni
     low = kept.model_copy(update={"general": kept.general.model_copy(update={
         "verdict": kept.general.verdict.model_copy(update={"calibrated_probability": 0.62})})})
     assert escalation_reason(low, 0.7) == "the first judge's calibrated confidence 62% is under 70%"
+    from debatrix.app.report import result_html
+
+    page = result_html(up).replace("&#39;", "'")
+    assert "Decided by strong: the first judge's orders split (1 of 2 orders agrees); the first judge said" in page
