@@ -260,3 +260,16 @@ def test_an_analysis_that_gives_the_speaker_the_other_debaters_words_is_flagged(
     # the local model's own way of writing its "answers" sentence (debateart_0466, speech 4): not a note
     addressed = own.replace("Ben answers that", "Ben does not address the argument that")
     assert T.notes_of(addressed) == T.notes_of(own)
+
+
+def test_a_bare_topic_motion_puts_no_one_on_a_side_by_its_words():
+    # debateart_0601, "Animal testing": the local model's notes on both debaters name the topic; only an explicit
+    # "supports the motion" can say a side there
+    from debatrix.core.models import Debate
+
+    d = Debate.model_validate({"id": "t", "motion": "Animal testing",
+                               "debaters": [{"name": "Bazza", "side": "pro"}, {"name": "Brendo", "side": "con"}],
+                               "speeches": [{"speaker": "Bazza", "content": "x"}, {"speaker": "Brendo", "content": "y"}]})
+    assert T.wrong_sides("Brendo proposes an alternative to animal testing, testing on humans.", d) == []
+    assert T.wrong_sides("Bazza does not address the argument about the effectiveness of animal testing.", d) == []
+    assert T.wrong_sides("Brendo supports the motion.", d) == ["Brendo"]

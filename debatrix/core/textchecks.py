@@ -146,7 +146,8 @@ def side_claims(text: str, names: Sequence[str], motion: str = "") -> list[tuple
         pro, con = bool(_PRO.search(s)), bool(_CON.search(s))
         # most of the motion's own words (three quarters: half of "increase military spending" is "military
         # spending", which a sentence against the motion names as readily as one for it)
-        if not (pro or con) and core and len(core & {_stem(w) for w in content_words(s)}) >= max(
+        # a bare topic ("Animal testing", two words and no verb) is no proposition: both sides name it alike
+        if not (pro or con) and len(core) >= 3 and len(core & {_stem(w) for w in content_words(s)}) >= max(
                 2, math.ceil(0.75 * len(core))):
             # the motion's own words: whose side depends on the verb before them (and no negation of the motion)
             # a negation the motion does not itself hold ("with no loss of pay" is the motion's own)
