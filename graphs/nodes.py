@@ -18,7 +18,7 @@ from debatrix.core.errors import IncompleteJudgment, StructuredOutputError
 from debatrix.core.settings import JudgeSettings
 from debatrix.core.models import Debate, DebateFormat, OrderAnswer, SpeechAnalysis, SpeechJudgment
 from debatrix.core import probabilities as prob
-from debatrix.core.textchecks import NoteFault, note_faults, unglued
+from debatrix.core.textchecks import COPY_SHARE, NoteFault, note_faults, shared_share, unglued
 from debatrix.core.tokens import count_tokens
 
 from . import verdicts as V
@@ -377,7 +377,9 @@ async def _with_missing_paragraphs(ctx: JudgeContext, messages: list[BaseMessage
                                                     meta={"debatrix_retry": 1})
     added: list[tuple[str, str]] = []
     for who, part in judgment_sections(more, names):
-        if who in missing and part and who not in [w for w, _ in added]:
+        # a paragraph that copies the judgment already written (the local model repeats the other debater's
+        # paragraph under the missing name) says nothing about its debater: not added
+        if who in missing and part and who not in [w for w, _ in added] and shared_share(part, text) < COPY_SHARE:
             added.append((who, part))
     if not added:
         return text, [record]
@@ -438,6 +440,7 @@ def debater_paragraph(judgment: str, name: str, names: list[str]) -> str:
 
 _LEAD = re.compile(r"^[\s>*_#•\-]+")
 _WINNER_LINE = re.compile(r"^[\s*_#]*winner\s*[:：]", re.I)
+_INLINE_WINNER = re.compile(r"(?<=[.!?])\s+[*_]*winner\s*[:：]", re.I)
 
 
 def judgment_sections(judgment: str, names: list[str]) -> list[tuple[str | None, str]]:
@@ -452,7 +455,9 @@ def judgment_sections(judgment: str, names: list[str]) -> list[tuple[str | None,
 
     def flush() -> None:
         if buf or who is not None:
-            out.append((who, " ".join(b for b in buf if b).strip()))
+            # a "Winner: ..." run into the paragraph's last sentence is the verdict's, not the comment's
+            text = _INLINE_WINNER.split(" ".join(b for b in buf if b))[0]
+            out.append((who, text.strip()))
 
     for raw in judgment.replace("\r\n", "\n").split("\n"):
         line = raw.strip()

@@ -386,6 +386,17 @@ async def test_a_judgment_without_a_paragraph_on_one_debater_is_asked_for_it(uni
         assert d.debate_analysis.rstrip().endswith("Winner: Maya")
     assert not any("no paragraph" in f for f in result.checks.flags)
 
+    # asked, the model repeats the paragraph it wrote under the missing name (debateart_0601): nothing is added
+    def copies(c):
+        if "has no paragraph starting with Theo" in str(c.messages[-1].content):
+            return f"Theo: Maya argued well on {c.dimension}, and Theo did not answer her."
+        return judge(c)
+
+    model = ScriptedChatModel(script={**script(), "judge_debate": copies})
+    result = await ajudge_debate(uniforms, settings("dimensional"), model)
+    assert all(j.comment == "" for d in result.dimensions for j in d.debater_judgments if j.debater == "Theo")
+    assert any("no paragraph on Theo" in f for f in result.checks.flags)
+
 
 async def test_a_verdict_the_first_judge_cannot_vouch_for_goes_to_the_second(uniforms):
     # the first judge (scripted) names the first-listed debater in each order: its orders split, so the debate

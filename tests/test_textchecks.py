@@ -101,6 +101,11 @@ def test_per_debater_comments_from_real_judgments():
     assert debater_paragraph(REAL_BOLD, "blamonkey", bold) == "Argued that the budget is bloated and cited the GAO audit."
     # a name that starts another name's spelling is not mistaken for it
     assert debater_paragraph("Alexandra: strong.\nAl: weak.", "Al", ["Al", "Alexandra"]) == "weak."
+    # debateart_0601, the local model's argument judgment: its Winner line run into the paragraph's last sentence
+    inline = ("Bazza97125: I strongly argue that animal testing is not effective. I do not provide any rebuttals. "
+              "Winner: Brendo")
+    assert debater_paragraph(inline, "Bazza97125", ["Bazza97125", "Brendo"]) == (
+        "I strongly argue that animal testing is not effective. I do not provide any rebuttals.")
 
 
 def test_feedback_benchmark_adds_up_the_checks_per_dimension():
