@@ -25,7 +25,7 @@ from debatrix.core.models import (
     Verdict,
 )
 
-from .state import JudgeState
+from .state import PANEL, JudgeState
 
 
 def score_winner(scores: dict[str, float], debate: Debate, allow_tie: bool, margin: float) -> str | None:
@@ -88,11 +88,11 @@ def _merged_general(state: JudgeState, dims: list[DimensionResult], cmap: Calibr
                                if j.debater == debater.name)
             judgments.append(DebaterJudgment(dimension="general", debater=debater.name, score=score,
                                              comment=f"weighted mean of the dimension scores: {detail}"))
-    decision = _first(state, "winner_decisions", "general")
+    decision = _first(state, "winner_decisions", PANEL)
     verdict = None
     if decision is not None:
         sc = score_winner({j.debater: j.score for j in judgments}, debate, False, 0)
-        verdict = _shown(Verdict(**decision.model_dump(), score_winner=sc), cmap)
+        verdict = _shown(Verdict(**{**decision.model_dump(), "dimension": "general"}, score_winner=sc), cmap)
     return DimensionResult(name="general", weight=total, allow_tie=False, debater_judgments=tuple(judgments),
                            verdict=verdict)
 

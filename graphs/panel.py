@@ -12,7 +12,7 @@ from debatrix.context import JudgeContext
 
 from .answers import winner_answer
 from .finish import debater_judgments
-from .state import DebateAnalysis, JudgeState
+from .state import PANEL, DebateAnalysis, JudgeState
 
 
 def after_columns(state: JudgeState) -> str:
@@ -51,8 +51,8 @@ async def panel_comment(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
             return V.order_answer(order, order, answer.comment, decision=answer, decision_logprobs=lp), records
 
         done = await gathered(comment_with_winner(o) for o in orders)
-        decision = V.combine("general", debate, [a for a, _ in done], allow_tie=False)
-        return {"panel_comments": [DebateAnalysis(dimension="general", text=a.comment, order=a.order)
+        decision = V.combine(PANEL, debate, [a for a, _ in done], allow_tie=False)
+        return {"panel_comments": [DebateAnalysis(dimension=PANEL, text=a.comment, order=a.order)
                                    for a, _ in done],
                 "winner_decisions": [decision], "calls": [r for _, records in done for r in records]}
 
@@ -60,7 +60,7 @@ async def panel_comment(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
         text, lp, record = await ctx.gateway.text_probed(_panel_messages(state, ctx, order), node="panel_comment",
                                                          dimension="general", words=words)
         named, probs = V.judgment_reading(text, lp, order)
-        return DebateAnalysis(dimension="general", text=text, order=order, named=named, probabilities=probs), record
+        return DebateAnalysis(dimension=PANEL, text=text, order=order, named=named, probabilities=probs), record
 
     done = await gathered(written(o) for o in orders)
     return {"panel_comments": [a for a, _ in done], "calls": [r for _, r in done]}
@@ -84,7 +84,7 @@ async def panel_decide(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
                               decision=answer, decision_logprobs=lp), records
 
     done = await gathered(decide(c) for c in state["panel_comments"])
-    decision = V.combine("general", debate, [a for a, _ in done], allow_tie=False)
+    decision = V.combine(PANEL, debate, [a for a, _ in done], allow_tie=False)
     return {"winner_decisions": [decision], "calls": [r for _, records in done for r in records]}
 
 
@@ -96,5 +96,5 @@ async def columns_done(state: JudgeState) -> dict:
 def after_panel_comment(state: JudgeState) -> str:
     """With merge_score_call the panel decided in its comment call; otherwise the decision is read from the
     comment."""
-    done = state.get("failures") or "general" in state.get("winner_decisions", {})
+    done = state.get("failures") or PANEL in state.get("winner_decisions", {})
     return "finish" if done else "panel_decide"

@@ -82,8 +82,12 @@ def by_dimension(left: dict[str, list[Any]] | None, right: list[Any] | dict[str,
     return merged
 
 
+PANEL = "panel"  # the panel's key in the state (the result still calls the panel's verdict ``general``)
+
+
 class JudgeState(TypedDict, total=False):
-    # per dimension (a column's output is filed under its dimension; the panel's under "general")
+    # per dimension (a column's output is filed under its dimension; the panel's under PANEL, a name no dimension
+    # may take, so a "general" dimension column and the panel never share a key)
     analyses: Annotated[dict[str, list[SpeechAnalysis]], by_dimension]
     speech_judgments: Annotated[dict[str, list[SpeechJudgment]], by_dimension]
     debate_analyses: Annotated[dict[str, list[DebateAnalysis]], by_dimension]

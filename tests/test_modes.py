@@ -433,3 +433,17 @@ async def test_a_verdict_the_first_judge_cannot_vouch_for_goes_to_the_second(uni
 
     page = result_html(up).replace("&#39;", "'")
     assert "Decided by strong: the first judge's orders split (1 of 2 orders agrees); the first judge said" in page
+
+
+async def test_a_general_dimension_beside_others_still_gets_the_panels_verdict(uniforms):
+    # --dimensions argument,general in a panel mode: the general column and the panel used to share the state's
+    # "general" key, so the panel was skipped and the column's verdict shown as the panel's
+    model = ScriptedChatModel(script=script())
+    s = settings("debatrix").model_copy(update={"dimensions": ("argument", "general")})
+    result = await ajudge_debate(uniforms, s, model)
+    assert result.status is Status.COMPLETE, result.incomplete_reason
+    nodes = [c.node for c in model.calls]
+    assert nodes.count("panel_comment") == 2 and nodes.count("panel_decide") == 2
+    assert [d.name for d in result.dimensions] == ["argument", "general"]
+    assert result.general.verdict.dimension == "general" and result.general.verdict.winner == "Maya"
+    assert "weighted mean" in result.general.debater_judgments[0].comment  # the panel's, not the column's

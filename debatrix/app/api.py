@@ -84,7 +84,9 @@ def _event(namespace: tuple[str, ...], node: str, update: Any) -> ProgressEvent 
                 "debate_analyses": lambda x: "debate judged",
                 "panel_comments": lambda x: "the panel commented",
             }[key](item)
-            return ProgressEvent(node=node, dimension=item.dimension, index=index, detail=detail,
+            # the panel's items are filed under its own key; shown, its verdict is the general one
+            dimension = "general" if node.startswith("panel") else item.dimension
+            return ProgressEvent(node=node, dimension=dimension, index=index, detail=detail,
                                  **_written(key, item, update), **usage)
     if update.get("failures"):
         return ProgressEvent(node=node, dimension=None, index=None, detail=f"failed: {update['failures'][0]}",

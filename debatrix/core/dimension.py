@@ -65,6 +65,8 @@ class DimensionRegistry:
                 dim = Dimension.model_validate(data)
             except ValidationError as e:
                 raise ConfigurationError(f"{label}/{entry.name}: {e}") from None
+            if dim.name == "panel":  # the panel's own key in a run's state (graphs.state.PANEL)
+                raise ConfigurationError(f"{label}/{entry.name}: 'panel' is reserved for the panel, not a dimension")
             self._dims[dim.name] = dim
 
     def _load_sets(self, data, label: str) -> None:
