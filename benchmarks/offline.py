@@ -34,6 +34,7 @@ from debatrix.context import JudgeContext
 from debatrix.core.errors import ContextWindowExceeded
 from debatrix.core.models import Debate, JudgeResult
 from debatrix.core.modes import MODES
+from debatrix.core.settings import DEFAULT_LOCAL_MODEL
 from debatrix.app.runtime import settle_heap
 
 from .base import data_root
@@ -181,7 +182,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--modes", type=lambda v: v.split(","), default=list(MODES))
     ap.add_argument("--debates", type=lambda v: v.split(","), default=list(DEBATES))
-    ap.add_argument("--local-model", default="qwen2.5-coder-1.5b")
+    ap.add_argument("--local-model", default=DEFAULT_LOCAL_MODEL)
     ap.add_argument("--fake", action="store_true", help="count the prompt tokens sent on a fake server instead")
     args = ap.parse_args(argv)
     for m in args.modes:

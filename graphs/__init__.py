@@ -1,5 +1,7 @@
 """LangGraph builders: the dimension columns, the panel, the five modes and the single-speech graph."""
 
-from .modes import MODES, build_graph, build_speech_graph
+from debatrix.core.modes import MODES
+
+from .modes import build_graph, build_speech_graph
 
 __all__ = ["MODES", "build_graph", "build_speech_graph"]

@@ -12,18 +12,7 @@ from langgraph.graph import END, START, StateGraph
 
 from debatrix.context import JudgeContext
 from debatrix.core.errors import ConfigurationError
-from debatrix.core.modes import (  # noqa: F401 (re-exported)
-    MODES,
-    SPEECH,
-    Mode,
-    critical_rounds,
-    expected_calls,
-    get_mode,
-    max_in_flight,
-    order_count,
-    resolve_dimensions,
-    steps_per_row,
-)
+from debatrix.core.modes import SPEECH, Mode, get_mode
 
 from .column import build_iterative_column, build_raw_column
 from .nodes import previous_analyses, previous_speeches

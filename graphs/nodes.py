@@ -1,5 +1,7 @@
-"""Node functions. Each is small, makes at most one LLM request (plus one schema repair), and takes the
-chat model, memories and settings from the :class:`JudgeContext`, never from globals."""
+"""Node functions. Each does one step of the paper's algorithm (an analysis, a judgment, a decision) with the
+requests it needs: one per order where the debaters are compared, one more where an answer must be asked again
+(a note that restates another debater, a missing paragraph), plus one schema repair; each takes the chat model,
+memories and settings from the :class:`JudgeContext`, never from globals."""
 
 from __future__ import annotations
 
@@ -44,10 +46,6 @@ def system_message(debate: Debate) -> SystemMessage:
 
 def ties_allowed(debate: Debate, dimension: Dimension) -> bool:
     return dimension.allow_tie and debate.format is DebateFormat.ONE_V_ONE
-
-
-def choices_for(debate: Debate, dimension: Dimension) -> list[str]:
-    return V.choices_in(names_of(debate), ties_allowed(debate, dimension))
 
 
 # ------------------------------------------------------------------------------------------- speech analysis

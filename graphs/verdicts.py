@@ -157,6 +157,3 @@ def debater_judgments(dimension: str, debate: Debate, decision: WinnerDecision) 
                                    comment=debater_paragraph(decision.comment, name, names)))
     return out
 
-
-def shown_analysis(decision: WinnerDecision) -> DebateAnalysis:
-    return DebateAnalysis(dimension=decision.dimension, text=decision.comment)

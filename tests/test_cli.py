@@ -151,7 +151,7 @@ def test_progress_bar_in_a_terminal_and_lines_in_a_log():
     from rich.console import Console
 
     from debatrix.app.api import ProgressEvent
-    from debatrix.graphs.modes import steps_per_row
+    from debatrix.core.modes import steps_per_row
     from debatrix.app.progress import JudgeProgress
 
     rows = steps_per_row("debatrix", ["argument", "source"], 2, merge_score_call=False)

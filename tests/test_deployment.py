@@ -19,7 +19,7 @@ import pytest
 
 from debatrix import ConfigurationError, load_debate
 from debatrix.app.deployment import PER_RUN, RunOptions, context_for, deployment_settings, result_of
-from debatrix.graphs.modes import expected_calls
+from debatrix.core.modes import expected_calls
 from debatrix.llm.local import free_port
 from debatrix.testing import FakeOpenAIServer
 

@@ -50,3 +50,34 @@ def test_the_layer_check_sees_an_upward_import(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text("def f():\n    from debatrix.graphs.modes import build_graph\n")
     assert not all(_within(m, ALLOWED["core"]) for m in _debatrix_imports(bad))
+
+
+# the folders at the root that setuptools maps into the package (pyproject's package-dir): importable only as
+# debatrix.<name>; under their short name the same file would load twice, with two registries
+SHORT_NAMES = ("graphs", "memory", "benchmarks", "prompts", "dimensions", "examples")
+
+
+def _short_imports(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            continue
+        found |= {n for n in names if n.split(".")[0] in SHORT_NAMES}
+    return found
+
+
+def test_no_file_imports_a_packaged_folder_by_its_short_name():
+    files = [f for room in ("debatrix", "tests", *SHORT_NAMES) for f in (ROOT / room).rglob("*.py")]
+    assert len(files) > 50
+    wrong = {f"{f.relative_to(ROOT)}: {m}" for f in files for m in _short_imports(f)}
+    assert not wrong, f"import these as debatrix.<name>: {sorted(wrong)}"
+
+
+def test_the_short_name_check_sees_one(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("from graphs.modes import expected_calls\nimport benchmarks.runner\n")
+    assert _short_imports(bad) == {"graphs.modes", "benchmarks.runner"}

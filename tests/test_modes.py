@@ -10,7 +10,7 @@ from debatrix.app.api import ajudge_debate
 from debatrix.core.models import Status
 from debatrix.core import prompting as P
 from debatrix.testing import ScriptedChatModel, analysis_of
-from debatrix.graphs.modes import expected_calls
+from debatrix.core.modes import expected_calls
 
 from .conftest import settings
 
@@ -234,7 +234,7 @@ async def test_progress_events(uniforms):
 
 
 def test_critical_rounds_by_hand():
-    from debatrix.graphs.modes import critical_rounds
+    from debatrix.core.modes import critical_rounds
 
     # 8 speeches analysed in turn (each scored beside the next analysis), the judgment and its decision, the
     # panel's comment and decision
@@ -250,7 +250,7 @@ async def test_default_cap_on_requests_in_flight_never_lengthens_the_critical_pa
     at once: the default cap lets all of them run (counted, not timed); a lower cap is honoured."""
     import asyncio
 
-    from debatrix.graphs.modes import max_in_flight
+    from debatrix.core.modes import max_in_flight
     from debatrix.core.settings import LLMSettings
 
     class Counting(ScriptedChatModel):

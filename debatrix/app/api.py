@@ -63,7 +63,7 @@ _REPORTED = {"analyze_speech", "score_speech", "judge_debate", "decide_debate", 
              "prepare"}
 
 
-def _event(namespace: tuple[str, ...], node: str, update: Any) -> ProgressEvent | None:
+def _event(node: str, update: Any) -> ProgressEvent | None:
     if not isinstance(update, dict) or node not in _REPORTED:  # e.g. a column's whole output
         return None
     records = update.get("calls") or []
@@ -127,14 +127,14 @@ async def _run(graph: Any, debate: Debate, ctx: JudgeContext, on_event: Callable
     state: dict[str, Any] = {"debate": debate}
     if run_id:
         state["run_id"] = run_id
-    async for namespace, chunk in graph.astream(state, context=ctx, config=run_config(debate, config, run_name),
+    async for _namespace, chunk in graph.astream(state, context=ctx, config=run_config(debate, config, run_name),
                                                 stream_mode="updates", subgraphs=True):
         for node, update in chunk.items():
             # only the judge graph has a "finish" node; its namespace is not empty when a parent graph's node runs
             # the judge (the parent's checkpoint namespace comes first)
             if node == "finish" and isinstance(update, dict) and isinstance(update.get("result"), JudgeResult):
                 result = update["result"]
-            elif on_event is not None and (event := _event(namespace, node, update)):
+            elif on_event is not None and (event := _event(node, update)):
                 on_event(event)
     if result is None:  # pragma: no cover - the graph always ends in finish
         raise ConfigurationError("the judge graph ended without a result")

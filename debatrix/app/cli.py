@@ -30,7 +30,8 @@ from debatrix.core.loader import load_debate
 from debatrix.core.models import Debate, DebateFormat, JudgeResult, Status
 from debatrix.core.modes import MODES
 from debatrix.app.runtime import settle_heap
-from debatrix.core.settings import EscalationSettings, JudgeSettings, LLMSettings, MemorySettings, redact_url
+from debatrix.core.settings import (DEFAULT_LOCAL_MODEL, EscalationSettings, JudgeSettings, LLMSettings,
+                                    MemorySettings, redact_url)
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="Judge debates with LLMs: Debatrix's iterative chronological, multi-dimensional judge.")
@@ -70,9 +71,10 @@ Dimensions = Annotated[str | None, typer.Option(help="comma-separated dimensions
                                                      "(default: by format)")]
 BaseUrl = Annotated[str | None, typer.Option(help="OpenAI-compatible base URL (default $OPENAI_BASE_URL); without "
                                                   "one (and without $OPENAI_API_KEY) the local model runs")]
-ModelName = Annotated[str | None, typer.Option(help="model name (default $OPENAI_MODEL or gpt-4o-mini)")]
+ModelName = Annotated[str | None, typer.Option(help="model name (default $DEBATRIX_MODEL, else the model the "
+                                                    "--base-url server serves, else gpt-4o-mini)")]
 LocalModel = Annotated[str | None, typer.Option(help="local model: catalogue name or .gguf path "
-                                                     "(default qwen2.5-coder-1.5b)")]
+                                                     f"(default {DEFAULT_LOCAL_MODEL})")]
 BackendOption = Annotated[Backend | None, typer.Option(  # type: ignore[valid-type]
     help="where the model runs (auto: the local model unless an endpoint or key is set)")]
 AnalysisWords = Annotated[int | None, typer.Option(help="length asked of each speech analysis")]
@@ -622,7 +624,7 @@ def models_install(names: Annotated[list[str] | None, typer.Argument(help="model
 
 
 @models_app.command("path")
-def models_path(name: Annotated[str, typer.Argument()] = "qwen2.5-coder-1.5b") -> None:
+def models_path(name: Annotated[str, typer.Argument()] = DEFAULT_LOCAL_MODEL) -> None:
     """Print the file of an installed model."""
     from debatrix.llm.local import LocalModelError, model_path
 
@@ -642,7 +644,7 @@ def models_remove(name: str) -> None:
 
 @app.command()
 def serve(
-    model: Annotated[str, typer.Option(help="catalogue name or .gguf path")] = "qwen2.5-coder-1.5b",
+    model: Annotated[str, typer.Option(help="catalogue name or .gguf path")] = DEFAULT_LOCAL_MODEL,
     port: Annotated[int, typer.Option(help="port on 127.0.0.1")] = 8080,
     context: Annotated[int | None, typer.Option(help="context per slot (default: the model's trained context)")] = None,
     parallel: Annotated[int, typer.Option(help="requests served at once (one slot reuses its prompt cache best)")] = 1,

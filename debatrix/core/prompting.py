@@ -1,5 +1,7 @@
 """Prompt rendering: one template file per message, variables declared by a pydantic model per template,
-StrictUndefined so a missing variable is an error. Speech text is fenced as data here and nowhere else."""
+StrictUndefined so a missing variable is an error. Speech text is fenced as data by the functions here
+(speech_block, transcript, the info slide); text quoted from it elsewhere (analyses, judgments) goes through
+:func:`sanitize`."""
 
 from __future__ import annotations
 

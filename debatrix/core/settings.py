@@ -12,6 +12,9 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, m
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
+DEFAULT_LOCAL_MODEL = "qwen2.5-coder-1.5b"  # the embedded model a run uses when no endpoint is configured
+
+
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -39,7 +42,7 @@ class LLMSettings(_Frozen):
 
     backend: Literal["auto", "openai", "local"] = Field(
         default="auto", description="auto: an OpenAI-compatible endpoint if one is configured, else the local model")
-    local_model: str = Field(default="qwen2.5-coder-1.5b", description="catalogue name or .gguf path (local backend)")
+    local_model: str = Field(default=DEFAULT_LOCAL_MODEL, description="catalogue name or .gguf path (local backend)")
     local_parallel: int = Field(default=1, ge=1, le=16, description="requests the local server runs at once; one "
                                 "slot reuses its prompt cache best (a second slot re-reads shared prefixes)")
     base_url: str | None = None

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from debatrix.core.errors import DebatrixError, LLMError, require_extra
-from debatrix.core.settings import LLMSettings
+from debatrix.core.settings import DEFAULT_LOCAL_MODEL, LLMSettings
 
 
 class LocalModelError(DebatrixError):
@@ -81,7 +81,7 @@ CATALOG: dict[str, ModelSpec] = {
         "qwen2.5-coder-1.5b", "Qwen2.5-Coder-1.5B-Instruct Q4_K_M (default)", *_QWEN15,
         "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046", 1_117_320_768, "Apache-2.0"),
 }
-DEFAULT_MODEL = "qwen2.5-coder-1.5b"
+DEFAULT_MODEL = DEFAULT_LOCAL_MODEL
 
 
 def models_dir() -> Path:
