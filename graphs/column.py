@@ -8,8 +8,11 @@ The iterative column is the paper's Algorithm 1 for one dimension *d*; each step
         rel_i     <- query(sc_mem, s_i) over s_1..s_i-1        _relevant (only with retrieval: the context memory)
         a_i       <- analyse(s_i, context_i, rel_i)            one LLM call
         ca_mem[d] <- ca_mem[d] + a_i                           the node returns {"analyses": [a_i]}
-        score of s_i, read from a_i alone                      score_speech (sent beside the next analysis,
-                                                               so it never delays it)
+        score of s_i, read from a_i                            score_speech (sent beside the next analysis,
+                                                               so it never delays it): a short prompt with
+                                                               a_i alone, or, where the server caches prompts,
+                                                               the analysis conversation continued (it then
+                                                               holds the speech, fenced as everywhere)
     J_d <- judge the debate from ca_mem[d], in each order     judge_debate
     debater scores and the winner of d, read from J_d         decide_debate
 
