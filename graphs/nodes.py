@@ -294,6 +294,11 @@ def names_of(debate: Debate) -> list[str]:
     return [d.name for d in debate.debaters]
 
 
+def grouped_orders(settings: JudgeSettings, orders: Sequence[tuple[str, ...]]) -> bool:
+    """Whether each order reads the material grouped its own way (``order_layout="grouped"``, several orders)."""
+    return len(orders) > 1 and settings.order_layout == "grouped"
+
+
 def orders_of(debate: Debate, settings: JudgeSettings) -> list[tuple[str, ...]]:
     return V.orders_for(names_of(debate), settings.orders)
 
@@ -327,7 +332,7 @@ async def judge_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
     if ctx.settings.llm.merge_score_call:
         async def judged_with_scores(order: tuple[str, ...]) -> tuple[OrderAnswer, list[Any]]:
             choices = V.choices_in(order, ties_allowed(debate, dim))
-            messages = ask_merged(judgment_messages(debate, dim, analyses, words, order, len(orders) > 1),
+            messages = ask_merged(judgment_messages(debate, dim, analyses, words, order, grouped_orders(ctx.settings, orders)),
                                   'each debater\'s score from 1 (very poor) to 10 (excellent) under its name, and '
                                   '"winner"')
             answer, lp, records = await ctx.gateway.structured_probed(
@@ -340,7 +345,7 @@ async def judge_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
                 "calls": [r for _, records in done for r in records]}
 
     async def written(order: tuple[str, ...]) -> tuple[list[BaseMessage], DebateAnalysis, list[Any]]:
-        messages = judgment_messages(debate, dim, analyses, words, order, len(orders) > 1)
+        messages = judgment_messages(debate, dim, analyses, words, order, grouped_orders(ctx.settings, orders))
         text, lp, record = await ctx.gateway.text_probed(messages, node="judge_debate", dimension=dim.name,
                                                          words=words)
         named, probs = V.judgment_reading(text, lp, V.choices_in(order, ties_allowed(debate, dim)))

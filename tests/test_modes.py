@@ -447,3 +447,22 @@ async def test_a_general_dimension_beside_others_still_gets_the_panels_verdict(u
     assert [d.name for d in result.dimensions] == ["argument", "general"]
     assert result.general.verdict.dimension == "general" and result.general.verdict.winner == "Maya"
     assert "weighted mean" in result.general.debater_judgments[0].comment  # the panel's, not the column's
+
+
+@pytest.mark.parametrize("mode", ["direct", "debatrix"])
+async def test_a_shared_order_layout_gives_every_order_the_same_material(uniforms, mode):
+    # grouped (default): each order reads the material debater by debater in its own order; shared: every order
+    # reads the same material, and only the task after it lists the debaters in the order's own order
+    for layout in ("grouped", "shared"):
+        model = ScriptedChatModel(script=script())
+        result = await ajudge_debate(uniforms, settings(mode).model_copy(update={"order_layout": layout}), model)
+        assert result.status is Status.COMPLETE
+        asked = [str(c.messages[-1].content) for c in model.calls if c.node == "judge_debate"]
+        first, second = asked[0], asked[1]
+        material = lambda p: p.split("Task: judge the debate")[0]  # noqa: E731
+        tasks = [p.split("Task: judge the debate")[1] for p in (first, second)]
+        if layout == "shared":
+            assert material(first) == material(second)
+        else:
+            assert material(first) != material(second)
+        assert tasks[0] != tasks[1]  # the order's own task: the debaters listed its way

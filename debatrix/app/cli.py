@@ -94,6 +94,9 @@ Orders = Annotated[int | None, typer.Option(help="orders the debaters are listed
                                                  "(default 2: both orders in 1v1; up to 4 rotations in BP); 1: as in "
                                                  "the file only")]
 Temperature = Annotated[float | None, typer.Option(help="sampling temperature (default 0)")]
+OrderLayout = Annotated[str | None, typer.Option(
+    help="how each order reads a judgment's material: grouped (default: debater by debater, each order its own "
+         "way) or shared (the same material for every order, read once where prompts are cached)")]
 EscalateTo = Annotated[str | None, typer.Option(
     help="a second, stronger judge for the debates whose verdict the first cannot vouch for (orders split, or "
          "calibrated confidence under --escalate-below): a local catalogue name or .gguf path, or with "
@@ -203,7 +206,7 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
                    requests_per_second: float | None = None, transport: str | None = None,
                    orders: int | None = None, temperature: float | None = None,
                    escalate_to: str | None = None, escalate_base_url: str | None = None,
-                   escalate_below: float | None = None) -> JudgeSettings:
+                   escalate_below: float | None = None, order_layout: str | None = None) -> JudgeSettings:
     """Settings from command-line options (unset ones from the environment, then the defaults); on the local
     backend, the lengths not given become the short local ones when the server starts (README, "Local models")."""
     try:
@@ -236,7 +239,7 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
             dimension_dirs=tuple(dimension_dir or ()),
             llm=llm,
             **{k: v for k, v in (("analysis_words", analysis_words), ("comment_words", comment_words),
-                                 ("orders", orders)) if v},
+                                 ("orders", orders), ("order_layout", order_layout)) if v},
             memory=MemorySettings(**{k: _plain(v) for k, v in (memory or {}).items()}),
         )
     except ValidationError as e:  # pydantic validation of option values: the field and the rule, not the value
@@ -313,6 +316,7 @@ def judge(
     score_in_analysis: ScoreInAnalysis = None,
     orders: Orders = None,
     temperature: Temperature = None,
+    order_layout: OrderLayout = None,
     escalate_to: EscalateTo = None,
     escalate_base_url: EscalateBaseUrl = None,
     escalate_below: EscalateBelow = None,
@@ -345,7 +349,7 @@ def judge(
         score_in_analysis=score_in_analysis, log_calls=log_calls or None, memory=dict(backend=memory, path=memory_path, host=chroma_host, port=chroma_port, embedding=embedding,
                     retrieval=retrieval), cache=cache, requests_per_second=rps, transport=transport,
         orders=orders, temperature=temperature, escalate_to=escalate_to, escalate_base_url=escalate_base_url,
-        escalate_below=escalate_below)
+        escalate_below=escalate_below, order_layout=order_layout)
     if out:
         _check_writable(out)  # before anything is paid for
     try:
@@ -702,6 +706,7 @@ def bench(
                                                    "join the folders with `debatrix bench merge`")] = None,
     orders: Orders = None,
     temperature: Temperature = None,
+    order_layout: OrderLayout = None,
     escalate_to: EscalateTo = None,
     escalate_base_url: EscalateBaseUrl = None,
     escalate_below: EscalateBelow = None,
@@ -766,7 +771,8 @@ def bench(
                               memory={"embedding": "minilm" if retrieval else "hash", "retrieval": retrieval},
                               cache=None if no_cache else (cache or folder / "llm_cache.sqlite"), requests_per_second=rps,
                               orders=orders, temperature=temperature, escalate_to=escalate_to,
-                              escalate_base_url=escalate_base_url, escalate_below=escalate_below)
+                              escalate_base_url=escalate_base_url, escalate_below=escalate_below,
+                              order_layout=order_layout)
     try:
         b = make_benchmark(benchmark, data, variant)
         where = parse_shard(shard)
