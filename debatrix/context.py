@@ -55,21 +55,9 @@ class JudgeContext:
     memory: Any  # debatrix.memory.MemoryStore with retrieval, else None (chromadb is an extra, and heavy)
     registry: DimensionRegistry = field(default_factory=DimensionRegistry)
     local_server: Any = None  # a debatrix.llm.local.LocalServer this context started and must stop
+    # compiled judge graphs bound to this context, by (mode, merge_score_call, score_in_analysis): filled by
+    # debatrix.graphs.compiled (the context knows nothing of the graphs it serves)
     _graphs: dict[tuple[str, bool, bool], Any] = field(default_factory=dict, repr=False)
-
-    def graph(self, mode: str, merge_score_call: bool, score_in_analysis: bool = True) -> Any:
-        """The compiled judge graph of ``mode`` bound to this context, compiled once (a compiled graph holds no
-        run state, so concurrent runs share it, and compiling is not free). ``mode="speech"``: the single-speech
-        graph."""
-        key = (mode, merge_score_call, score_in_analysis)
-        graph = self._graphs.get(key)
-        if graph is None:
-            from debatrix.graphs import build_graph, build_speech_graph
-
-            graph = (build_speech_graph(self, merge_score_call=merge_score_call) if mode == "speech" else
-                     build_graph(mode, self, merge_score_call=merge_score_call, score_in_analysis=score_in_analysis))
-            self._graphs[key] = graph
-        return graph
 
     @classmethod
     def create(cls, settings: JudgeSettings | None = None, chat_model: BaseChatModel | None = None,

@@ -8,19 +8,52 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-# what each room may import from debatrix (besides itself); every other debatrix module is above it
-ALLOWED = {
-    "core": {"debatrix", "debatrix.core", "debatrix.dimensions", "debatrix.prompts"},
-    "llm": {"debatrix", "debatrix.core", "debatrix.llm"},
+# each room: its files, the package its relative imports resolve in, and what it may import from debatrix (besides
+# itself); every other debatrix module is above it. ``debatrix`` itself (the package's __init__) re-exports core
+# names eagerly and the judge's API lazily: a lazy name counts as ``debatrix.app.api``, where it comes from.
+ROOMS = {
+    "core": ("debatrix/core/*.py", "debatrix.core", {"debatrix.core", "debatrix.dimensions", "debatrix.prompts"}),
+    "llm": ("debatrix/llm/*.py", "debatrix.llm", {"debatrix.core"}),
+    "memory": ("memory/*.py", "debatrix.memory", {"debatrix.core"}),
+    # the one upward import left (inside a function): sizing the local server for a debate renders the graph's
+    # largest prompt (graphs.budget); building and caching the compiled graphs is no longer the context's
+    "context": ("debatrix/context.py", "debatrix", {"debatrix.core", "debatrix.llm", "debatrix.memory",
+                                                    "debatrix.graphs.budget"}),
+    "graphs": ("graphs/*.py", "debatrix.graphs", {"debatrix.core", "debatrix.llm", "debatrix.memory",
+                                                  "debatrix.context", "debatrix.prompts", "debatrix.dimensions"}),
 }
+ALLOWED = {room: allowed for room, (_, _, allowed) in ROOMS.items()}
 
 
-def _debatrix_imports(path: Path) -> set[str]:
-    """Every debatrix module a file imports, at the top or inside a function."""
+def _lazy_names() -> set[str]:
+    import debatrix
+
+    return set(debatrix._LAZY)
+
+
+def _resolve(node: ast.ImportFrom, package: str) -> str:
+    """The absolute module of a relative import inside ``package``."""
+    base = package.split(".")
+    if node.level > 1:
+        base = base[: -(node.level - 1)]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def _debatrix_imports(path: Path, package: str = "debatrix") -> set[str]:
+    """Every debatrix module a file imports, at the top or inside a function, relative imports resolved; a name
+    the package re-exports lazily counts as the module it comes from."""
+    lazy = _lazy_names()
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        if isinstance(node, ast.ImportFrom):
+            module = _resolve(node, package) if node.level else node.module
+            if not module:
+                continue
+            if module == "debatrix":
+                names = [("debatrix.app.api" if a.name in lazy else
+                          "debatrix.__version__" if a.name == "__version__" else "debatrix.core") for a in node.names]
+            else:
+                names = [module]
         elif isinstance(node, ast.Import):
             names = [a.name for a in node.names]
         else:
@@ -30,26 +63,29 @@ def _debatrix_imports(path: Path) -> set[str]:
 
 
 def _within(module: str, allowed: set[str]) -> bool:
-    if module == "debatrix":
-        return True
-    if module.startswith("debatrix.") and module.count(".") == 1 and module.split(".")[1][0].isupper():
-        return True  # a name re-exported by the package (``from debatrix import __version__``)
-    return any(module == a or module.startswith(a + ".") for a in allowed if a != "debatrix")
+    return module == "debatrix.__version__" or any(module == a or module.startswith(a + ".") for a in allowed)
 
 
-@pytest.mark.parametrize("room", sorted(ALLOWED))
+@pytest.mark.parametrize("room", sorted(ROOMS))
 def test_a_room_imports_nothing_from_the_rooms_above_it(room):
-    files = sorted((ROOT / "debatrix" / room).glob("*.py"))
+    pattern, package, allowed = ROOMS[room]
+    files = sorted(ROOT.glob(pattern))
     assert files
-    wrong = {f"{f.name}: {m}" for f in files for m in _debatrix_imports(f)
-             if not _within(m, ALLOWED[room]) and m != "debatrix.__version__"}
-    assert not wrong, f"debatrix/{room} imports from above it: {sorted(wrong)}"
+    own = {package} if package != "debatrix" else set()
+    wrong = {f"{f.name}: {m}" for f in files for m in _debatrix_imports(f, package)
+             if not _within(m, allowed | own)}
+    assert not wrong, f"{room} imports from above it: {sorted(wrong)}"
 
 
 def test_the_layer_check_sees_an_upward_import(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text("def f():\n    from debatrix.graphs.modes import build_graph\n")
     assert not all(_within(m, ALLOWED["core"]) for m in _debatrix_imports(bad))
+    # a relative import reaching another room, and a lazily re-exported name, are seen for what they are
+    bad.write_text("from ..app.api import ajudge_debate\nfrom debatrix import JudgeContext, __version__\n")
+    found = _debatrix_imports(bad, "debatrix.graphs")
+    assert found == {"debatrix.app.api", "debatrix.__version__"}
+    assert not all(_within(m, ALLOWED["graphs"]) for m in found)
 
 
 # the folders at the root that setuptools maps into the package (pyproject's package-dir): importable only as

@@ -11,7 +11,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
 
-from debatrix.graphs import MODES, build_graph
+from debatrix.graphs import MODES, build_graph, compiled
 from debatrix.graphs.serde import checkpoint_serializer, checkpoint_types
 
 from debatrix.context import JudgeContext
@@ -160,7 +160,7 @@ async def ajudge_debate(debate: Debate, settings: JudgeSettings | None = None,
     else:
         ctx = context
     try:
-        graph = ctx.graph(settings.mode, settings.llm.merge_score_call, settings.llm.score_in_analysis)
+        graph = compiled(ctx, settings.mode, settings.llm.merge_score_call, settings.llm.score_in_analysis)
         result = await _run(graph, debate, ctx, on_event, run_id, config)
     finally:
         if context is None:
@@ -249,7 +249,7 @@ async def ajudge_speech(text: str, motion: str, settings: JudgeSettings | None =
     settings = settings or (context.settings if context else JudgeSettings())
     ctx = context or await asyncio.to_thread(JudgeContext.create, settings, chat_model)
     try:
-        graph = ctx.graph("speech", settings.llm.merge_score_call)
+        graph = compiled(ctx, "speech", settings.llm.merge_score_call)
         return await _run(graph, single_speech(text, motion, speaker, side), ctx, None, None, config,
                           "debatrix judge speech")
     finally:

@@ -104,7 +104,7 @@ async def judge(config: RunnableConfig) -> Any:
     options as a plain dict (it would otherwise try to build a :class:`JudgeContext`, which holds the model
     connection, from them). Where the server only reads the graph (its schema, a drawing), it gets one built without
     a context, and no model is started."""
-    from debatrix.graphs import MODES, build_graph
+    from debatrix.graphs import MODES, build_graph, compiled
 
     configurable = dict(config.get("configurable") or {})
     if not configurable.get("__is_for_execution__", True):
@@ -115,7 +115,7 @@ async def judge(config: RunnableConfig) -> Any:
         mode = ctx.settings.mode
         if mode not in MODES:
             raise ConfigurationError(f"unknown mode {mode!r}; choose one of: {', '.join(MODES)}")
-        graph = ctx.graph(mode, ctx.settings.llm.merge_score_call, ctx.settings.llm.score_in_analysis)
+        graph = compiled(ctx, mode, ctx.settings.llm.merge_score_call, ctx.settings.llm.score_in_analysis)
     return graph.copy(update={"context_schema": RunOptions})
 
 
