@@ -367,11 +367,13 @@ async def _with_missing_paragraphs(ctx: JudgeContext, messages: list[BaseMessage
     """The judgment with a paragraph on every debater: where it has none on some (the default local model often
     folds one debater into the other's paragraph, so the report's comment on that debater would be empty), the
     judge is asked once for the missing ones, in the same conversation, and they are put before the Winner line.
-    The verdict stays the first answer's (its Winner line and probabilities). One that cannot be had leaves the
-    judgment as it was (the check flags it), as does a judgment with no paragraph on anyone (it did not follow
-    the format at all, and its comments are read from it as it is)."""
+    The verdict stays the first answer's (its Winner line and probabilities); a paragraph under a debater's name
+    with nothing in it (debateart_4024: "Sir.Lancelot:" then the Winner line) is missing too. One that cannot be
+    had leaves the judgment as it was (the check flags it), as does a judgment in which no name heads a paragraph
+    (it did not follow the format at all, and its comments are read from it as it is)."""
     missing = [n for n in names if not debater_paragraph(text, n, names)]
-    if not missing or len(missing) == len(names):  # complete, or not written per debater at all: nothing to add to
+    headed = {who for who, _ in judgment_sections(text, names) if who}
+    if not missing or not headed:  # complete, or not written per debater at all (no name heads a paragraph)
         return text, []
     ask = [*messages, AIMessage(content=text), HumanMessage(content=P.render(
         "judgment_missing.j2", P.JudgmentMissingVars(dimension=dimension, missing=missing)))]

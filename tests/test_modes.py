@@ -386,6 +386,19 @@ async def test_a_judgment_without_a_paragraph_on_one_debater_is_asked_for_it(uni
         assert d.debate_analysis.rstrip().endswith("Winner: Maya")
     assert not any("no paragraph" in f for f in result.checks.flags)
 
+    # the names written with nothing under them (debateart_4024's source judgment): both are asked for
+    def empty(c):
+        if "has no paragraph starting with" in str(c.messages[-1].content):
+            return f"Theo: Theo's rebuttal on {c.dimension} was thin.\nMaya: Maya's case on {c.dimension} held."
+        return "Theo:\nWinner: Maya\n\nMaya:\n"
+
+    model = ScriptedChatModel(script={**script(), "judge_debate": empty})
+    result = await ajudge_debate(uniforms, settings("dimensional"), model)
+    for d in result.dimensions:
+        comments = {j.debater: j.comment for j in d.debater_judgments}
+        assert comments == {"Maya": f"Maya's case on {d.name} held.", "Theo": f"Theo's rebuttal on {d.name} was thin."}
+        assert d.verdict.winner == "Maya"
+
     # asked, the model repeats the paragraph it wrote under the missing name (debateart_0601): nothing is added
     def copies(c):
         if "has no paragraph starting with Theo" in str(c.messages[-1].content):
