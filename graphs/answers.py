@@ -133,6 +133,12 @@ class _AnalysisAnswer(_Answer):
                     holder["properties"][key] = {"type": "string", "pattern": body}
         return js
 
+    def shown_notes(self) -> list[str]:
+        """Each point's note as the analysis shows it (cut back at its length limit), in the points' order: what
+        the checks read, so the notes checked are the notes kept."""
+        return [_whole(p.note.strip(), self.note_limit)[0] if p.note.strip() else ""
+                for p in self.points]  # type: ignore[attr-defined]
+
     def text(self) -> tuple[str, str, bool]:
         """(the analysis, its memo: the notes without the quotations, whether a note was cut at its length
         limit)."""

@@ -144,7 +144,7 @@ async def _ask_again_if_borrowed(ctx: JudgeContext, debate: Debate, i: int, dime
     The second answer is kept only with fewer faulty notes (told what was wrong, the default local model mends some
     notes and garbles others); one that cannot be read leaves the first."""
     answer, lp, records = first
-    faults = note_faults([p.note for p in answer.points], debate, i)
+    faults = note_faults(answer.shown_notes(), debate, i)
     if not faults:
         return answer, lp, records, messages
     retry = [*ctx.gateway.as_sent(messages, schema), AIMessage(content=answer.written),
@@ -161,7 +161,7 @@ async def _ask_again_if_borrowed(ctx: JudgeContext, debate: Debate, i: int, dime
     except IncompleteJudgment as e:  # the run stops here: what was paid for is still counted
         e.calls = [*records, *getattr(e, "calls", [])]
         raise
-    faults_again = note_faults([p.note for p in again.points], debate, i)
+    faults_again = note_faults(again.shown_notes(), debate, i)
     if len(faults_again) < len(faults):
         return _without_faulty(again, faults_again), lp_again, [*records, *more], retry
     return _without_faulty(answer, faults), lp, [*records, *more], messages
