@@ -257,3 +257,22 @@ def test_escalation_from_the_command_line_says_who_decided():
     assert esc["reason"].startswith("the first judge gave no verdict") and data["status"] == "complete"
     bad = runner.invoke(app, ["judge", example, "--escalate-below", "0.8"])
     assert bad.exit_code == 2 and "--escalate-below needs --escalate-to" in bad.output
+
+
+def test_the_status_line_never_prints_a_missing_figure():
+    # every call answered from the answer cache: the server computed nothing and reused nothing it can report
+    from debatrix.app.cli import print_summary
+    from rich.console import Console
+
+    with FakeOpenAIServer() as srv:
+        res = runner.invoke(app, ["judge", str(EXAMPLES / "school_uniforms.yaml"), "--mode", "direct",
+                                  "--base-url", srv.base_url, "--quiet", "--json"])
+    data = json.loads(res.output[res.output.index("{"):])
+    from debatrix.core.models import JudgeResult
+
+    result = JudgeResult.model_validate(data)
+    usage = result.usage.model_copy(update={"prompt_tokens_processed": 0, "cached_prompt_tokens": None})
+    con = Console(record=True, width=200)
+    print_summary(result.model_copy(update={"usage": usage}), con)
+    text = con.export_text()
+    assert "0 prompt tokens read by the model, " in text and "None" not in text

@@ -155,8 +155,11 @@ async def test_debatrix_mode_end_to_end_on_the_smallest_model(small_model, four_
     calls = expected_calls("debatrix", len(four_day_week.speeches), len(names), 3, merge_score_call=False,
                            orders=ctx.settings.orders, score_in_analysis=score_in_analysis)
     asked_again = again.usage.by_node["analyze_speech"].calls - 12
+    # and the judgments asked once more for a debater they left without a paragraph (at most one per judgment)
+    judged_again = again.usage.by_node["judge_debate"].calls - 3 * ctx.settings.orders
     assert calls == (28 if score_in_analysis else 40) and 0 <= asked_again <= 9
-    assert again.usage.llm_calls == calls + asked_again and again.usage.completion_tokens > 0
+    assert 0 <= judged_again <= 3 * ctx.settings.orders
+    assert again.usage.llm_calls == calls + asked_again + judged_again and again.usage.completion_tokens > 0
     # llama.cpp says what it really computed: the dimensions' analyses of a speech share the system prompt, the
     # header and the speech, and each score continues the analysis just written, so most prompt tokens come from
     # the server's cache and a score reads little more than the analysis (its quotations and notes) and its question

@@ -497,8 +497,9 @@ def print_summary(result: JudgeResult, con: Console) -> None:
     con.print(f"status: {result.status.value}" + (f" ({plain(result.incomplete_reason)})" if result.incomplete_reason
                                                   else "")
               + f" | {u.llm_calls} LLM calls, {u.prompt_tokens} prompt + {u.completion_tokens} completion tokens, "
-              + (f"{u.prompt_tokens_processed} prompt tokens read by the model ({u.cached_prompt_tokens} more reused "
-                 "from its cache), " if u.prompt_tokens_processed is not None else "")
+              + (f"{u.prompt_tokens_processed} prompt tokens read by the model"
+                 + (f" ({u.cached_prompt_tokens} more reused from its cache)" if u.cached_prompt_tokens is not None
+                    else "") + ", " if u.prompt_tokens_processed is not None else "")
               + f"{u.retries} retries, {u.repairs} repairs, {u.cached_calls} from cache, {u.truncated_calls} cut at "
               f"their length cap, {u.wall_seconds:.1f}s", highlight=False)
     if result.checks and result.checks.flags:  # what the text checks found: read these parts with care
