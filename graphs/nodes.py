@@ -480,7 +480,9 @@ def judgment_sections(judgment: str, names: list[str]) -> list[tuple[str | None,
             continue
         flush()
         rest = lead[len(hit):].lstrip("*_ ")
-        if rest[:1] in (":", "：", "-", "–", "—"):
+        if _WINNER_LINE.match(rest):  # "Ana Winner: Ana used sources ..." (the local model's heading)
+            content = _WINNER_LINE.sub("", rest, count=1).strip(" *_")
+        elif rest[:1] in (":", "：", "-", "–", "—"):
             content = rest[1:].strip(" *_")
         else:  # the name starts a sentence about the debater: keep it
             content = lead.replace("**", "").strip()

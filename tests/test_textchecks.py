@@ -106,6 +106,11 @@ def test_per_debater_comments_from_real_judgments():
               "Winner: Brendo")
     assert debater_paragraph(inline, "Bazza97125", ["Bazza97125", "Brendo"]) == (
         "I strongly argue that animal testing is not effective. I do not provide any rebuttals.")
+    # the demo's source judgment: each paragraph headed "<name> Winner:"
+    headed = ("Ana Winner: Ana used sources more reliably and effectively.\n"
+              "Ben Winner: Ben did not rely on sources.\nWinner: Ana")
+    assert debater_paragraph(headed, "Ana", ["Ana", "Ben"]) == "Ana used sources more reliably and effectively."
+    assert debater_paragraph(headed, "Ben", ["Ana", "Ben"]) == "Ben did not rely on sources."
 
 
 def test_feedback_benchmark_adds_up_the_checks_per_dimension():
