@@ -6,6 +6,7 @@ memories and settings from the :class:`JudgeContext`, never from globals."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -20,7 +21,8 @@ from debatrix.core.errors import IncompleteJudgment, StructuredOutputError
 from debatrix.core.settings import JudgeSettings
 from debatrix.core.models import Debate, DebateFormat, OrderAnswer, SpeechAnalysis, SpeechJudgment
 from debatrix.core import probabilities as prob
-from debatrix.core.textchecks import COPY_SHARE, NoteFault, note_faults, shared_share, unglued
+from debatrix.core.textchecks import (COPY_SHARE, NoteFault, note_faults, says_what_it_answers, shared_share,
+                                      unglued)
 from debatrix.core.tokens import count_tokens
 
 from . import verdicts as V
@@ -144,7 +146,7 @@ async def _ask_again_if_borrowed(ctx: JudgeContext, debate: Debate, i: int, dime
     The second answer is kept only with fewer faulty notes (told what was wrong, the default local model mends some
     notes and garbles others); one that cannot be read leaves the first."""
     answer, lp, records = first
-    faults = note_faults(answer.shown_notes(), debate, i)
+    faults = _faults(answer, debate, i)
     if not faults:
         return answer, lp, records, messages
     retry = [*ctx.gateway.as_sent(messages, schema), AIMessage(content=answer.written),
@@ -161,10 +163,23 @@ async def _ask_again_if_borrowed(ctx: JudgeContext, debate: Debate, i: int, dime
     except IncompleteJudgment as e:  # the run stops here: what was paid for is still counted
         e.calls = [*records, *getattr(e, "calls", [])]
         raise
-    faults_again = note_faults(again.shown_notes(), debate, i)
+    faults_again = _faults(again, debate, i)
     if len(faults_again) < len(faults):
         return _without_faulty(again, faults_again), lp_again, [*records, *more], retry
     return _without_faulty(answer, faults), lp, [*records, *more], messages
+
+
+def _faults(answer: Any, debate: Debate, i: int) -> list[NoteFault]:
+    """What is wrong with an answer's notes, and with its "answers" sentence where that says nothing of what the
+    speaker answers (the local model writes "Ben argues that <Ana's point>" there): that one is numbered after the
+    notes and named as itself."""
+    notes = answer.shown_notes()
+    extra = (getattr(answer, "answers", None) or "").strip()
+    checked = [*notes, extra] if extra and not says_what_it_answers(extra) else notes
+    faults = note_faults(checked, debate, i)
+    last = len(notes) + 1
+    return [dataclasses.replace(f, text=f.text.replace(f"note {last} ", 'the "answers" sentence ', 1))
+            if f.note == last else f for f in faults]
 
 
 def _without_faulty(answer: Any, faults: list[NoteFault]) -> Any:
@@ -176,6 +191,8 @@ def _without_faulty(answer: Any, faults: list[NoteFault]) -> Any:
     if not wrong:
         return answer
     points = [p.model_copy(update={"note": ""}) if k in wrong else p for k, p in enumerate(answer.points, 1)]
+    if len(answer.points) + 1 in wrong:  # the "answers" sentence (see _faults)
+        return answer.model_copy(update={"points": points, "answers": ""})
     return answer.model_copy(update={"points": points})
 
 

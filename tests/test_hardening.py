@@ -532,6 +532,8 @@ def test_json_is_read_fenced_bare_or_wrapped_in_prose_and_never_completed():
     assert _extract_json('Sure! Here it is: {"a": {"b": 2}} Hope that helps.') == {"a": {"b": 2}}
     with pytest.raises(json.JSONDecodeError):
         _extract_json('{"a": [1, 2')  # cut off at the cap: repaired by asking, not by guessing
+    # a raw line break inside a string (the smallest local model writes them, a grammar lets them through)
+    assert _extract_json('{\n\n"note"\n\n:\n\n"Ben says no.\n\n"\n}') == {"note": "Ben says no.\n\n"}
 
 
 @pytest.mark.parametrize("transport", ["http", "langchain"])

@@ -479,3 +479,31 @@ async def test_a_shared_order_layout_gives_every_order_the_same_material(uniform
         else:
             assert material(first) != material(second)
         assert tasks[0] != tasks[1]  # the order's own task: the debaters listed its way
+
+
+async def test_an_answers_sentence_that_answers_nothing_is_checked_as_a_note(uniforms):
+    # the demo on the local model: Ben's "answers" sentence gave him Ana's trials ("Ben argues that ..."); it said
+    # nothing of what he answers, so it is checked like a note: asked again, and left out if still wrong
+    from debatrix.testing import speech_passages
+
+    restated = "Theo argues that the daily competition over brands disappears, and so does bullying."
+
+    def analyze(c):
+        if c.index == 1 and c.dimension == "argument":
+            told = str(c.messages[-1].content)
+            if "Answer again" in told:
+                assert 'the "answers" sentence restates what Maya said' in told
+            first, second = speech_passages(c)[:2]
+            return {"points": [{"quote": first, "note": "Theo says a uniform costs families more than it saves."},
+                               {"quote": second, "note": "Theo says the policy is unfair to poorer families."}],
+                    "answers": restated, **({"score": 5} if '"score"' in str(c.messages[-1].content) else {})}
+        return analysis_of(c)
+
+    model = ScriptedChatModel(script={**script(), "analyze_speech": analyze})
+    result = await ajudge_debate(uniforms, settings("debatrix"), model)
+    assert result.status is Status.COMPLETE, result.incomplete_reason
+    asked = [c for c in model.calls if c.node == "analyze_speech" and c.dimension == "argument" and c.index == 1]
+    assert len(asked) == 2
+    theo = next(a for a in result.dimensions[0].analyses if a.index == 1)
+    assert "brands" not in theo.analysis and "costs families more" in theo.analysis
+    assert not any("speech 2 (Theo)" in f for f in result.checks.flags if f.startswith("argument"))

@@ -253,6 +253,12 @@ _ANSWERS = re.compile(r"\b(answers?|answered|unanswered|rebuts?|rebutted|respond
                       r"refuted|dismiss(es|ed)?)\b")
 
 
+def says_what_it_answers(sentence: str) -> bool:
+    """Whether a sentence says what its speaker answers or leaves unanswered (which may restate the earlier
+    speech it answers); one that does not is a note like any other."""
+    return bool(_ANSWERS.search(normalized(sentence)))
+
+
 def notes_of(analysis: str) -> list[str]:
     """An analysis's notes: its sentences without the quotations, less those on what it answers (which may restate
     what they answer)."""

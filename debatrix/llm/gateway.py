@@ -148,12 +148,18 @@ def _extract_json(text: str) -> Any:
     completed into one that validates, it goes to the repair call); an object with prose around it ("Sure!
     {...}", which that reader refuses and small models write) is cut out of it."""
     try:
-        return parse_json_markdown(text, parser=json.loads)
+        return parse_json_markdown(text, parser=_loads)
     except json.JSONDecodeError:
         start, end = text.find("{"), text.rfind("}")
         if start != -1 and end > start:
-            return json.loads(text[start : end + 1])
+            return _loads(text[start : end + 1])
         raise
+
+
+def _loads(text: str) -> Any:
+    """JSON that may hold raw line breaks inside its strings (small models write them there, and a grammar's
+    "any character but a quote" lets them through): the text is the same, only unescaped."""
+    return json.loads(text, strict=False)
 
 
 class LLMGateway:
