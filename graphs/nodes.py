@@ -388,8 +388,10 @@ async def _with_missing_paragraphs(ctx: JudgeContext, messages: list[BaseMessage
     with nothing in it (debateart_4024: "Sir.Lancelot:" then the Winner line) is missing too. One that cannot be
     had leaves the judgment as it was (the check flags it), as does a judgment in which no name heads a paragraph
     (it did not follow the format at all, and its comments are read from it as it is)."""
-    missing = [n for n in names if not debater_paragraph(text, n, names)]
-    headed = {who for who, _ in judgment_sections(text, names) if who}
+    sections = judgment_sections(text, names)  # once: debater_paragraph would cut the judgment again per name
+    written = {who for who, part in sections if who and part}
+    headed = {who for who, _ in sections if who}
+    missing = [n for n in names if n not in written]
     if not missing or not headed:  # complete, or not written per debater at all (no name heads a paragraph)
         return text, []
     ask = [*messages, AIMessage(content=text), HumanMessage(content=P.render(
