@@ -30,8 +30,8 @@ from debatrix.core.loader import load_debate
 from debatrix.core.models import Debate, DebateFormat, JudgeResult, Status
 from debatrix.core.modes import MODES
 from debatrix.app.runtime import settle_heap
-from debatrix.core.settings import (DEFAULT_LOCAL_MODEL, EscalationSettings, JudgeSettings, LLMSettings,
-                                    MemorySettings, redact_url)
+from debatrix.core.settings import (DEFAULT_LOCAL_MODEL, Environment, EscalationSettings, JudgeSettings,
+                                    LLMSettings, MemorySettings, redact_url)
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="Judge debates with LLMs: Debatrix's iterative chronological, multi-dimensional judge.")
@@ -218,7 +218,12 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
                                    log_calls=log_calls, cache_path=cache,
                                    requests_per_second=requests_per_second, transport=_plain(transport),
                                    temperature=temperature)
-        llm = _fitted_to_endpoint(llm, model_given=model is not None, context_given=context_window is not None)
+        env = Environment()  # the variables (and .env) LLMSettings.from_env read
+        if env.debatrix_model and env.openai_model and env.debatrix_model != env.openai_model:
+            console.print(f"[yellow]DEBATRIX_MODEL ({plain(env.debatrix_model)}) and OPENAI_MODEL "
+                          f"({plain(env.openai_model)}) differ: using DEBATRIX_MODEL[/]", highlight=False)
+        model_given = model is not None or bool(env.debatrix_model or env.openai_model)
+        llm = _fitted_to_endpoint(llm, model_given=model_given, context_given=context_window is not None)
         escalate = None
         if escalate_to or escalate_base_url:
             if escalate_base_url:  # an endpoint: its key is the environment's, the limits this run's
@@ -257,16 +262,9 @@ def _fitted_to_endpoint(llm: LLMSettings, *, model_given: bool, context_given: b
     """The model name and context window a configured endpoint says it serves, where the user named neither
     (vLLM or llama.cpp do not serve gpt-4o-mini, nor every model 128,000 tokens). Asked before the first call; a
     server that cannot say keeps the defaults, said in one line."""
-    import os
-
     from debatrix.llm.gateway import account_headers
     from debatrix.llm.http_chat import served_facts
 
-    named = os.environ.get("DEBATRIX_MODEL"), os.environ.get("OPENAI_MODEL")
-    if all(named) and named[0] != named[1]:
-        console.print(f"[yellow]DEBATRIX_MODEL ({plain(named[0])}) and OPENAI_MODEL ({plain(named[1])}) differ: "
-                      "using DEBATRIX_MODEL[/]", highlight=False)
-    model_given = model_given or any(named)
     if llm.base_url is None or llm.uses_local or (model_given and context_given):
         return llm
     key = llm.api_key.get_secret_value() if llm.api_key else None
@@ -557,18 +555,8 @@ def _print_reasons(result: JudgeResult, rows: list[Any], con: Console) -> None:
     if general is not None:
         why = f": {plain(reason_of(general.comment))}" if general.comment else ""
         con.print(f"\n[bold]Winner: {plain(_judged_winner(general))}[/]{why}", highlight=False)
-    esc = result.escalation
-    if esc is not None:
-        line = f"Decided by {plain(esc.decided_by)}: {plain(esc.reason)}"
-        if esc.escalated:
-            said = "; ".join(x for x in (esc.first_confidence, esc.first_agreement) if x)
-            first = esc.first_winner or "tie" if esc.first_status == "complete" else "no verdict"
-            cost = esc.first_usage
-            line += (f"; the first judge said {plain(first)}{f' ({plain(said)})' if said else ''}"
-                     + (f", for {cost.llm_calls} calls and {cost.prompt_tokens_processed:,} prompt tokens read"
-                        if cost is not None and cost.prompt_tokens_processed is not None else
-                        f", for {cost.llm_calls} calls" if cost is not None else ""))
-        con.print(line, highlight=False)
+    if result.escalation is not None:
+        con.print(plain(result.escalation.sentence), highlight=False)
 
 
 @app.command("modes")

@@ -413,6 +413,21 @@ class Escalation(Frozen):
     first_status: str | None = None
     first_usage: Usage | None = None
 
+    @property
+    def sentence(self) -> str:
+        """Who decided and why, as the summary and the report say it."""
+        line = f"Decided by {self.decided_by}: {self.reason}"
+        if not self.escalated:
+            return line
+        said = "; ".join(x for x in (self.first_confidence, self.first_agreement) if x)
+        first = (self.first_winner or "tie") if self.first_status == "complete" else "no verdict"
+        line += f"; the first judge said {first}" + (f" ({said})" if said else "")
+        cost = self.first_usage
+        if cost is not None:
+            line += f", for {cost.llm_calls} calls" + (f" and {cost.prompt_tokens_processed:,} prompt tokens read"
+                                                     if cost.prompt_tokens_processed is not None else "")
+        return line
+
 
 class JudgeResult(Frozen):
     schema_version: str = RESULT_SCHEMA_VERSION
