@@ -55,19 +55,27 @@ def split_credentials(url: str | None) -> tuple[str | None, str | None, str | No
     return parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]).geturl(), parts.username, parts.password
 
 
+def _authorised(base_url: str | None, api_key: str | None) -> tuple[str | None, dict[str, str]]:
+    """(the URL without user:password, the Authorization header): the API key as a bearer token, else the URL's
+    user:password as basic auth, else none."""
+    url, user, password = split_credentials(base_url)
+    if api_key:
+        return url, {"Authorization": f"Bearer {api_key}"}
+    if user is not None:
+        return url, {"Authorization": aiohttp.BasicAuth(user, password or "").encode()}
+    return url, {}
+
+
 class Endpoint:
     """Where and how to send: URL, headers, the payload fields every request carries, one connection pool per
     event loop (an aiohttp session belongs to the loop that made it)."""
 
     def __init__(self, base_url: str, api_key: str | None, payload: dict[str, Any], max_connections: int,
                  extra_headers: dict[str, str] | None = None):
-        url, user, password = split_credentials(base_url)
-        self.headers = {"Content-Type": "application/json", "Accept": "application/json", **(extra_headers or {})}
-        if user is not None and not api_key:  # user:password in the URL: basic auth, unless an API key is given
-            self.headers["Authorization"] = aiohttp.BasicAuth(user, password or "").encode()
+        url, auth = _authorised(base_url, api_key)
+        self.headers = {"Content-Type": "application/json", "Accept": "application/json", **(extra_headers or {}),
+                        **auth}
         self.url = (url or "").rstrip("/") + "/chat/completions"
-        if api_key:
-            self.headers["Authorization"] = f"Bearer {api_key}"
         self.payload = payload
         self.max_connections = max_connections
         self.proxy = _env_proxy(self.url)
@@ -314,12 +322,8 @@ def served_facts(base_url: str, api_key: str | None = None, timeout: float = 5.0
                  headers: dict[str, str] | None = None) -> ServedFacts:
     """Ask the server at ``base_url`` (its ``/models``, and llama.cpp's ``/props`` beside ``/v1``) what it serves.
     Raises ``OSError`` (or ``ValueError`` for an answer that is not the list) where ``/models`` cannot be read."""
-    url, user, password = split_credentials(base_url)
-    sent = {"Accept": "application/json", **(headers or {})}
-    if api_key:
-        sent["Authorization"] = f"Bearer {api_key}"
-    elif user is not None:
-        sent["Authorization"] = aiohttp.BasicAuth(user, password or "").encode()
+    url, auth = _authorised(base_url, api_key)
+    sent = {"Accept": "application/json", **(headers or {}), **auth}
 
     def get(address: str) -> Any:
         with urllib.request.urlopen(urllib.request.Request(address, headers=sent), timeout=timeout) as r:
