@@ -283,3 +283,43 @@ def test_a_bare_topic_motion_puts_no_one_on_a_side_by_its_words():
     assert T.wrong_sides("Brendo proposes an alternative to animal testing, testing on humans.", d) == []
     assert T.wrong_sides("Bazza does not address the argument about the effectiveness of animal testing.", d) == []
     assert T.wrong_sides("Brendo supports the motion.", d) == ["Brendo"]
+
+
+def test_a_claim_weighed_questioned_or_anothers_puts_no_one_on_a_side():
+    """The real local model's sentences the side check misread (debateart_0752, _4562), and the one it must keep."""
+    from debatrix.core.models import Debate
+
+    def debate(motion, pro, con):
+        return Debate.model_validate({"id": "t", "motion": motion,
+                                      "debaters": [{"name": pro, "side": "pro"}, {"name": con, "side": "con"}],
+                                      "speeches": [{"speaker": pro, "content": "x"}, {"speaker": con, "content": "y"}]})
+
+    fiveg = debate("5g internet is a death grid", "crossed", "Barney")
+    # a rebuttal of pro's claim is Barney's, the claim is not
+    assert T.wrong_sides("Barney provides specific evidence and a strong rebuttal to pro's claim that 5g internet "
+                         "has a death grid.", fiveg) == []
+    assert T.wrong_sides("Barney answers crossed's claim that 5g internet is a death grid.", fiveg) == []
+    # a claim weighed ("no evidence for the claim that ...") is not denied by the one who made it
+    assert T.wrong_sides("crossed shows that the argument is weak because there is no evidence or support for the "
+                         "claim that 5G internet has a death …", fiveg) == []
+    # still read: the debater's own verb before the motion's words
+    assert T.wrong_sides("Barney argues that 5g internet is a death grid.", fiveg) == ["Barney"]
+    faith = debate("THBT: Christianity is a contradiction to Judaism.", "Sir.Lancelot", "Mall")
+    assert T.wrong_sides("Sir.Lancelot does not address the question of whether Christianity and Judaism are "
+                         "contradictory, but instead focuses on the …", faith) == []
+    # the true one: the pro debater said to argue they are no contradiction
+    assert T.wrong_sides("Sir.Lancelot argues that Christianity and Judaism are two different positions, not "
+                         "contradictions, and uses a relatable example to …", faith) == ["Sir.Lancelot"]
+    # a note cut at its cap ends its sentence: the next one, naming only its own debater, is read on its own
+    cut = ("Mall argues that Christianity is no contradiction to Judaism, which is a … Sir.Lancelot argues that "
+           "Christianity is no contradiction to Judaism.")
+    assert T.wrong_sides(cut, faith) == ["Sir.Lancelot"]
+    # a comment's sentence about the debaters together (debateart_4735, real output) is neither's side
+    abortion = debate("Abortion is always immoral.", "Pevensie", "Other")
+    assert T.wrong_sides("Pevensie. Pevensie: The debaters argued that abortion is not always immoral, citing "
+                         "religious sources.", abortion) == []
+    assert T.wrong_sides("Pevensie argued that abortion is not always immoral.", abortion) == ["Pevensie"]
+    # a quotation is the speaker's own words: an analysis is not flagged for what it quotes
+    [check] = T.check_analyses(fiveg, "argument", [(1, "Barney", '"I claim that 5g internet is a death grid, '
+                                                   'says nobody sane." Barney mocks the claim.')])
+    assert check.wrong_sides == ()

@@ -119,7 +119,17 @@ _PRO_VERB = re.compile(r"\b(supports?|supporting|argues?|arguing|claims?|believe
 _CON_VERB = re.compile(r"\b(opposes?|opposing|rejects?|rejecting|against|denies|disputes?|argues? against|"
                        r"arguing against)\b")
 _NEGATION = re.compile(r"\b(not|no|never|shouldn't|should not|don't|doesn't)\b")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+# Where the motion's words stop being the debater's own: a question ("the question of whether ..."), a claim the
+# sentence weighs rather than makes ("no evidence for the claim that ...") or another party's ("a rebuttal to pro's
+# claim that ..."): the real local model's sentences on debateart_0752 and _4562 that the check misread.
+_EMBEDDED = re.compile(r"\bwhether\b|\b(for|to|of|against|about|on|with|behind) (the|this|that|a|an|his|her|their) "
+                       r"(claim|claims|idea|notion|assertion|argument|view|question|contention|suggestion)\b|"
+                       r"\b(pro|con|opponent|opponents|other debater|other side|opposition|proposition)'?s? "
+                       r"(claim|claims|case|argument|idea|view|position|point|contention|assertion)\b")
+# a sentence about the debaters together (a comment's "The debaters argued that ...") is no one's side
+_SEVERAL = re.compile(r"\b(the|both|all|two) (debaters|sides|speakers)\b|\bboth of them\b")
+# a sentence ends at its stop, and at the ellipsis that marks a note cut at its length cap
+_SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+")
 _MOTION_NOISE = {"house", "thbt", "th", "believes", "would", "should", "resolved"}
 
 
@@ -135,7 +145,7 @@ def side_claims(text: str, names: Sequence[str], motion: str = "") -> list[tuple
     last: str | None = None
     for sentence in _SENTENCE.split(text):
         named = [n for n in names if mentions(sentence, n)]
-        if len(named) > 1:
+        if len(named) > 1 or _SEVERAL.search(normalized(sentence)):
             last = None
             continue
         who = named[0] if named else last
@@ -144,6 +154,11 @@ def side_claims(text: str, names: Sequence[str], motion: str = "") -> list[tuple
             continue
         s = normalized(sentence)
         pro, con = bool(_PRO.search(s)), bool(_CON.search(s))
+        # only the words before a weighed, questioned or another party's claim are the debater's own
+        s = _EMBEDDED.split(s, maxsplit=1)[0]
+        for other in names:
+            if other != who:  # "... Ana's claim that ...": hers
+                s = re.split(rf"(?<![\w]){re.escape(normalized(other))}'s? ", s, maxsplit=1)[0]
         # most of the motion's own words (three quarters: half of "increase military spending" is "military
         # spending", which a sentence against the motion names as readily as one for it)
         # a bare topic ("Animal testing", two words and no verb) is no proposition: both sides name it alike
@@ -242,7 +257,9 @@ def check_analyses(debate: Debate, dimension: str, analyses: Sequence[tuple[int,
             copy_of=best if share >= COPY_SHARE else None, copy_share=round(share, 4), grounded=round(own, 4),
             foreign=round(foreign, 4), quotes=len(qs), quotes_found=sum(quote_found(q, speeches[i]) for q in qs),
             names_other_only=bool(others) and not mentions(text, speaker),
-            wrong_sides=tuple(wrong_sides(text, debate)), restates=tuple(dict.fromkeys(restated))))
+            # the quotations are the speaker's own words, whatever side they seem to take out of context
+            wrong_sides=tuple(wrong_sides(_QUOTED.sub(" ", text), debate)),
+            restates=tuple(dict.fromkeys(restated))))
     return out
 
 
