@@ -31,8 +31,9 @@ DEBATEART_SAMPLE, SEED, MAX_LENGTH = 6, 0, 17_500
 
 #: the per-dimension figures: (record key, metric name), each summed over the analyses and divided by their number
 #: (a share for the counts, a mean for grounding and words)
-_PER_ANALYSIS = (("copied", "copy_rate"), ("misattributed", "misattributed"), ("cut", "cut_at_cap"),
-                 ("grounded", "grounded"), ("foreign", "foreign"), ("words", "words_per_analysis"))
+_PER_ANALYSIS = (("copied", "copy_rate"), ("misattributed", "misattributed"), ("stale", "stale"),
+                 ("cut", "cut_at_cap"), ("grounded", "grounded"), ("foreign", "foreign"),
+                 ("words", "words_per_analysis"))
 
 
 def examples_dir() -> Path:
@@ -87,7 +88,8 @@ class Feedback(Benchmark):
             if not n:
                 continue
             for key, metric in _PER_ANALYSIS:
-                rows.append(MetricRow(f"{metric}_{dim}", "all", sum(c[key] for c in cols) / n, n))
+                # .get: a folder resumed from an older run has records without the newer figures
+                rows.append(MetricRow(f"{metric}_{dim}", "all", sum(c.get(key, 0) for c in cols) / n, n))
             quotes = sum(c["quotes"] for c in cols)
             if quotes:
                 rows.append(MetricRow(f"quotes_found_{dim}", "all", sum(c["quotes_found"] for c in cols) / quotes,
@@ -115,11 +117,12 @@ def text_figures(result: JudgeResult, debate: Debate) -> dict[str, Any]:
     cut_share = (cut.truncated_calls / cut.calls) if cut and cut.calls else 0.0
     dims: dict[str, dict[str, float]] = {}
     for a in checks.analyses:
-        c = dims.setdefault(a.dimension, {"n": 0, "copied": 0, "misattributed": 0, "cut": 0.0, "grounded": 0.0,
-                                          "foreign": 0.0, "words": 0, "quotes": 0, "quotes_found": 0})
+        c = dims.setdefault(a.dimension, {"n": 0, "copied": 0, "misattributed": 0, "stale": 0, "cut": 0.0,
+                                          "grounded": 0.0, "foreign": 0.0, "words": 0, "quotes": 0, "quotes_found": 0})
         c["n"] += 1
         c["copied"] += a.copied
         c["misattributed"] += a.misattributed
+        c["stale"] += bool(a.repeats_earlier)
         c["cut"] += cut_share  # the calls' share, spread over the analyses (records do not say which was cut)
         c["grounded"] += a.grounded
         c["foreign"] += a.foreign

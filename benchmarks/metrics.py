@@ -121,6 +121,7 @@ _PHRASES = {
     "raw": "as the model gave it", "dp_single": "direct prediction, first order only",
     "sc_single": "by scores, first order only", "dp": "direct prediction", "sc": "by scores",
     "copy_rate": "analyses repeating an earlier one", "misattributed": "analyses naming the wrong debater or side",
+    "stale": "analyses with a note on the speaker's earlier speech, not this one",
     "comment_misattributed": "comments about the wrong debater", "comment_empty": "comments missing",
     "grounded_above_foreign": "columns grounded more in their speech than in others",
     "grounded": "grounding in the analysed speech", "foreign": "words found only in other speeches",

@@ -323,3 +323,26 @@ def test_a_claim_weighed_questioned_or_anothers_puts_no_one_on_a_side():
     [check] = T.check_analyses(fiveg, "argument", [(1, "Barney", '"I claim that 5g internet is a death grid, '
                                                    'says nobody sane." Barney mocks the claim.')])
     assert check.wrong_sides == ()
+
+
+def test_a_note_that_says_again_the_speakers_earlier_speech_is_stale():
+    # the demo's argument analysis of Ana's second speech (real output of the default local model): its notes are
+    # her first speech's points; speech 3 is about rotas and Ben's shift pattern
+    from pathlib import Path
+
+    from debatrix.core.loader import load_debate
+
+    demo = load_debate(Path(__file__).resolve().parents[1] / "examples" / "four_day_week.yaml")
+    stale = ["Ana argues that tired staff make mistakes, which is valid.",
+             "Ana argues that trials in Iceland and the UK kept output level and sick days and burnout fell.",
+             "Ana argues that rotas can be redesigned, as Scottish trials are doing.",
+             "Ana argues that overtime is already what burnout costs."]
+    faults = T.note_faults(stale, demo, 2)
+    assert [(f.note, f.earlier) for f in faults] == [(1, 0), (2, 0)]
+    assert faults[0].text == "note 1 repeats what Ana said in speech 1, not what speech 3 says"
+    assert not faults[0].wrong_side and not faults[0].restates
+    # one pair of her earlier words ("sick days") is how a debater names their own case: not enough
+    assert T.note_faults(["Ana argues that sick days cost less than redesigned rotas."], demo, 2) == []
+    # the result's check flags it, and it is not a misattribution
+    [check] = T.check_analyses(demo, "argument", [(2, "Ana", " ".join(stale))])
+    assert check.repeats_earlier == (0,) and not check.misattributed

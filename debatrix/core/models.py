@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-RESULT_SCHEMA_VERSION = "1.3"  # 1.2: the speeches judged; 1.3: escalation, verdicts' orders_agreeing
+RESULT_SCHEMA_VERSION = "1.4"  # 1.2: the speeches judged; 1.3: escalation, verdicts' orders_agreeing; 1.4: stale notes
 BP_POSITIONS = ("OG", "OO", "CG", "CO")
 
 
@@ -367,6 +367,8 @@ class AnalysisCheck(Frozen):
     # debaters whose earlier speech one of its notes restates as the speaker's own (other debaters' words given to
     # the wrong speaker)
     restates: tuple[str, ...] = ()
+    # the speaker's own earlier speeches (0-based) a note says again instead of what this speech says
+    repeats_earlier: tuple[int, ...] = ()
 
     @property
     def copied(self) -> bool:

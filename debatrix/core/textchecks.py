@@ -184,50 +184,70 @@ def wrong_sides(text: str, debate: Debate) -> list[str]:
 
 NOTE_N = 2  # content-word n-grams for a note: one sentence is short, and "Iceland UK" carries the claim
 NOTE_FOREIGN = 1  # pairs of another debater's speech that make a note a restatement (more than its own)
+# pairs of the speaker's own earlier speech (and more than of this one) that make a note stale: a debater's key terms
+# recur in all their speeches, so one pair is not enough
+NOTE_STALE = 2
 
 
 @lru_cache(maxsize=64)
-def _note_grams(debate: Debate, index: int) -> tuple[frozenset, frozenset, dict[str, frozenset]]:
-    """(the motion's content-word pairs, the speaker of speech ``index``'s, each other debater's from the speeches
-    before it): once per analysis, however many of its answers are checked."""
+def _note_grams(debate: Debate, index: int) -> tuple[frozenset, frozenset, frozenset, dict[str, frozenset],
+                                                     dict[int, frozenset]]:
+    """(the motion's content-word pairs, the speaker of speech ``index``'s over all their speeches, that speech's
+    own, each other debater's from the speeches before it, each earlier speech of the speaker's): once per analysis,
+    however many of its answers are checked."""
     speaker = debate.speeches[index].speaker
     common = ngrams(content_words(debate.motion), NOTE_N)
     own: set[tuple[str, ...]] = set()
     theirs: dict[str, set[tuple[str, ...]]] = {}
+    earlier: dict[int, frozenset] = {}
     for j, s in enumerate(debate.speeches):
         grams = ngrams(content_words(s.content), NOTE_N) - common
         if s.speaker == speaker:
             own |= grams
+            if j < index:
+                earlier[j] = frozenset(grams)
         elif j < index:  # only what the analyser has read can be carried over
             theirs.setdefault(s.speaker, set()).update(grams)
-    return frozenset(common), frozenset(own), {k: frozenset(v) for k, v in theirs.items()}
+    this = frozenset(ngrams(content_words(debate.speeches[index].content), NOTE_N) - common)
+    return frozenset(common), frozenset(own), this, {k: frozenset(v) for k, v in theirs.items()}, earlier
 
 
 @dataclass(frozen=True)
 class NoteFault:
     note: int  # 1-based, in the answer's order
     text: str  # "note 2 restates what Ana said", as the model is told
-    restates: str = ""  # the debater whose words the note gives the speaker (empty: a wrong side)
+    restates: str = ""  # the debater whose words the note gives the speaker
+    earlier: int | None = None  # 0-based: the speaker's own earlier speech the note repeats instead of this one
+
+    @property
+    def wrong_side(self) -> bool:
+        return not self.restates and self.earlier is None
 
 
 def note_faults(notes: Sequence[str], debate: Debate, index: int) -> list[NoteFault]:
     """What is wrong with an analysis's notes on speech ``index`` (each should say what a passage of that speech
     shows): a note restates what another debater said where most of its content-word pairs (the motion's own
-    pairs do not count) come from an earlier speech of that debater and not from the speaker's own speeches; or it
-    puts the speaker on the wrong side of the motion. The analysis's "answers" sentence is not passed: it may
-    restate what it answers."""
+    pairs do not count) come from an earlier speech of that debater and not from the speaker's own speeches; it
+    puts the speaker on the wrong side of the motion; or it is stale, saying again what the speaker said in an
+    earlier speech and not what this one says (the local model's notes on a debater's second speech restate their
+    first). The analysis's "answers" sentence is not passed: it may restate what it answers."""
     speaker = debate.speeches[index].speaker
-    common, own, theirs = _note_grams(debate, index)
+    common, own, this, theirs, earlier = _note_grams(debate, index)
     faults = []
     for k, note in enumerate(notes, 1):
         mine = ngrams(content_words(note), NOTE_N) - common
         grounded = len(mine & own)
         source, borrowed = max(((name, (mine - own) & g) for name, g in theirs.items()),
                                key=lambda x: len(x[1]), default=("", set()))
+        before, repeated = max(((j, (mine - this) & g) for j, g in earlier.items()),
+                               key=lambda x: len(x[1]), default=(-1, set()))
         if len(borrowed) >= NOTE_FOREIGN and len(borrowed) > grounded:
             faults.append(NoteFault(k, f"note {k} restates what {source} said", source))
         elif speaker in wrong_sides(note, debate):
             faults.append(NoteFault(k, f"note {k} puts {speaker} on the wrong side of the motion"))
+        elif len(repeated) >= NOTE_STALE and len(repeated) > len(mine & this):
+            faults.append(NoteFault(k, f"note {k} repeats what {speaker} said in speech {before + 1}, not what "
+                                       f"speech {index + 1} says", earlier=before))
     return faults
 
 
@@ -251,7 +271,8 @@ def check_analyses(debate: Debate, dimension: str, analyses: Sequence[tuple[int,
         own, foreign, _ = _grounding(ngrams(content_words(text), GROUND_N), grams[i], elsewhere)
         qs = quotes(text)
         others = [n for n in names if n != speaker and mentions(text, n)]
-        restated = [f.restates for f in note_faults(notes_of(text), debate, i) if f.restates]
+        faults = note_faults(notes_of(text), debate, i)
+        restated = [f.restates for f in faults if f.restates]
         out.append(AnalysisCheck(
             dimension=dimension, index=i, speaker=speaker, words=len(words(text)),
             copy_of=best if share >= COPY_SHARE else None, copy_share=round(share, 4), grounded=round(own, 4),
@@ -259,7 +280,8 @@ def check_analyses(debate: Debate, dimension: str, analyses: Sequence[tuple[int,
             names_other_only=bool(others) and not mentions(text, speaker),
             # the quotations are the speaker's own words, whatever side they seem to take out of context
             wrong_sides=tuple(wrong_sides(_QUOTED.sub(" ", text), debate)),
-            restates=tuple(dict.fromkeys(restated))))
+            restates=tuple(dict.fromkeys(restated)),
+            repeats_earlier=tuple(sorted({f.earlier for f in faults if f.earlier is not None}))))
     return out
 
 
@@ -314,6 +336,8 @@ def check_result(result: JudgeResult, debate: Debate) -> TextChecks:
                 flags.append(f"{where}: puts {name} on the wrong side of the motion")
             for name in a.restates:
                 flags.append(f"{where}: a note gives {a.speaker} what {name} said")
+            for j in a.repeats_earlier:
+                flags.append(f"{where}: a note repeats speech {j + 1}, not this one")
             if a.quotes > a.quotes_found:
                 flags.append(f"{where}: {a.quotes - a.quotes_found} of {a.quotes} quotations are not in the speech")
         for j in d.debater_judgments:
