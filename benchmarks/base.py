@@ -152,9 +152,23 @@ class Benchmark:
             "status": result.status.value,
             "reason": result.incomplete_reason,
             "pred": pred,
+            "verdicts": verdicts_record(result) if pred else {},
             "usage": usage_record(usage, time.perf_counter() - started),
             "result": result,  # the runner stores it beside items.jsonl: analyses, comments, every order's answer
         }
+
+
+def verdicts_record(result: Any) -> dict[str, dict[str, Any]]:
+    """Each verdict's winner ("" for a tie) and how many of its orders named it, keyed by dimension and "panel":
+    what the summary's stability rows read (order agreement per repeat, agreement between --epochs samples)."""
+    out: dict[str, dict[str, Any]] = {}
+    columns = [(d.name, d.verdict) for d in result.dimensions]
+    if result.general is not None and "panel_comment" in result.usage.by_node:
+        columns.append(("panel", result.general.verdict))
+    for name, v in columns:
+        if v is not None:
+            out[name] = {"winner": v.winner or "", "orders": len(v.orders), "agreeing": v.orders_agreeing}
+    return out
 
 
 def calls_usage(calls: list[Any], started: float) -> dict[str, Any]:

@@ -301,6 +301,14 @@ def _usage_rows(records: list[dict[str, Any]]) -> list[MetricRow]:
         values = [r["usage"][field] for r in records if (r.get("usage") or {}).get(field) is not None]
         if values:
             rows.append(MetricRow(metric, "all", sum(values) / len(values), len(values)))
+    # verdict stability: the share of verdicts all of whose orders named the same winner, per dimension and panel
+    agree: dict[str, list[bool]] = defaultdict(list)
+    for r in records:
+        for name, v in (r.get("verdicts") or {}).items():
+            if v.get("agreeing") is not None and v.get("orders", 0) > 1:
+                agree[name].append(v["agreeing"] == v["orders"])
+    for name, votes in sorted(agree.items()):
+        rows.append(MetricRow(f"orders_agree_{name}", "all", sum(votes) / len(votes), len(votes)))
     went_up = [bool(r["pred"]["escalated"]) for r in records if "escalated" in (r.get("pred") or {})]
     if went_up:  # with a second judge in reserve: the share of items it decided
         rows.append(MetricRow("escalated_share", "all", sum(went_up) / len(went_up), len(went_up)))
@@ -316,8 +324,25 @@ def _values(bench: Benchmark, records: list[dict[str, Any]]) -> dict[tuple[str, 
     for recs in by_repeat.values():
         for row in [*bench.metrics(recs), *_usage_rows(recs)]:
             acc[(row.metric, row.subset)].append((row.value, row.n))
-    return {k: (float(np.mean([v for v, _ in vs])), len(vs), round(sum(n for _, n in vs) / len(vs)))
-            for k, vs in acc.items()}
+    values = {k: (float(np.mean([v for v, _ in vs])), len(vs), round(sum(n for _, n in vs) / len(vs)))
+              for k, vs in acc.items()}
+    for metric, (share, n) in _epochs_agree(records).items():
+        values[(metric, "all")] = (share, len(by_repeat), n)
+    return values
+
+
+def _epochs_agree(records: list[dict[str, Any]]) -> dict[str, tuple[float, int]]:
+    """Across --epochs samples: per dimension (and panel), the share of items judged more than once whose samples
+    all named the same winner, with the number of such items."""
+    winners: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for r in records:
+        for name, v in (r.get("verdicts") or {}).items():
+            winners[(name, r["item"])].append(v["winner"])
+    agree: dict[str, list[bool]] = defaultdict(list)
+    for (name, _), named in winners.items():
+        if len(named) > 1:
+            agree[name].append(len(set(named)) == 1)
+    return {f"epochs_agree_{name}": (sum(v) / len(v), len(v)) for name, v in sorted(agree.items())}
 
 
 def bootstrap_intervals(stat: Callable[[list[str]], dict[Any, float]], ids: list[str], keys: list[Any],

@@ -171,6 +171,10 @@ async def test_debateart_ablation_run_resumes_without_repeating_calls(tmp_path):
     result = json.loads((out / records[0]["result_file"]).read_text())
     assert len(result["general"]["verdict"]["orders"]) == 2 and "items.md" in summary
     assert "position_bias_general" in {r.metric for r in report.summary}
+    # stability: the two orders name different debaters, every time; the two samples of an item agree
+    assert rows[("direct", "orders_agree_general")].value == 0.0
+    assert rows[("dimensional", "epochs_agree_panel")].value == 1.0
+    assert rows[("dimensional", "epochs_agree_panel")].n == 3
     # a resume with other settings is refused
     with pytest.raises(Exception, match="other settings"):
         await run_benchmark(b, settings("debatrix", temperature=0.7), out, modes=["direct"], limit=3,
@@ -487,3 +491,20 @@ def test_an_escalated_item_costs_both_judges_and_counts_as_escalated():
         {"usage": {"llm_calls": 4}, "pred": {"escalated": False}},
         {"usage": {"llm_calls": 4}, "pred": {}}])}
     assert rows["escalated_share"] == 0.5
+
+
+def test_verdict_stability_rows_count_orders_and_samples_that_agree():
+    from debatrix.benchmarks.runner import _epochs_agree, _usage_rows
+
+    def rec(item, repeat, winner, agreeing):
+        return {"item": item, "repeat": repeat, "mode": "direct", "status": "complete", "pred": {}, "usage": {},
+                "verdicts": {"general": {"winner": winner, "orders": 2, "agreeing": agreeing}}}
+
+    records = [rec("a", 0, "Ana", 2), rec("a", 1, "Ana", 1), rec("b", 0, "Ben", 2), rec("b", 1, "", 0),
+               rec("c", 0, "Ana", 2)]  # c judged once: no say on agreement between samples
+    assert _epochs_agree(records) == {"epochs_agree_general": (0.5, 2)}
+    rows = {r.metric: (r.value, r.n) for r in _usage_rows(records)}
+    assert rows["orders_agree_general"] == (0.6, 5)
+    # a verdict judged in one order is no evidence either way
+    one = [{**rec("a", 0, "Ana", 1), "verdicts": {"general": {"winner": "Ana", "orders": 1, "agreeing": 1}}}]
+    assert "orders_agree_general" not in {r.metric for r in _usage_rows(one)}
