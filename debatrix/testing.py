@@ -64,7 +64,7 @@ def analysis_of(call: CallInfo, note: str | None = None, score: int | None = Non
     answer: dict[str, Any] = {"points": [{"quote": quote, "note": note or f"{who} {call.node} comment on "
                                                                       f"{call.dimension} speech {call.index + 1}."}]}
     if call.index:
-        answer["answers"] = f"{who} answers speech {call.index}."
+        answer["answers"] = f"{who} answers the claims of speech {call.index}."
     if score is not None or "\"score\"" in str(call.messages[-1].content):
         answer["score"] = score or 7
     return answer

@@ -12,6 +12,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, create_model
 
 from debatrix.core.errors import IncompleteJudgment, StructuredOutputError, VerdictParseError
+from debatrix.core.textchecks import ngrams, says_again, says_nothing, words
 
 
 class _Answer(BaseModel):
@@ -145,21 +146,27 @@ class _AnalysisAnswer(_Answer):
         cut = False
         parts: list[tuple[str, str]] = []
         quoted: set[str] = set()
+        said: set[tuple[str, ...]] = set()  # the notes' word 3-grams so far: a note saying one again is left out
         for p in self.points:  # type: ignore[attr-defined]
             if p.quote in quoted:  # the same passage picked twice (a grammar cannot forbid it): said once
                 continue
             quoted.add(p.quote)
-            if not p.note.strip():  # a note left out (it gave the speaker another debater's words): the passage alone
+            note, c = _whole(p.note.strip(), self.note_limit) if p.note.strip() else ("", False)
+            # a note left out (it gave the speaker another debater's words), or one that says an earlier note
+            # again (the local model writes "X argues that <the same point>" for two passages): the passage alone
+            if not note or says_again(note, said):
                 parts.append((f'"{p.quote}"', ""))
                 continue
-            note, c = _whole(p.note.strip(), self.note_limit)
+            said |= ngrams(words(note), 3)
             cut |= c
             parts.append((f'"{p.quote}" ', note))
         answers = getattr(self, "answers", None)
         if answers:
             note, c = _whole(answers.strip(), self.note_limit)
-            cut |= c
-            parts.append(("", note))
+            # an "answers" sentence that only echoes the instruction, or says a note again, is left out
+            if not says_again(note, said) and not says_nothing(note, self.speaker):
+                cut |= c
+                parts.append(("", note))
         return " ".join(q + n for q, n in parts), " ".join(n for _, n in parts if n), cut
 
 

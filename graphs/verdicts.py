@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from debatrix.core import probabilities as prob
+from debatrix.core.textchecks import said_once
 from debatrix.core.models import Debate, DebaterJudgment, OrderAnswer
 
 from .state import DebateAnalysis, WinnerDecision
@@ -72,7 +73,7 @@ def order_answer(order: Sequence[str], choices: Sequence[str], comment: str, *,
         winner, probabilities = decided, decided_probs
     return OrderAnswer(order=tuple(order), winner=None if winner in (None, TIE) else winner,
                        probabilities=_rounded(probabilities), scores=scores, argmax_scores=argmax_scores,
-                       comment=comment, consistent=consistent,
+                       comment=said_once(comment), consistent=consistent,
                        decision_winner=None if decided in (None, TIE) else decided)
 
 

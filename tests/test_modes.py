@@ -93,7 +93,7 @@ async def test_debatrix_result_is_assembled_exactly(uniforms):
     # the speech answers
     quote = P.quotable_passages(uniforms.speeches[1].content)[0]
     assert arg.analyses[1].analysis == (f'"{quote}" Theo analyze_speech comment on argument speech 2. '
-                                        "Theo answers speech 1.")
+                                        "Theo answers the claims of speech 1.")
     # a speech's judgment is its analysis with the score read from it (the original's speech judgment)
     assert src.speech_judgments[1].comment == src.analyses[1].analysis
     assert arg.debate_analysis == "Maya argued on argument.\nTheo answered on argument.\nWinner: x"
@@ -298,7 +298,7 @@ async def test_with_a_prompt_cache_scores_continue_the_conversation(uniforms):
             analysis = result.dimension(dim).analyses[i].analysis
             assert score.messages[len(asked.messages)].content == analysis
             assert analysis.endswith(f"{uniforms.speeches[i].speaker} analyze_speech comment on {dim} speech {i + 1}."
-                                     + (f" {uniforms.speeches[i].speaker} answers speech {i}." if i else ""))
+                                     + (f" {uniforms.speeches[i].speaker} answers the claims of speech {i}." if i else ""))
         judges = [c for c in model.calls if c.node == "judge_debate" and c.dimension == dim]
         for decide in (c for c in model.calls if c.node == "decide_debate" and c.dimension == dim):
             # each order's decision continues that order's judgment
@@ -349,7 +349,7 @@ async def test_a_note_still_at_fault_after_the_retry_is_left_out(uniforms, fault
             first, second = speech_passages(c)[:2]
             return {"points": [{"quote": first, "note": restated},
                                {"quote": second, "note": "Theo says a uniform costs families more than it saves."}],
-                    "answers": "Theo answers speech 1.", **({"score": 5} if '"score"' in str(c.messages[-1].content)
+                    "answers": "Theo answers the claims of speech 1.", **({"score": 5} if '"score"' in str(c.messages[-1].content)
                                                            else {})}
         return analysis_of(c)
 

@@ -346,3 +346,58 @@ def test_a_note_that_says_again_the_speakers_earlier_speech_is_stale():
     # the result's check flags it, and it is not a misattribution
     [check] = T.check_analyses(demo, "argument", [(2, "Ana", " ".join(stale))])
     assert check.repeats_earlier == (0,) and not check.misattributed
+
+
+def test_a_sentence_said_again_is_shown_once():
+    # the demo's argument judgment on the default local model (real output): one point four times, a word changed
+    written = ("Ana: Ana argued that tired staff make mistakes, which is a valid point. Ana argued that trials in "
+               "Iceland and the UK kept output level while sick days and burnout fell, which is a valid argument. "
+               "Ana argued that trials in Iceland and the UK kept output level and sick days and burnout fell, which "
+               "is a valid argument. Ana argued that tired staff make mistakes and that trials in Iceland and the UK "
+               "kept output levels and sick days and burnout fell, which is a valid argument.\n"
+               "Ben: Ben argued that hospitals, prisons and schools run on shifts. Ben argued that the risk falls on "
+               "patients and pupils, which is a valid argument.\n\nWinner: Ana")
+    assert T.said_once(written) == (
+        "Ana: Ana argued that tired staff make mistakes, which is a valid point. Ana argued that trials in Iceland "
+        "and the UK kept output level while sick days and burnout fell, which is a valid argument.\n"
+        "Ben: Ben argued that hospitals, prisons and schools run on shifts. Ben argued that the risk falls on "
+        "patients and pupils, which is a valid argument.\n\nWinner: Ana")
+    # the same verdict about two debaters is two sentences, and a text without repeats is unchanged
+    both = "Ana's argument is strong. Ben's argument is strong."
+    assert T.said_once(both) == both
+
+
+def test_an_analysis_note_that_says_an_earlier_note_again_leaves_its_passage_alone():
+    from debatrix.graphs.answers import analysis_answer
+
+    schema = analysis_answer(("Jesus did not accomplish this.", "The Messiah has to be a direct descendant of David."),
+                             "Sir.Lancelot", first=False, words=60)
+    # debateart_4562's argument analysis of speech 1 (real output): the second note is the first again
+    note = ("Sir.Lancelot argues that Jesus does not meet the Jewish criteria for being the Messiah, which is a "
+            "strong argument.")
+    answer = schema.model_validate({"points": [{"quote": "Jesus did not accomplish this.", "note": note},
+                                               {"quote": "The Messiah has to be a direct descendant of David.",
+                                                "note": note.replace("strong", "clear")}],
+                                    "answers": "Sir.Lancelot answers nothing yet."})
+    text, memo, _ = answer.text()
+    assert text == (f'"Jesus did not accomplish this." {note} "The Messiah has to be a direct descendant of David." '
+                    "Sir.Lancelot answers nothing yet.")
+    assert memo == f"{note} Sir.Lancelot answers nothing yet."
+
+
+def test_an_answers_sentence_that_only_echoes_the_instruction_is_left_out():
+    from debatrix.graphs.answers import analysis_answer
+
+    # real "answers" sentences of the default local model (the demo's language column; debateart_0752)
+    for echo in ("Ben does not provide any answers or leaves unanswered from the earlier speeches.",
+                 "Barney does not answer or leave unanswered from earlier speeches."):
+        assert T.says_nothing(echo, echo.split()[0])
+    # one that names what is left unanswered says something
+    assert not T.says_nothing("Ben does not address the issue of pay or the impact on service quality.", "Ben")
+    assert not T.says_nothing("Ben does not answer Ana.", "Ben")
+    schema = analysis_answer(("Hospitals run on shifts.",), "Ben", first=False, words=60)
+    answer = schema.model_validate({"points": [{"quote": "Hospitals run on shifts.",
+                                                "note": "Ben uses a short, clear sentence."}],
+                                    "answers": "Ben does not provide any answers or leaves unanswered from the "
+                                               "earlier speeches."})
+    assert answer.text()[0] == '"Hospitals run on shifts." Ben uses a short, clear sentence.'

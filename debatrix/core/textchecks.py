@@ -298,6 +298,21 @@ def says_what_it_answers(sentence: str) -> bool:
     return bool(_ANSWERS.search(normalized(sentence)))
 
 
+# the words of the "answers" instruction and the model's stock ways of echoing it: an "answers" sentence made of
+# nothing else ("Ben does not provide any answers or leaves unanswered from the earlier speeches", 25 of the 64 on
+# the text benchmark's stored run) says nothing of the debate
+_ANSWERS_STOCK = frozenset(content_words(
+    "answers answer answered answering unanswered leaves leave left earlier speeches speech previous prior provide "
+    "provides provided any specific new directly does did not address addresses addressed respond responds "
+    "responded rebuttal rebuttals rebut rebuts"))
+
+
+def says_nothing(sentence: str, speaker: str) -> bool:
+    """Whether an "answers" sentence is only the instruction echoed: no word but its speaker's name and the stock
+    words of answering."""
+    return not set(content_words(sentence)) - _ANSWERS_STOCK - set(content_words(speaker))
+
+
 def notes_of(analysis: str) -> list[str]:
     """An analysis's notes: its sentences without the quotations, less those on what it answers (which may restate
     what they answer)."""
@@ -367,6 +382,33 @@ def check_result(result: JudgeResult, debate: Debate) -> TextChecks:
 
 
 # ----------------------------------------------------------------------------------------------- repair
+
+#: a sentence whose word 3-grams are mostly (this share) in the sentences before it in the same text says nothing new
+SAID_SHARE = 0.6
+
+
+def says_again(sentence: str, seen: set[tuple[str, ...]]) -> bool:
+    """Whether ``sentence`` repeats what ``seen`` (the word 3-grams of the sentences before it) already says."""
+    grams = ngrams(words(sentence), 3)
+    return bool(grams) and len(grams & seen) >= SAID_SHARE * len(grams)
+
+
+def said_once(text: str) -> str:
+    """``text`` without the sentences that say again what an earlier sentence of it said (the local model's
+    judgment of the demo said "Ana argued that trials in Iceland and the UK kept output level ..." four times in
+    one paragraph, a word changed each time). Line breaks are kept: a judgment's sections start on their lines."""
+    seen: set[tuple[str, ...]] = set()
+    lines = []
+    for line in text.split("\n"):
+        kept = []
+        for sentence in re.split(r"(?<=[.!?])\s+", line):
+            if sentence.strip() and says_again(sentence, seen):
+                continue
+            seen |= ngrams(words(sentence), 3)
+            kept.append(sentence)
+        if kept or not line.strip():
+            lines.append(" ".join(kept))
+    return "\n".join(lines)
 
 _GLUED = re.compile(r"[A-Za-z]{4,}")
 
