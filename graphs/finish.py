@@ -61,7 +61,7 @@ def _dimension_result(state: JudgeState, dim: Dimension, cmap: CalibrationMap | 
     verdict = None
     if decision is not None:
         sc = score_winner({j.debater: j.score for j in judgments}, debate, dim.allow_tie, dim.tie_margin)
-        verdict = _shown(Verdict(**decision.model_dump(), score_winner=sc), cmap)
+        verdict = _shown(decision.model_copy(update={"score_winner": sc}), cmap)
     return DimensionResult(
         name=dim.name, weight=dim.weight, allow_tie=dim.allow_tie, tie_margin=dim.tie_margin,
         analyses=tuple(sorted(state.get("analyses", {}).get(dim.name, []), key=lambda a: a.index)),
@@ -92,7 +92,7 @@ def _merged_general(state: JudgeState, dims: list[DimensionResult], cmap: Calibr
     verdict = None
     if decision is not None:
         sc = score_winner({j.debater: j.score for j in judgments}, debate, False, 0)
-        verdict = _shown(Verdict(**{**decision.model_dump(), "dimension": "general"}, score_winner=sc), cmap)
+        verdict = _shown(decision.model_copy(update={"dimension": "general", "score_winner": sc}), cmap)
     return DimensionResult(name="general", weight=total, allow_tie=False, debater_judgments=tuple(judgments),
                            verdict=verdict)
 

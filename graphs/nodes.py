@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -388,7 +387,7 @@ async def _with_missing_paragraphs(ctx: JudgeContext, messages: list[BaseMessage
     with nothing in it (debateart_4024: "Sir.Lancelot:" then the Winner line) is missing too. One that cannot be
     had leaves the judgment as it was (the check flags it), as does a judgment in which no name heads a paragraph
     (it did not follow the format at all, and its comments are read from it as it is)."""
-    sections = judgment_sections(text, names)  # once: debater_paragraph would cut the judgment again per name
+    sections = V.judgment_sections(text, names)  # once: debater_paragraph would cut the judgment again per name
     written = {who for who, part in sections if who and part}
     headed = {who for who, _ in sections if who}
     missing = [n for n in names if n not in written]
@@ -400,7 +399,7 @@ async def _with_missing_paragraphs(ctx: JudgeContext, messages: list[BaseMessage
                                                     words=max(20, words * len(missing) // len(names)),
                                                     meta={"debatrix_retry": 1})
     added: list[tuple[str, str]] = []
-    for who, part in judgment_sections(more, names):
+    for who, part in V.judgment_sections(more, names):
         # a paragraph that copies the judgment already written (the local model repeats the other debater's
         # paragraph under the missing name) says nothing about its debater: not added
         if who in missing and part and who not in [w for w, _ in added] and shared_share(part, text) < COPY_SHARE:
@@ -408,7 +407,7 @@ async def _with_missing_paragraphs(ctx: JudgeContext, messages: list[BaseMessage
     if not added:
         return text, [record]
     lines = text.rstrip().split("\n")
-    cut = next((k for k, line in enumerate(lines) if _WINNER_LINE.match(line.strip())), len(lines))
+    cut = next((k for k, line in enumerate(lines) if V.WINNER_LINE.match(line.strip())), len(lines))
     new = [f"{who}: {part}" for who, part in added]
     return "\n".join([*lines[:cut], *new, *lines[cut:]]), [record]
 
@@ -452,61 +451,6 @@ def _decided(debate: Debate, dim: Dimension, answers: list[OrderAnswer], with_an
     if with_analysis:
         out["debate_analyses"] = [DebateAnalysis(dimension=dim.name, text=a.comment, order=a.order)
                                   for a in answers]
-    return out
-
-
-def debater_paragraph(judgment: str, name: str, names: list[str]) -> str:
-    """The part of a judgment about one debater: the first non-empty section that starts with its name, as the
-    judgment prompt asks (see :func:`judgment_sections`); "" where the judgment has none (never another debater's
-    paragraph, nor the whole judgment)."""
-    return next((text for who, text in judgment_sections(judgment, names) if who == name and text), "")
-
-
-_LEAD = re.compile(r"^[\s>*_#•\-]+")
-_WINNER_LINE = re.compile(r"^[\s*_#]*winner\s*[:：]", re.I)
-_INLINE_WINNER = re.compile(r"(?<=[.!?])\s+[*_]*winner\s*[:：]", re.I)
-
-
-def judgment_sections(judgment: str, names: list[str]) -> list[tuple[str | None, str]]:
-    """A judgment cut into (debater, text) sections: a section starts at a line that begins with a debater's name
-    ("Ana: ...", "**Ana**", "Ana's case ...", a name alone on its line) and runs to the next such line or the
-    "Winner:" line; text before the first name belongs to no debater (None). A name followed by ":" or a dash is a
-    heading (the text after it is the section's); a name that starts a sentence stays in it."""
-    ordered = sorted(names, key=len, reverse=True)  # "Alexandra" before "Alex"
-    out: list[tuple[str | None, str]] = []
-    who: str | None = None
-    buf: list[str] = []
-
-    def flush() -> None:
-        if buf or who is not None:
-            # a "Winner: ..." run into the paragraph's last sentence is the verdict's, not the comment's
-            text = _INLINE_WINNER.split(" ".join(b for b in buf if b))[0]
-            out.append((who, text.strip()))
-
-    for raw in judgment.replace("\r\n", "\n").split("\n"):
-        line = raw.strip()
-        if not line:
-            continue
-        if _WINNER_LINE.match(line):
-            flush()
-            who, buf = None, []
-            continue
-        lead = _LEAD.sub("", line)
-        hit = next((n for n in ordered if lead.lower().startswith(n.lower())
-                    and not lead[len(n):len(n) + 1].isalnum()), None)
-        if hit is None:
-            buf.append(line)
-            continue
-        flush()
-        rest = lead[len(hit):].lstrip("*_ ")
-        if _WINNER_LINE.match(rest):  # "Ana Winner: Ana used sources ..." (the local model's heading)
-            content = _WINNER_LINE.sub("", rest, count=1).strip(" *_")
-        elif rest[:1] in (":", "：", "-", "–", "—"):
-            content = rest[1:].strip(" *_")
-        else:  # the name starts a sentence about the debater: keep it
-            content = lead.replace("**", "").strip()
-        who, buf = hit, [content]
-    flush()
     return out
 
 

@@ -21,6 +21,7 @@ from debatrix.core.models import (
     OrderAnswer,
     SpeechAnalysis,
     SpeechJudgment,
+    Verdict,
 )
 
 
@@ -36,21 +37,6 @@ class DebateAnalysis(BaseModel):
     probabilities: dict[str, float] | None = None
 
 
-class WinnerDecision(BaseModel):
-    """A decision as the verdict reports it (see :class:`debatrix.core.models.Verdict`)."""
-
-    model_config = ConfigDict(frozen=True)
-    dimension: str
-    comment: str
-    winner: str | None  # None = tie
-    probabilities: dict[str, float] | None = None
-    method: Literal["logprobs", "argmax"] = "argmax"
-    orders: tuple[OrderAnswer, ...] = ()
-    position_bias: float | None = None
-    consistent: bool = True
-    warnings: tuple[str, ...] = ()
-
-
 class Accumulated(TypedDict, total=False):
     """What a dimension column accumulates (its output schema): one dimension's items, in the order written."""
 
@@ -58,7 +44,7 @@ class Accumulated(TypedDict, total=False):
     speech_judgments: Annotated[list[SpeechJudgment], operator.add]
     debate_analyses: Annotated[list[DebateAnalysis], operator.add]
     debater_judgments: Annotated[list[DebaterJudgment], operator.add]
-    winner_decisions: Annotated[list[WinnerDecision], operator.add]
+    winner_decisions: Annotated[list[Verdict], operator.add]
     calls: Annotated[list[CallRecord], operator.add]
     failures: Annotated[list[str], operator.add]
 
@@ -92,7 +78,7 @@ class JudgeState(TypedDict, total=False):
     speech_judgments: Annotated[dict[str, list[SpeechJudgment]], by_dimension]
     debate_analyses: Annotated[dict[str, list[DebateAnalysis]], by_dimension]
     debater_judgments: Annotated[dict[str, list[DebaterJudgment]], by_dimension]
-    winner_decisions: Annotated[dict[str, list[WinnerDecision]], by_dimension]
+    winner_decisions: Annotated[dict[str, list[Verdict]], by_dimension]
     # the whole run's
     calls: Annotated[list[CallRecord], operator.add]
     failures: Annotated[list[str], operator.add]

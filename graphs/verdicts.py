@@ -7,19 +7,20 @@ debaters in its own order and shows the material (the transcript, or the analyse
 every speech keeping its number; listing only the names the other way round left the first speaker favoured (the
 README has the figures). Averaging the orders' winner probabilities cancels a preference for a place; each order's
 answer and the remaining preference (``position_bias``) stay in the result. Orders are the debaters' reversal (1v1)
-or rotations (British Parliamentary).
+or rotations (British Parliamentary). A judgment is cut here into its per-debater comments too (beside the verdict
+logic that shows them, so the nodes that ask for judgments and this module do not import each other).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from debatrix.core import probabilities as prob
 from debatrix.core.textchecks import said_once
-from debatrix.core.models import Debate, DebaterJudgment, OrderAnswer
+from debatrix.core.models import Debate, DebaterJudgment, OrderAnswer, Verdict
 
-from .state import DebateAnalysis, WinnerDecision
 
 SCORES = range(1, 11)
 TIE = "tie"
@@ -87,7 +88,7 @@ def _as_probabilities(a: OrderAnswer, choices: Sequence[str]) -> dict[str, float
     return {c: float(c == (a.winner or TIE)) for c in choices}
 
 
-def combine(dimension: str, debate: Debate, answers: Sequence[OrderAnswer], allow_tie: bool) -> WinnerDecision:
+def combine(dimension: str, debate: Debate, answers: Sequence[OrderAnswer], allow_tie: bool) -> Verdict:
     """The orders' answers as one decision: winner probabilities averaged (each answer counting as certainty where
     the server gave none), the most probable choice the winner; an exact draw between debaters goes to the higher
     mean score, then to the first order's answer."""
@@ -123,7 +124,7 @@ def combine(dimension: str, debate: Debate, answers: Sequence[OrderAnswer], allo
                     else "the decision's was kept")
             warnings.append(f"order {' / '.join(a.order)}: the decision named {a.decision_winner or TIE} but the "
                             f"judgment argues otherwise; {kept}")
-    return WinnerDecision(dimension=dimension, comment=chosen.comment, winner=None if winner == TIE else winner,
+    return Verdict(dimension=dimension, comment=chosen.comment, winner=None if winner == TIE else winner,
                           probabilities=_rounded(mean) if method == "logprobs" or len(answers) > 1 else None,
                           method=method, orders=tuple(answers), position_bias=bias, consistent=consistent,
                           warnings=tuple(warnings))
@@ -142,9 +143,8 @@ def _position_bias(answers: Sequence[OrderAnswer], per_order: list[dict[str, flo
     return round(sum(shares) / len(shares) - 1 / len(answers[0].order), 4)
 
 
-def debater_judgments(dimension: str, debate: Debate, decision: WinnerDecision) -> list[DebaterJudgment]:
+def debater_judgments(dimension: str, debate: Debate, decision: Verdict) -> list[DebaterJudgment]:
     """Every debater's score averaged over the orders, and its paragraph of the comment shown."""
-    from .nodes import debater_paragraph
 
     names = [d.name for d in debate.debaters]
     out = []
@@ -158,3 +158,57 @@ def debater_judgments(dimension: str, debate: Debate, decision: WinnerDecision) 
                                    comment=debater_paragraph(decision.comment, name, names)))
     return out
 
+
+def debater_paragraph(judgment: str, name: str, names: list[str]) -> str:
+    """The part of a judgment about one debater: the first non-empty section that starts with its name, as the
+    judgment prompt asks (see :func:`judgment_sections`); "" where the judgment has none (never another debater's
+    paragraph, nor the whole judgment)."""
+    return next((text for who, text in judgment_sections(judgment, names) if who == name and text), "")
+
+
+_LEAD = re.compile(r"^[\s>*_#•\-]+")
+WINNER_LINE = re.compile(r"^[\s*_#]*winner\s*[:：]", re.I)
+_INLINE_WINNER = re.compile(r"(?<=[.!?])\s+[*_]*winner\s*[:：]", re.I)
+
+
+def judgment_sections(judgment: str, names: list[str]) -> list[tuple[str | None, str]]:
+    """A judgment cut into (debater, text) sections: a section starts at a line that begins with a debater's name
+    ("Ana: ...", "**Ana**", "Ana's case ...", a name alone on its line) and runs to the next such line or the
+    "Winner:" line; text before the first name belongs to no debater (None). A name followed by ":" or a dash is a
+    heading (the text after it is the section's); a name that starts a sentence stays in it."""
+    ordered = sorted(names, key=len, reverse=True)  # "Alexandra" before "Alex"
+    out: list[tuple[str | None, str]] = []
+    who: str | None = None
+    buf: list[str] = []
+
+    def flush() -> None:
+        if buf or who is not None:
+            # a "Winner: ..." run into the paragraph's last sentence is the verdict's, not the comment's
+            text = _INLINE_WINNER.split(" ".join(b for b in buf if b))[0]
+            out.append((who, text.strip()))
+
+    for raw in judgment.replace("\r\n", "\n").split("\n"):
+        line = raw.strip()
+        if not line:
+            continue
+        if WINNER_LINE.match(line):
+            flush()
+            who, buf = None, []
+            continue
+        lead = _LEAD.sub("", line)
+        hit = next((n for n in ordered if lead.lower().startswith(n.lower())
+                    and not lead[len(n):len(n) + 1].isalnum()), None)
+        if hit is None:
+            buf.append(line)
+            continue
+        flush()
+        rest = lead[len(hit):].lstrip("*_ ")
+        if WINNER_LINE.match(rest):  # "Ana Winner: Ana used sources ..." (the local model's heading)
+            content = WINNER_LINE.sub("", rest, count=1).strip(" *_")
+        elif rest[:1] in (":", "：", "-", "–", "—"):
+            content = rest[1:].strip(" *_")
+        else:  # the name starts a sentence about the debater: keep it
+            content = lead.replace("**", "").strip()
+        who, buf = hit, [content]
+    flush()
+    return out

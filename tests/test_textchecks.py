@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from debatrix.core import textchecks as T
 from debatrix.core.models import Debate, Debater, Side, Speech
-from debatrix.graphs.nodes import debater_paragraph
+from debatrix.graphs.verdicts import debater_paragraph
 
 ANA = ("Tired staff make mistakes. Trials in Iceland and the UK kept output level while sick days and burnout fell. "
        "A shorter week attracts and keeps staff.")

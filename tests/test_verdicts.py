@@ -202,7 +202,8 @@ def test_every_verdict_says_how_many_of_its_orders_named_its_winner(uniforms):
                       allow_tie=False)
     one = V.combine("argument", uniforms, [_answer(("Maya", "Theo"), "Maya", {"Maya": 0.8, "Theo": 0.2})],
                     allow_tie=False)
-    shown = [Verdict(**d.model_dump(), score_winner=None) for d in (agree, split, one)]
+    shown = [agree, split, one]  # the decision node's verdicts are the result's (one verdict type)
+    assert all(isinstance(v, Verdict) for v in shown)
     assert [v.orders_agreeing for v in shown] == [2, 1, None]
     assert [v.agreement for v in shown] == ["2 of 2 orders agree", "1 of 2 orders agrees", ""]
     # a result written before the field existed gets it on reading, and a stored figure is kept as it is

@@ -294,7 +294,8 @@ class Verdict(Frozen):
     dimension: str
     comment: str
     winner: str | None
-    score_winner: str | None
+    # None until the debaters' scores are in (the graph's decision node writes the verdict; the run's end adds SC)
+    score_winner: str | None = None
     # DP from the winner probabilities averaged over the orders ("logprobs"), or from the answers where the server
     # gives no probabilities ("argmax": each order's answer counts as certainty)
     probabilities: dict[str, float] | None = None
