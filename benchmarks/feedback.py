@@ -133,6 +133,6 @@ def text_figures(result: JudgeResult, debate: Debate) -> dict[str, Any]:
                                                                               else [])] if d.verdict is not None}
     judgments = [j for d in result.dimensions for j in d.debater_judgments]
     return {"dimensions": dims, "consistent": consistent,
-            "comments": [c.names_other_only or bool(c.wrong_sides) for c in checks.comments],
+            "comments": [c.misattributed for c in checks.comments],
             "empty_comments": [not j.comment for j in judgments],
             "panel_grounded": checks.panel_grounded, "flags": list(checks.flags)}

@@ -113,7 +113,8 @@ def make_analyze_speech(previous: PreviousContext, scored: bool = False) -> Node
                 messages, schema, node="analyze_speech", dimension=dim.name, meta=meta, sampling=sampling)
             if i:
                 answer, lp, records, messages = await _ask_again_if_borrowed(
-                    ctx, debate, i, dim.name, meta, schema, messages, after + relevant, (answer, lp, records))
+                    ctx, debate, i, dim.name, meta, schema, messages, after + relevant, (answer, lp, records),
+                    task if sampling else "")
             analysis, memo, cut = answer.text()
             if sampling:  # words the DRY sampler made the model glue together, split again
                 analysis, memo = (unglued(t, task) for t in (analysis, memo))
@@ -138,14 +139,14 @@ def make_analyze_speech(previous: PreviousContext, scored: bool = False) -> Node
 
 
 async def _ask_again_if_borrowed(ctx: JudgeContext, debate: Debate, i: int, dimension: str, meta: dict[str, Any],
-                                 schema: type[Any], messages: list[BaseMessage], after: str, first: tuple
-                                 ) -> tuple[Any, Any, list[Any], list[BaseMessage]]:
+                                 schema: type[Any], messages: list[BaseMessage], after: str, first: tuple,
+                                 task: str = "") -> tuple[Any, Any, list[Any], list[BaseMessage]]:
     """An analysis whose notes restate another debater's speech (or put the speaker on the wrong side), asked once
     more, told which notes: (answer, log probabilities, the calls paid, the conversation that gave the answer).
     The second answer is kept only with fewer faulty notes (told what was wrong, the default local model mends some
     notes and garbles others); one that cannot be read leaves the first."""
     answer, lp, records = first
-    faults = _faults(answer, debate, i)
+    faults = _faults(answer, debate, i, task)
     if not faults:
         return answer, lp, records, messages
     retry = [*ctx.gateway.as_sent(messages, schema), AIMessage(content=answer.written),
@@ -162,18 +163,21 @@ async def _ask_again_if_borrowed(ctx: JudgeContext, debate: Debate, i: int, dime
     except IncompleteJudgment as e:  # the run stops here: what was paid for is still counted
         e.calls = [*records, *getattr(e, "calls", [])]
         raise
-    faults_again = _faults(again, debate, i)
+    faults_again = _faults(again, debate, i, task)
     if len(faults_again) < len(faults):
         return _without_faulty(again, faults_again), lp_again, [*records, *more], retry
     return _without_faulty(answer, faults), lp, [*records, *more], messages
 
 
-def _faults(answer: Any, debate: Debate, i: int) -> list[NoteFault]:
+def _faults(answer: Any, debate: Debate, i: int, task: str = "") -> list[NoteFault]:
     """What is wrong with an answer's notes, and with its "answers" sentence where that says nothing of what the
     speaker answers (the local model writes "Ben argues that <Ana's point>" there): that one is numbered after the
-    notes and named as itself."""
-    notes = answer.shown_notes()
+    notes and named as itself. ``task``: the prompt's last message where DRY sampling was on; the notes are checked
+    as they will be shown, with the words the sampler glued split again (glued, "sickdays" hid a note's borrowed
+    words from this check, and the result's check found them)."""
+    notes = [unglued(n, task) for n in answer.shown_notes()] if task else answer.shown_notes()
     extra = (getattr(answer, "answers", None) or "").strip()
+    extra = unglued(extra, task) if task else extra
     checked = [*notes, extra] if extra and not says_what_it_answers(extra) else notes
     faults = note_faults(checked, debate, i)
     last = len(notes) + 1

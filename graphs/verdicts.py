@@ -177,6 +177,7 @@ def judgment_sections(judgment: str, names: list[str]) -> list[tuple[str | None,
     "Winner:" line; text before the first name belongs to no debater (None). A name followed by ":" or a dash is a
     heading (the text after it is the section's); a name that starts a sentence stays in it."""
     ordered = sorted(names, key=len, reverse=True)  # "Alexandra" before "Alex"
+    lowered = {n.lower() for n in names}
     out: list[tuple[str | None, str]] = []
     who: str | None = None
     buf: list[str] = []
@@ -184,8 +185,12 @@ def judgment_sections(judgment: str, names: list[str]) -> list[tuple[str | None,
     def flush() -> None:
         if buf or who is not None:
             # a "Winner: ..." run into the paragraph's last sentence is the verdict's, not the comment's
-            text = _INLINE_WINNER.split(" ".join(b for b in buf if b))[0]
-            out.append((who, text.strip()))
+            text = _INLINE_WINNER.split(" ".join(b for b in buf if b))[0].strip()
+            # a name and nothing else ("Ana Winner: Ana", the demo's source judgment on the local model) says
+            # nothing about its debater: an empty section, asked for again like a missing one
+            if text.strip(" .*_:").lower() in lowered:
+                text = ""
+            out.append((who, text))
 
     for raw in judgment.replace("\r\n", "\n").split("\n"):
         line = raw.strip()

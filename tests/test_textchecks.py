@@ -401,3 +401,49 @@ def test_an_answers_sentence_that_only_echoes_the_instruction_is_left_out():
                                     "answers": "Ben does not provide any answers or leaves unanswered from the "
                                                "earlier speeches."})
     assert answer.text()[0] == '"Hospitals run on shifts." Ben uses a short, clear sentence.'
+
+
+def test_a_comment_that_gives_its_debater_the_other_debaters_points_is_flagged():
+    from pathlib import Path
+
+    from debatrix.core.loader import load_debate
+
+    demo = load_debate(Path(__file__).resolve().parents[1] / "examples" / "four_day_week.yaml")
+    # the demo's argument judgment on the default local model (real output): Ben's points in the paragraph on Ana
+    on_ana = ("Ana (pro) argues that tired staff make mistakes, which is a valid point. Ana argues that hospitals, "
+              "prisons and schools run on shifts: a ward still needs staff seven days a week.")
+    assert T.comment_restates(on_ana, demo, "Ana") == ["Ben"]
+    # her own points, and a sentence on what she answers of Ben's, are hers
+    assert T.comment_restates("Ana argues that tired staff make mistakes. Ana answers that hospitals, prisons and "
+                              "schools run on shifts only until rotas are redesigned.", demo, "Ana") == []
+    assert T.comment_restates("Ana says Ben's hospitals, prisons and schools can change rotas.", demo, "Ana") == []
+
+
+def test_a_section_that_is_only_a_name_is_empty_and_a_quotation_naming_the_other_is_not_a_swap():
+    from debatrix.graphs.verdicts import judgment_sections
+
+    # the demo's source judgment on the default local model, order Ana / Ben (real output)
+    assert judgment_sections("Ana Winner: Ana\n\nBen Winner: Ben", ["Ana", "Ben"]) == [("Ana", ""), ("Ben", "")]
+    [check] = T.check_analyses(DEBATE, "argument", [(1, "Ben", '"The trials Ana cites were mostly office teams '
+                                                                'that chose to take part."')])
+    assert not check.names_other_only
+
+
+def test_the_node_checks_notes_as_shown_with_glued_words_split():
+    # the demo's language analysis of Ana's second speech, as the DRY sampler had the local model write it (real
+    # output): "sickdays" hid her first speech's words from the node's check, and the result's check found them
+    from pathlib import Path
+
+    from debatrix.core.loader import load_debate
+    from debatrix.graphs.answers import analysis_answer
+    from debatrix.graphs.nodes import _faults
+
+    demo = load_debate(Path(__file__).resolve().parents[1] / "examples" / "four_day_week.yaml")
+    quote = "Rotas can be redesigned, as Scottish trials are doing, and overtime"
+    schema = analysis_answer((quote,), "Ana", first=False, words=60)
+    answer = schema.model_validate({"points": [{"quote": quote, "note": "Ana provides evidence that the four-day "
+                                                "week reduced sickdays, burnout, and overtime."}],
+                                    "answers": "Ana answers Ben's shift pattern."})
+    task = demo.speeches[0].content + " " + demo.speeches[2].content
+    assert _faults(answer, demo, 2) == []  # glued, the words are not found
+    assert [f.earlier for f in _faults(answer, demo, 2, task)] == [0]

@@ -387,6 +387,12 @@ class CommentCheck(Frozen):
     debater: str
     names_other_only: bool = False
     wrong_sides: tuple[str, ...] = ()
+    # debaters whose speeches a sentence of the comment gives its debater as their own
+    restates: tuple[str, ...] = ()
+
+    @property
+    def misattributed(self) -> bool:
+        return self.names_other_only or bool(self.wrong_sides) or bool(self.restates)
 
 
 class TextChecks(Frozen):

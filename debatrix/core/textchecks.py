@@ -277,7 +277,9 @@ def check_analyses(debate: Debate, dimension: str, analyses: Sequence[tuple[int,
             dimension=dimension, index=i, speaker=speaker, words=len(words(text)),
             copy_of=best if share >= COPY_SHARE else None, copy_share=round(share, 4), grounded=round(own, 4),
             foreign=round(foreign, 4), quotes=len(qs), quotes_found=sum(quote_found(q, speeches[i]) for q in qs),
-            names_other_only=bool(others) and not mentions(text, speaker),
+            # a quotation naming the other debater is the speaker's words about them, not a name swapped
+            names_other_only=bool(others) and not mentions(_QUOTED.sub(" ", text), speaker)
+            and any(mentions(_QUOTED.sub(" ", text), n) for n in others),
             # the quotations are the speaker's own words, whatever side they seem to take out of context
             wrong_sides=tuple(wrong_sides(_QUOTED.sub(" ", text), debate)),
             restates=tuple(dict.fromkeys(restated)),
@@ -318,6 +320,29 @@ def notes_of(analysis: str) -> list[str]:
     what they answer)."""
     bare = _QUOTED.sub(" ", normalized(analysis))
     return [s.strip() for s in _SENTENCE.split(bare) if s.strip() and not _ANSWERS.search(s)]
+
+
+def comment_restates(comment: str, debate: Debate, debater: str) -> list[str]:
+    """Debaters whose words a comment gives its debater: a sentence that names no other debater and says nothing
+    of answering, most of whose content-word pairs (the motion's aside) come from another debater's speeches and
+    not from its own (the demo's argument judgment, real output: "Ana argues that hospitals, prisons and schools
+    run on shifts", Ben's point, in the paragraph on Ana)."""
+    others = [d.name for d in debate.debaters if d.name != debater]
+    common = ngrams(content_words(debate.motion), NOTE_N)
+    by: dict[str, set[tuple[str, ...]]] = {}
+    for s in debate.speeches:
+        by.setdefault(s.speaker, set()).update(ngrams(content_words(s.content), NOTE_N) - common)
+    own = by.get(debater, set())
+    found = []
+    for sentence in _SENTENCE.split(_QUOTED.sub(" ", normalized(comment))):
+        if not sentence.strip() or _ANSWERS.search(sentence) or any(mentions(sentence, n) for n in others):
+            continue
+        mine = ngrams(content_words(sentence), NOTE_N) - common
+        source, borrowed = max(((n, (mine - own) & by.get(n, set())) for n in others), key=lambda x: len(x[1]),
+                               default=("", set()))
+        if len(borrowed) >= NOTE_FOREIGN and len(borrowed) > len(mine & own) and source not in found:
+            found.append(source)
+    return found
 
 
 def cites_debate(text: str, debate: Debate, n: int = 2) -> bool:
@@ -363,10 +388,13 @@ def check_result(result: JudgeResult, debate: Debate) -> TextChecks:
             wrong = tuple(wrong_sides(f"{j.debater}. {j.comment}", debate))
             others = [n for n in names if n != j.debater and mentions(j.comment, n)]
             check = CommentCheck(dimension=d.name, debater=j.debater, wrong_sides=wrong,
-                                 names_other_only=bool(others) and not mentions(j.comment, j.debater))
+                                 names_other_only=bool(others) and not mentions(j.comment, j.debater),
+                                 restates=tuple(comment_restates(j.comment, debate, j.debater)))
             comments.append(check)
             if check.names_other_only:
                 flags.append(f"{d.name}: the comment on {j.debater} is about {', '.join(others)}")
+            for name in check.restates:
+                flags.append(f"{d.name}: the comment on {j.debater} gives {j.debater} what {name} said")
             for name in wrong:
                 flags.append(f"{d.name}: the comment on {j.debater} puts {name} on the wrong side of the motion")
     panel = None
