@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from langchain_core.messages import BaseMessage, HumanMessage
+from langchain_core.messages import BaseMessage
 
 from debatrix.core import prompting as P
 from debatrix.core.dimension import Dimension
@@ -21,6 +21,7 @@ from debatrix.core.modes import get_mode
 from debatrix.core.settings import JudgeSettings
 from debatrix.core.tokens import count_message_tokens, count_tokens
 
+from . import messages as M
 from .answers import analysis_answer_tokens
 
 # Local GGUF models count tokens with their own tokenizers; Qwen2.5's counted up to 1.074× o200k_base on 20
@@ -52,15 +53,6 @@ def _count(messages: list[BaseMessage], settings: JudgeSettings) -> int:
 def largest_request(debate: Debate, mode: str, settings: JudgeSettings, dims: list[Dimension]) -> Request:
     """The largest request (prompt + answer room) a ``mode`` run on ``debate`` makes, rendered by the same
     functions the nodes use."""
-    from .nodes import (
-        analysis_messages,
-        judgment_messages,
-        judgment_words,
-        names_of,
-        panel_words,
-        system_message,
-    )
-
     shape = get_mode(mode)
     fence = P.fence_for(debate)
     cap_out = settings.llm.max_output_tokens
@@ -85,23 +77,22 @@ def largest_request(debate: Debate, mode: str, settings: JudgeSettings, dims: li
                 after = P.previous_analyses(fake[:i]) if shape.context == "analyses" else ""
                 # after the first speech an analysis may be asked once more, its first answer and what was wrong
                 # with it appended (nodes.analyze_speech)
-                consider(analysis_messages(debate, dim, i, before, after, settings.analysis_words),
+                consider(M.analysis_messages(debate, dim, i, before, after, settings.analysis_words),
                          analysis_cap + (analysis_cap + RETRY_TOKENS if i else 0),
                          f"the analysis of speech {i + 1} ({dim.name})")
         if shape.debate_stage:
-            words = judgment_words(settings, debate)
+            words = M.judgment_words(settings, debate)
             what = (f"the judgment of the debate from its analyses ({dim.name})" if shape.per_speech else
                     f"the judgment of the full debate transcript ({dim.name})")
-            consider(judgment_messages(debate, dim, fake if shape.per_speech else [], words),
+            consider(M.judgment_messages(debate, dim, fake if shape.per_speech else [], words),
                      min(token_cap(words), cap_out), what)
     if shape.panel:
-        judgment = _placeholder(min(token_cap(judgment_words(settings, debate)), cap_out))
+        judgment = _placeholder(min(token_cap(M.judgment_words(settings, debate)), cap_out))
         reports = [{"name": d.name, "weight": f"{d.weight:g}", "scores": "-", "winner": "-", "judgment": judgment}
                    for d in dims]
-        words = panel_words(settings)
-        text = P.render("panel.j2", P.PanelVars(header=P.header(debate), reports=reports, choices=names_of(debate),
-                                                words=words))
-        consider([system_message(debate), HumanMessage(content=text)], min(token_cap(words), cap_out), "the panel")
+        words = M.panel_words(settings)
+        consider(M.panel_messages(debate, reports, M.names_of(debate), words), min(token_cap(words), cap_out),
+                 "the panel")
     return best
 
 

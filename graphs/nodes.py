@@ -10,7 +10,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage
 from langgraph.types import Send
 
 from debatrix.core import prompting as P
@@ -18,35 +18,23 @@ from debatrix.context import JudgeContext
 from debatrix.core.dimension import Dimension
 from debatrix.core.errors import IncompleteJudgment, StructuredOutputError
 from debatrix.core.settings import JudgeSettings
-from debatrix.core.models import Debate, DebateFormat, OrderAnswer, SpeechAnalysis, SpeechJudgment
+from debatrix.core.models import Debate, OrderAnswer, SpeechAnalysis, SpeechJudgment
 from debatrix.core import probabilities as prob
 from debatrix.core.textchecks import (COPY_SHARE, NoteFault, note_faults, says_what_it_answers, shared_share,
                                       unglued)
 from debatrix.core.tokens import count_tokens
 
+from . import messages as M
 from . import verdicts as V
 from .answers import (
     ScoreAnswer,
     analysis_answer,
     analysis_answer_tokens,
-    analysis_points,
     decision_answer,
 )
+from .messages import analysis_messages, judgment_messages, judgment_words, names_of, ties_allowed
 from .state import ColumnState, DebateAnalysis, ScoreTask
 from .wiring import Node
-
-
-# ------------------------------------------------------------------------------------------- messages
-
-
-def system_message(debate: Debate) -> SystemMessage:
-    """The same for every call on a debate, so the server can reuse the cached prefix."""
-    return SystemMessage(content=P.system_text(P.fence_for(debate)))
-
-
-
-def ties_allowed(debate: Debate, dimension: Dimension) -> bool:
-    return dimension.allow_tie and debate.format is DebateFormat.ONE_V_ONE
 
 
 # ------------------------------------------------------------------------------------------- speech analysis
@@ -76,12 +64,7 @@ async def _relevant(ctx: JudgeContext, memory: Any, debate: Debate, index: int) 
     if memory is None or index == 0:
         return ""
     chunks = await asyncio.to_thread(memory.relevant, index, debate.speeches[index].content, ctx.settings.memory.top_k)
-    fence = P.fence_for(debate)
-    blocks = [P.render("speech_block.j2", P.SpeechBlockVars(
-        fence=fence, index=c["index"] + 1, speaker=c["speaker"], side="excerpt",
-        content=P.marked(P.sanitize(c["text"], fence))))
-        for c in chunks]
-    return P.render("relevant_chunks.j2", P.ItemsVars(items=blocks))
+    return M.relevant_block(debate, chunks)
 
 
 def make_analyze_speech(previous: PreviousContext, scored: bool = False) -> Node:
@@ -149,9 +132,8 @@ async def _ask_again_if_borrowed(ctx: JudgeContext, debate: Debate, i: int, dime
     faults = _faults(answer, debate, i, task)
     if not faults:
         return answer, lp, records, messages
-    retry = [*ctx.gateway.as_sent(messages, schema), AIMessage(content=answer.written),
-             HumanMessage(content=P.render("analysis_retry.j2", P.AnalysisRetryVars(
-                 index=i + 1, speaker=debate.speeches[i].speaker, faults=[f.text for f in faults])))]
+    retry = M.analysis_retry(ctx.gateway.as_sent(messages, schema), answer.written, debate, i,
+                             [f.text for f in faults])
     window = after + "".join(str(m.content) for m in retry[-2:])  # nor may it repeat its first answer
     sampling = no_repeats(window, ctx.settings)
     try:
@@ -199,18 +181,6 @@ def _without_faulty(answer: Any, faults: list[NoteFault]) -> Any:
     return answer.model_copy(update={"points": points})
 
 
-def analysis_messages(debate: Debate, dim: Dimension, i: int, before: str, after: str, words: int,
-                      with_score: bool = False) -> list[BaseMessage]:
-    """The request that analyses speech ``i`` (also rendered by :mod:`.budget` to size the context)."""
-    speaker = debate.speeches[i].speaker
-    text = P.render("analyze_speech.j2", P.AnalyzeSpeechVars(
-        header=P.header(debate), before=before, speech=P.speech_block(debate, i, P.fence_for(debate)), after=after,
-        index=i + 1, speaker=speaker, side=P.side_label(debate, speaker), dimension=dim.name,
-        focus=dim.prompts.analyze, use_context=dim.prompts.context, points=analysis_points(words),
-        score=with_score))
-    return [system_message(debate), HumanMessage(content=text)]
-
-
 def analysis_schema(debate: Debate, i: int, words: int, with_score: bool = False) -> type[Any]:
     """The answer schema of speech ``i``'s analysis: its quotations are passages of that speech."""
     passages = tuple(P.quotable_passages(P.sanitize(debate.speeches[i].content, P.fence_for(debate))))
@@ -237,48 +207,12 @@ def no_repeats(after: str, settings: JudgeSettings) -> dict[str, Any] | None:
 TASK_TOKENS = 110  # the analysis task's own text (analyze_speech.j2 after the material), generously
 
 
-def judgment_messages(debate: Debate, dim: Dimension, analyses: list[SpeechAnalysis], words: int,
-                      order: Sequence[str] | None = None, grouped: bool = False) -> list[BaseMessage]:
-    """The column's judgment: over its analyses, or over the whole debate where there are none (the raw modes);
-    also rendered by :mod:`.budget`. ``grouped``: the judgment is asked in several orders, and each order sees
-    the debaters, and the material debater by debater, in its own order (see :mod:`.verdicts`)."""
-    by = list(order) if grouped and order else None
-    if analyses:
-        material, focus = P.analyses_material(analyses, by), dim.prompts.judge
-    else:
-        material, focus = P.transcript(debate, P.fence_for(debate), grouped_by=by), dim.prompts.judge_debate
-    names = list(order) if order else names_of(debate)
-    text = P.render("judge_debate.j2", P.JudgeDebateVars(
-        header=P.header(debate, by), material=material, dimension=dim.name, focus=focus, names=names,
-        choices=V.choices_in(names, ties_allowed(debate, dim)), allow_tie=ties_allowed(debate, dim), words=words))
-    return [system_message(debate), HumanMessage(content=text)]
-
-
-def ask_merged(messages: list[BaseMessage], rest: str) -> list[BaseMessage]:
-    *head, last = messages
-    ask = P.render("merged_answer.j2", P.MergedAnswerVars(rest=rest))
-    return [*head, HumanMessage(content=f"{last.content}{ask}")]
-
-
-def extract_system() -> SystemMessage:
-    return SystemMessage(content=P.extract_system_text())
-
-
 async def score_speech(task: ScoreTask, ctx: JudgeContext) -> dict[str, Any]:
     """The speech's score, read from its analysis (the paper's second, short call). Where the server caches
     prompts, the analysis conversation is continued (the model has read all of it but the question); elsewhere a
     short prompt carries the analysis alone, so no debate material is sent twice."""
     debate, dim, a = task["debate"], task["dimension"], task["analysis"]
-    if task.get("asked"):
-        ask = P.render("score_ask.j2", P.ScoreAskVars(index=a.index + 1, dimension=dim.name))
-        # the analysis as text, not the JSON the model wrote: llama.cpp re-reads the answer either way (a grammar's
-        # tokens are not those the text tokenises into), and the text is the shorter read
-        messages = [*task["asked"], AIMessage(content=a.analysis), HumanMessage(content=ask)]
-    else:
-        text = P.render("score_speech.j2", P.ScoreSpeechVars(
-            index=a.index + 1, speaker=a.speaker, side=P.side_label(debate, a.speaker), dimension=dim.name,
-            analysis=a.analysis))
-        messages = [extract_system(), HumanMessage(content=text)]
+    messages = M.score_messages(debate, dim, a, task.get("asked"))
     answer, lp, records = await ctx.gateway.structured_probed(
         messages, ScoreAnswer, node="score_speech", dimension=dim.name,
         meta={"debatrix_index": a.index, "debatrix_target": a.speaker})
@@ -299,19 +233,6 @@ def expected_score(logprobs: prob.Logprobs) -> float | None:
 # the winner) from that judgment alone, as the original Debatrix does, so the material is sent once ("to diminish
 # mismatches" the comment comes first; ``merge_score_call`` asks for everything in one structured call instead).
 # The orders' answers are combined by :mod:`.verdicts`.
-
-
-def judgment_words(settings: JudgeSettings, debate: Debate) -> int:
-    """A comment's length per debater, and one more for the comparison and the winner."""
-    return settings.comment_words * (len(debate.debaters) + 1)
-
-
-def panel_words(settings: JudgeSettings) -> int:
-    return round(settings.comment_words * 1.5)
-
-
-def names_of(debate: Debate) -> list[str]:
-    return [d.name for d in debate.debaters]
 
 
 def grouped_orders(settings: JudgeSettings, orders: Sequence[tuple[str, ...]]) -> bool:
@@ -352,9 +273,8 @@ async def judge_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
     if ctx.settings.llm.merge_score_call:
         async def judged_with_scores(order: tuple[str, ...]) -> tuple[OrderAnswer, list[Any]]:
             choices = V.choices_in(order, ties_allowed(debate, dim))
-            messages = ask_merged(judgment_messages(debate, dim, analyses, words, order, grouped_orders(ctx.settings, orders)),
-                                  'each debater\'s score from 1 (very poor) to 10 (excellent) under its name, and '
-                                  '"winner"')
+            messages = M.ask_merged(judgment_messages(debate, dim, analyses, words, order,
+                                                      grouped_orders(ctx.settings, orders)), scores=True)
             answer, lp, records = await ctx.gateway.structured_probed(
                 messages, decision_answer(order, choices, True), node="judge_debate", dimension=dim.name,
                 words=words, meta=decision_meta(order, choices))
@@ -397,8 +317,7 @@ async def _with_missing_paragraphs(ctx: JudgeContext, messages: list[BaseMessage
     missing = [n for n in names if n not in written]
     if not missing or not headed:  # complete, or not written per debater at all (no name heads a paragraph)
         return text, []
-    ask = [*messages, AIMessage(content=text), HumanMessage(content=P.render(
-        "judgment_missing.j2", P.JudgmentMissingVars(dimension=dimension, missing=missing)))]
+    ask = M.judgment_missing(messages, text, dimension, missing)
     more, _, record = await ctx.gateway.text_probed(ask, node="judge_debate", dimension=dimension,
                                                     words=max(20, words * len(missing) // len(names)),
                                                     meta={"debatrix_retry": 1})
@@ -424,14 +343,8 @@ async def decide_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]
     async def decide(k: int, judgment: DebateAnalysis) -> tuple[OrderAnswer, list[Any]]:
         order = judgment.order or tuple(names_of(debate))
         choices = V.choices_in(order, ties_allowed(debate, dim))
-        if k < len(asked):  # the server has the judgment conversation cached: continue it
-            ask = P.render("decide_ask.j2", P.DecideAskVars(dimension=dim.name, names=list(order), choices=choices))
-            messages = [*asked[k], AIMessage(content=judgment.text), HumanMessage(content=ask)]
-        else:
-            text = P.render("decide_debate.j2", P.DecideDebateVars(
-                motion=P.sanitize(debate.motion, P.fence_for(debate)), dimension=dim.name, judgment=judgment.text,
-                names=list(order), choices=choices))
-            messages = [extract_system(), HumanMessage(content=text)]
+        # the server has the judgment conversation cached where it was kept: continue it
+        messages = M.decide_messages(debate, dim, judgment.text, order, choices, asked[k] if k < len(asked) else None)
         answer, lp, records = await ctx.gateway.structured_probed(
             messages, decision_answer(order, choices, False), node="decide_debate", dimension=dim.name,
             meta=decision_meta(order, choices))

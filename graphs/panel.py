@@ -5,11 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import HumanMessage
-
-from debatrix.core import prompting as P
 from debatrix.context import JudgeContext
 
+from . import messages as M
 from .answers import winner_answer
 from .finish import debater_judgments
 from .state import PANEL, DebateAnalysis, JudgeState
@@ -20,8 +18,6 @@ def after_columns(state: JudgeState) -> str:
 
 
 def _panel_messages(state: JudgeState, ctx: JudgeContext, order: tuple[str, ...]) -> list[Any]:
-    from .nodes import panel_words, system_message
-
     debate = state["debate"]
     reports = []
     for dim in state["dimensions"]:
@@ -30,23 +26,21 @@ def _panel_messages(state: JudgeState, ctx: JudgeContext, order: tuple[str, ...]
         scores = ", ".join(f"{name} {judged[name]:.3g}" for name in order if name in judged)
         reports.append({"name": dim.name, "weight": f"{dim.weight:g}", "scores": scores,
                         "winner": decision.winner or "tie", "judgment": decision.comment})
-    text = P.render("panel.j2", P.PanelVars(header=P.header(debate), reports=reports,
-                                            choices=list(order), words=panel_words(ctx.settings)))
-    return [system_message(debate), HumanMessage(content=text)]
+    return M.panel_messages(debate, reports, order, M.panel_words(ctx.settings))
 
 
 async def panel_comment(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     """The chair's decision over the dimensions' reports, once per order of the debaters."""
     from . import verdicts as V
-    from .nodes import ask_merged, gathered, orders_of, panel_words
+    from .nodes import gathered, orders_of
 
     debate = state["debate"]
     orders = orders_of(debate, ctx.settings)
-    words = panel_words(ctx.settings)
+    words = M.panel_words(ctx.settings)
     if ctx.settings.llm.merge_score_call:
         async def comment_with_winner(order: tuple[str, ...]) -> tuple[Any, list[Any]]:
             answer, lp, records = await ctx.gateway.structured_probed(
-                ask_merged(_panel_messages(state, ctx, order), '"winner"'), winner_answer(order, with_comment=True),
+                M.ask_merged(_panel_messages(state, ctx, order), scores=False), winner_answer(order, with_comment=True),
                 node="panel_comment", dimension="general", words=words, meta={"debatrix_choices": list(order)})
             return V.order_answer(order, order, answer.comment, decision=answer, decision_logprobs=lp), records
 
@@ -69,16 +63,14 @@ async def panel_comment(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
 async def panel_decide(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     """The overall winner, read from each order's chair comment alone, the orders combined."""
     from . import verdicts as V
-    from .nodes import extract_system, gathered
+    from .nodes import gathered
 
     debate = state["debate"]
 
     async def decide(comment: DebateAnalysis) -> tuple[Any, list[Any]]:
         order = comment.order
-        text = P.render("panel_decide.j2", P.PanelDecideVars(
-            motion=P.sanitize(debate.motion, P.fence_for(debate)), judgment=comment.text, choices=list(order)))
         answer, lp, records = await ctx.gateway.structured_probed(
-            [extract_system(), HumanMessage(content=text)], winner_answer(order), node="panel_decide",
+            M.panel_decide_messages(debate, comment.text, order), winner_answer(order), node="panel_decide",
             dimension="general", meta={"debatrix_choices": list(order)})
         return V.order_answer(order, order, comment.text, named=comment.named, named_probs=comment.probabilities,
                               decision=answer, decision_logprobs=lp), records

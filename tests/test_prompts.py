@@ -23,9 +23,9 @@ def test_declared_variables_match_the_template(name):
 
 def test_strict_rendering():
     with pytest.raises(TemplateError, match="takes PanelDecideVars"):
-        P.render("panel_decide.j2", P.MergedAnswerVars(rest="x"))
+        P.render("panel_decide.j2", P.MergedAnswerVars(scores=False))
     with pytest.raises(TemplateError, match="unknown template"):
-        P.render("nope.j2", P.MergedAnswerVars(rest="x"))
+        P.render("nope.j2", P.MergedAnswerVars(scores=False))
     with pytest.raises(Exception):
         P.PanelDecideVars(motion="m")  # a missing variable is a validation error
 

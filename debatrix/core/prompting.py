@@ -128,7 +128,7 @@ class PanelDecideVars(_Vars):
 
 
 class MergedAnswerVars(_Vars):
-    rest: str
+    scores: bool  # the debaters' scores asked with the winner (a column's judgment), or the winner alone (the panel)
 
 
 class SchemaVars(_Vars):
