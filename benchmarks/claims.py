@@ -38,6 +38,16 @@ from .base import (
 )
 from .metrics import accuracy, f1_per_class, roc_auc
 
+
+class MatchClaimVars(P.TemplateVars):
+    motion: str
+    speech: str
+    fence: str
+    claim: str
+
+
+P.register("match_claim.j2", MatchClaimVars)
+
 PAIRS, SPEECHES = 3246, 200
 LABELS = ("Explicit", "Implicit", "Negative")
 LETTERS = {"A": "Explicit", "B": "Implicit", "C": "Negative"}
@@ -117,7 +127,7 @@ class ClaimMatching(Benchmark):
         text = self.speeches()[item.speech_id]
         fence = "SPEECH-DATA-" + hashlib.sha256(text.encode()).hexdigest()[:12]
         messages = [SystemMessage(content=P.render("system.j2", P.SystemVars(fence=fence))),
-                    HumanMessage(content=P.render("match_claim.j2", P.MatchClaimVars(
+                    HumanMessage(content=P.render("match_claim.j2", MatchClaimVars(
                         motion=item.motion, speech=P.sanitize(text, fence), fence=fence, claim=item.claim)))]
         answer, logprobs, record = await context.gateway.text_with_logprobs(messages, node="match_claim",
                                                                             max_tokens=4)

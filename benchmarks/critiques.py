@@ -43,6 +43,17 @@ from .metrics import (
 )
 from .scoring import distribution_at
 
+
+class CritiqueCommentVars(P.TemplateVars):
+    position: str
+    critique: str
+    fence: str
+    words: int
+
+
+P.register("critique_comment.j2", CritiqueCommentVars)
+P.register("critique_rate.j2", P.NoVars)
+
 SCALE = (1, 2, 3, 4, 5)
 
 
@@ -110,7 +121,7 @@ def build_critique_graph(ctx: JudgeContext, comment_words: int = 60) -> Any:
     def messages(item: CritiqueItem) -> list:
         fence = "CRITIQUE-DATA-" + hashlib.sha256((item.position + item.critique).encode()).hexdigest()[:12]
         return [SystemMessage(content=P.render("system.j2", P.SystemVars(fence=fence))),
-                HumanMessage(content=P.render("critique_comment.j2", P.CritiqueCommentVars(
+                HumanMessage(content=P.render("critique_comment.j2", CritiqueCommentVars(
                     position=P.sanitize(item.position, fence), critique=P.sanitize(item.critique, fence),
                     fence=fence, words=comment_words)))]
 

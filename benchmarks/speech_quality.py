@@ -44,6 +44,27 @@ from .base import (
 from .metrics import kendall_tau_c, quadratic_weighted_kappa
 from .scoring import rating_from
 
+
+class RateSpeechVars(P.TemplateVars):
+    topic: str
+    speech: str
+    fence: str
+    cot: bool
+    words: int
+
+
+class RateAspectVars(P.TemplateVars):
+    topic: str
+    speech: str
+    fence: str
+    question: str
+    low: int
+    high: int
+
+
+P.register("rate_speech.j2", RateSpeechVars)
+P.register("rate_speech_aspect.j2", RateAspectVars)
+
 SIZE = 631
 SCALE = (1, 2, 3, 4, 5)
 KAPPA_LABELS = (-1, 1, 2, 3, 4, 5)
@@ -132,7 +153,7 @@ class SpeechQuality(Benchmark):
             return await self._aspects(item, context, started)
         fence = "SPEECH-DATA-" + hashlib.sha256(item.text.encode()).hexdigest()[:12]
         system = P.render("system.j2", P.SystemVars(fence=fence))
-        text = P.render("rate_speech.j2", P.RateSpeechVars(
+        text = P.render("rate_speech.j2", RateSpeechVars(
             topic=item.topic, speech=P.sanitize(item.text, fence), fence=fence, cot=self.variant == "cot",
             words=self.cot_words))
         answer, logprobs, record = await context.gateway.text_with_logprobs(
@@ -150,7 +171,7 @@ class SpeechQuality(Benchmark):
         speech = P.sanitize(item.text, fence)
         records, parts, answers = [], {}, {}
         for name, question, low, high in ASPECTS:  # one after another: each reuses the speech the first read
-            text = P.render("rate_speech_aspect.j2", P.RateAspectVars(topic=item.topic, speech=speech, fence=fence,
+            text = P.render("rate_speech_aspect.j2", RateAspectVars(topic=item.topic, speech=speech, fence=fence,
                                                                     question=question, low=low, high=high))
             answer, logprobs, record = await context.gateway.text_with_logprobs(
                 [system, HumanMessage(content=text)], node=f"rate_speech_{name}", max_tokens=6)

@@ -12,6 +12,11 @@ from debatrix.testing import ScriptedChatModel
 
 from .conftest import settings
 
+# the benchmarks register their own templates where they are defined: imported, so their templates are checked too
+import debatrix.benchmarks.claims  # noqa: E402,F401
+import debatrix.benchmarks.critiques  # noqa: E402,F401
+import debatrix.benchmarks.speech_quality  # noqa: E402,F401
+
 
 @pytest.mark.parametrize("name", sorted(P.TEMPLATES))
 def test_declared_variables_match_the_template(name):
@@ -19,6 +24,16 @@ def test_declared_variables_match_the_template(name):
     source = env.loader.get_source(env, name)[0]
     used = jinja2.meta.find_undeclared_variables(env.parse(source))
     assert used == set(P.TEMPLATES[name].model_fields), name
+
+
+def test_every_template_is_registered_once():
+    from importlib.resources import files
+
+    shipped = {p.name for p in files("debatrix.prompts").iterdir() if p.name.endswith(".j2")}
+    assert shipped == set(P.TEMPLATES)
+    P.register("match_claim.j2", debatrix.benchmarks.claims.MatchClaimVars)  # the same again: nothing changes
+    with pytest.raises(TemplateError, match="already registered"):
+        P.register("match_claim.j2", P.NoVars)
 
 
 def test_strict_rendering():

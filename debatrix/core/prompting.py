@@ -21,6 +21,9 @@ class _Vars(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+TemplateVars = _Vars  # the base of a template's variables, for templates registered outside this module
+
+
 class SystemVars(_Vars):
     fence: str
 
@@ -140,39 +143,8 @@ class RepairVars(_Vars):
     json_schema: str
 
 
-class RateSpeechVars(_Vars):
-    topic: str
-    speech: str
-    fence: str
-    cot: bool
-    words: int
-
-
-class RateAspectVars(_Vars):
-    topic: str
-    speech: str
-    fence: str
-    question: str
-    low: int
-    high: int
-
-
-class MatchClaimVars(_Vars):
-    motion: str
-    speech: str
-    fence: str
-    claim: str
-
-
 class NoVars(_Vars):
     """For templates without variables."""
-
-
-class CritiqueCommentVars(_Vars):
-    position: str
-    critique: str
-    fence: str
-    words: int
 
 
 TEMPLATES: dict[str, type[_Vars]] = {
@@ -198,12 +170,15 @@ TEMPLATES: dict[str, type[_Vars]] = {
     "merged_answer.j2": MergedAnswerVars,
     "json_instruction.j2": SchemaVars,
     "repair.j2": RepairVars,
-    "rate_speech.j2": RateSpeechVars,
-    "rate_speech_aspect.j2": RateAspectVars,
-    "match_claim.j2": MatchClaimVars,
-    "critique_comment.j2": CritiqueCommentVars,
-    "critique_rate.j2": NoVars,
 }
+
+
+def register(template: str, variables: type[_Vars]) -> None:
+    """Register a template of ``prompts/`` with the class of its variables: the judge's are above, a benchmark
+    registers its own where it is defined. Registering a name again with another class is an error."""
+    known = TEMPLATES.setdefault(template, variables)
+    if known is not variables:
+        raise TemplateError(f"{template} is already registered with {known.__name__}")
 
 
 @lru_cache(maxsize=1)
