@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from debatrix.core import probabilities as prob
-from debatrix.core.textchecks import said_once
+from debatrix.core.textchecks import borrowed_from, mentions, said_once
 from debatrix.core.models import Debate, DebaterJudgment, OrderAnswer, Verdict
 
 
@@ -124,7 +124,7 @@ def combine(dimension: str, debate: Debate, answers: Sequence[OrderAnswer], allo
                     else "the decision's was kept")
             warnings.append(f"order {' / '.join(a.order)}: the decision named {a.decision_winner or TIE} but the "
                             f"judgment argues otherwise; {kept}")
-    return Verdict(dimension=dimension, comment=chosen.comment, winner=None if winner == TIE else winner,
+    return Verdict(dimension=dimension, comment=own_words(chosen.comment, debate), winner=None if winner == TIE else winner,
                           probabilities=_rounded(mean) if method == "logprobs" or len(answers) > 1 else None,
                           method=method, orders=tuple(answers), position_bias=bias, consistent=consistent,
                           warnings=tuple(warnings))
@@ -171,6 +171,51 @@ WINNER_LINE = re.compile(r"^[\s*_#]*winner\s*[:：]", re.I)
 _INLINE_WINNER = re.compile(r"(?<=[.!?])\s+[*_]*winner\s*[:：]", re.I)
 
 
+def _headed(line: str, ordered: Sequence[str]) -> tuple[str | None, str]:
+    """(the debater whose section ``line`` starts, the line's text about them), or (None, line)."""
+    lead = _LEAD.sub("", line)
+    hit = next((n for n in ordered if lead.lower().startswith(n.lower())
+                and not lead[len(n):len(n) + 1].isalnum()), None)
+    if hit is None:
+        return None, line
+    rest = lead[len(hit):].lstrip("*_ ")
+    if WINNER_LINE.match(rest):  # "Ana Winner: Ana used sources ..." (the local model's heading)
+        return hit, WINNER_LINE.sub("", rest, count=1).strip(" *_")
+    if rest[:1] in (":", "：", "-", "–", "—"):
+        return hit, rest[1:].strip(" *_")
+    return hit, lead.replace("**", "").strip()  # the name starts a sentence about the debater: keep it
+
+
+def own_words(judgment: str, debate: Debate) -> str:
+    """A judgment without the sentences that give a debater, in the section on them, another debater's points as
+    their own (:func:`debatrix.core.textchecks.borrowed_from`; the demo's argument judgment on the local model put
+    Ben's "hospitals, prisons and schools run on shifts" in the paragraph on Ana). The section keeps its heading,
+    so it is still found; a reader is better served by the rest of the paragraph than by a point of the wrong
+    debater."""
+    ordered = sorted((d.name for d in debate.debaters), key=len, reverse=True)
+    who: str | None = None
+    lines = []
+    for raw in judgment.split("\n"):
+        line = raw.strip()
+        if WINNER_LINE.match(line):
+            who = None
+        hit, content = _headed(line, ordered) if line else (None, line)
+        if hit is not None:
+            who = hit
+        if who is None:
+            lines.append(raw)
+            continue
+        sentences = re.split(r"(?<=[.!?])\s+", content if hit else line)
+        kept = [x for x in sentences if not borrowed_from(x, debate, who)]
+        if len(kept) == len(sentences):
+            lines.append(raw)
+        elif hit is not None and not (kept and kept[0] == sentences[0] and mentions(sentences[0], hit)):
+            lines.append(" ".join([f"{hit}:", *kept]))  # the heading goes with the dropped sentence: put it back
+        elif kept:
+            lines.append(" ".join(kept))
+    return "\n".join(lines)
+
+
 def judgment_sections(judgment: str, names: list[str]) -> list[tuple[str | None, str]]:
     """A judgment cut into (debater, text) sections: a section starts at a line that begins with a debater's name
     ("Ana: ...", "**Ana**", "Ana's case ...", a name alone on its line) and runs to the next such line or the
@@ -200,20 +245,11 @@ def judgment_sections(judgment: str, names: list[str]) -> list[tuple[str | None,
             flush()
             who, buf = None, []
             continue
-        lead = _LEAD.sub("", line)
-        hit = next((n for n in ordered if lead.lower().startswith(n.lower())
-                    and not lead[len(n):len(n) + 1].isalnum()), None)
+        hit, content = _headed(line, ordered)
         if hit is None:
             buf.append(line)
             continue
         flush()
-        rest = lead[len(hit):].lstrip("*_ ")
-        if WINNER_LINE.match(rest):  # "Ana Winner: Ana used sources ..." (the local model's heading)
-            content = WINNER_LINE.sub("", rest, count=1).strip(" *_")
-        elif rest[:1] in (":", "：", "-", "–", "—"):
-            content = rest[1:].strip(" *_")
-        else:  # the name starts a sentence about the debater: keep it
-            content = lead.replace("**", "").strip()
         who, buf = hit, [content]
     flush()
     return out

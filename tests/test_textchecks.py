@@ -447,3 +447,26 @@ def test_the_node_checks_notes_as_shown_with_glued_words_split():
     task = demo.speeches[0].content + " " + demo.speeches[2].content
     assert _faults(answer, demo, 2) == []  # glued, the words are not found
     assert [f.earlier for f in _faults(answer, demo, 2, task)] == [0]
+
+
+def test_a_judgment_keeps_each_debaters_own_points_in_their_section():
+    from pathlib import Path
+
+    from debatrix.core.loader import load_debate
+    from debatrix.graphs.verdicts import debater_paragraph, own_words
+
+    demo = load_debate(Path(__file__).resolve().parents[1] / "examples" / "four_day_week.yaml")
+    # the demo's argument judgments on the default local model (real output, shortened)
+    one = ("Ana (pro) argues that tired staff make mistakes, which is a valid point. Ana argues that hospitals, "
+           "prisons and schools run on shifts: a ward still needs staff seven days a week. Ana's argument is "
+           "strong.\n\nWinner: Ana")
+    assert own_words(one, demo) == ("Ana (pro) argues that tired staff make mistakes, which is a valid point. "
+                                    "Ana's argument is strong.\n\nWinner: Ana")
+    two = ("Ben:\nBen argues that hospitals, prisons and schools run on shifts: a ward still needs staff seven days "
+           "a week. Ben assumes the same shift pattern forever.\n\n**Ana**: Ana argues that hospitals, prisons and "
+           "schools run on shifts. Ana argues that tired staff make mistakes.")
+    mended = own_words(two, demo)
+    # Ana's "Ben assumes the same shift pattern forever" leaves Ben's section; the heading of Ana's stays
+    assert debater_paragraph(mended, "Ben", ["Ana", "Ben"]).endswith("seven days a week.")
+    assert debater_paragraph(mended, "Ana", ["Ana", "Ben"]) == "Ana argues that tired staff make mistakes."
+    assert own_words("Winner: Ana", demo) == "Winner: Ana"

@@ -322,27 +322,38 @@ def notes_of(analysis: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(bare) if s.strip() and not _ANSWERS.search(s)]
 
 
-def comment_restates(comment: str, debate: Debate, debater: str) -> list[str]:
-    """Debaters whose words a comment gives its debater: a sentence that names no other debater and says nothing
-    of answering, most of whose content-word pairs (the motion's aside) come from another debater's speeches and
-    not from its own (the demo's argument judgment, real output: "Ana argues that hospitals, prisons and schools
-    run on shifts", Ben's point, in the paragraph on Ana)."""
-    others = [d.name for d in debate.debaters if d.name != debater]
+@lru_cache(maxsize=64)
+def _speaker_grams(debate: Debate) -> tuple[frozenset, dict[str, frozenset]]:
+    """(the motion's content-word pairs, each debater's over all their speeches, the motion's aside)."""
     common = ngrams(content_words(debate.motion), NOTE_N)
     by: dict[str, set[tuple[str, ...]]] = {}
     for s in debate.speeches:
         by.setdefault(s.speaker, set()).update(ngrams(content_words(s.content), NOTE_N) - common)
-    own = by.get(debater, set())
-    found = []
-    for sentence in _SENTENCE.split(_QUOTED.sub(" ", normalized(comment))):
-        if not sentence.strip() or _ANSWERS.search(sentence) or any(mentions(sentence, n) for n in others):
-            continue
-        mine = ngrams(content_words(sentence), NOTE_N) - common
-        source, borrowed = max(((n, (mine - own) & by.get(n, set())) for n in others), key=lambda x: len(x[1]),
-                               default=("", set()))
-        if len(borrowed) >= NOTE_FOREIGN and len(borrowed) > len(mine & own) and source not in found:
-            found.append(source)
-    return found
+    return frozenset(common), {k: frozenset(v) for k, v in by.items()}
+
+
+def borrowed_from(sentence: str, debate: Debate, debater: str) -> str | None:
+    """The debater whose words a sentence about ``debater`` gives them as their own, or None: a sentence that names
+    no other debater and says nothing of answering, most of whose content-word pairs (the motion's aside) come from
+    another debater's speeches and not from ``debater``'s."""
+    others = [d.name for d in debate.debaters if d.name != debater]
+    bare = _QUOTED.sub(" ", normalized(sentence))
+    if not bare.strip() or _ANSWERS.search(bare) or any(mentions(bare, n) for n in others):
+        return None
+    common, by = _speaker_grams(debate)
+    own = by.get(debater, frozenset())
+    mine = ngrams(content_words(bare), NOTE_N) - common
+    source, borrowed = max(((n, (mine - own) & by.get(n, frozenset())) for n in others), key=lambda x: len(x[1]),
+                           default=("", set()))
+    return source if len(borrowed) >= NOTE_FOREIGN and len(borrowed) > len(mine & own) else None
+
+
+def comment_restates(comment: str, debate: Debate, debater: str) -> list[str]:
+    """Debaters whose words a comment gives its debater (see :func:`borrowed_from`; the demo's argument judgment,
+    real output: "Ana argues that hospitals, prisons and schools run on shifts", Ben's point, in the paragraph on
+    Ana)."""
+    found = [borrowed_from(s, debate, debater) for s in _SENTENCE.split(comment)]
+    return list(dict.fromkeys(f for f in found if f))
 
 
 def cites_debate(text: str, debate: Debate, n: int = 2) -> bool:
