@@ -57,7 +57,7 @@ class JudgeContext:
     local_server: Any = None  # a debatrix.llm.local.LocalServer this context started and must stop
     # compiled judge graphs bound to this context, by (mode, merge_score_call, score_in_analysis): filled by
     # debatrix.graphs.compiled (the context knows nothing of the graphs it serves)
-    _graphs: dict[tuple[str, bool, bool], Any] = field(default_factory=dict, repr=False)
+    _graphs: dict[str, Any] = field(default_factory=dict, repr=False)  # compiled graphs by mode (graphs.compiled)
 
     @classmethod
     def create(cls, settings: JudgeSettings | None = None, chat_model: BaseChatModel | None = None,

@@ -9,16 +9,15 @@ from debatrix.core.modes import MODES
 from .modes import build_graph, build_speech_graph
 
 
-def compiled(ctx: Any, mode: str, merge_score_call: bool, score_in_analysis: bool = True) -> Any:
-    """The compiled judge graph of ``mode`` bound to the context ``ctx``, compiled once per context (a compiled
+def compiled(ctx: Any, mode: str) -> Any:
+    """The compiled judge graph of ``mode`` bound to the context ``ctx``, its shape read from the context's settings
+    as its nodes read them (one source of settings inside a run); compiled once per context and mode (a compiled
     graph holds no run state, so concurrent runs share it, and compiling is not free). ``mode="speech"``: the
     single-speech graph."""
-    key = (mode, merge_score_call, score_in_analysis)
-    graph = ctx._graphs.get(key)
+    graph = ctx._graphs.get(mode)
     if graph is None:
-        graph = (build_speech_graph(ctx, merge_score_call=merge_score_call) if mode == "speech" else
-                 build_graph(mode, ctx, merge_score_call=merge_score_call, score_in_analysis=score_in_analysis))
-        ctx._graphs[key] = graph
+        graph = build_speech_graph(ctx) if mode == "speech" else build_graph(mode, ctx)
+        ctx._graphs[mode] = graph
     return graph
 
 

@@ -58,19 +58,37 @@ def _column(ctx: JudgeContext | None, mode: Mode, merge_score_call: bool, score_
     return build_raw_column(ctx, merge_score_call)
 
 
-def build_graph(mode: str, ctx: JudgeContext | None = None, *, merge_score_call: bool = False,
-                score_in_analysis: bool = True, checkpointer: Any = None) -> Any:
-    """The compiled judge graph of the registered ``mode`` (``score_in_analysis``: a speech's score comes in its
-    analysis's answer, as ``LLMSettings.score_in_analysis`` says)."""
+def _shape_flags(ctx: JudgeContext | None, merge_score_call: bool | None,
+                 score_in_analysis: bool | None) -> tuple[bool, bool]:
+    """(merge_score_call, score_in_analysis) of a graph: its context's settings, which its nodes read too; given
+    without a context (a graph built only to be drawn or served), as given. A flag that contradicts the context
+    would build a graph whose steps its nodes do not take: refused."""
+    if ctx is None:
+        return bool(merge_score_call), True if score_in_analysis is None else score_in_analysis
+    llm = ctx.settings.llm
+    for name, given, held in (("merge_score_call", merge_score_call, llm.merge_score_call),
+                              ("score_in_analysis", score_in_analysis, llm.score_in_analysis)):
+        if given is not None and given != held:
+            raise ConfigurationError(f"{name}={given} contradicts the context's settings ({name}={held}): set it "
+                                     "in the settings the context is built from")
+    return llm.merge_score_call, llm.score_in_analysis
+
+
+def build_graph(mode: str, ctx: JudgeContext | None = None, *, merge_score_call: bool | None = None,
+                score_in_analysis: bool | None = None, checkpointer: Any = None) -> Any:
+    """The compiled judge graph of the registered ``mode``; with a context, shaped by its settings
+    (``LLMSettings.merge_score_call``, ``score_in_analysis``: a speech's score comes in its analysis's answer)."""
     shape = get_mode(mode)
     if shape is SPEECH:
         raise ConfigurationError("'speech' judges single speeches: use build_speech_graph")
-    return (_judge_graph(ctx, mode, _column(ctx, shape, merge_score_call, score_in_analysis))
+    merge, scored = _shape_flags(ctx, merge_score_call, score_in_analysis)
+    return (_judge_graph(ctx, mode, _column(ctx, shape, merge, scored))
             .compile(checkpointer=registered(checkpointer), name=f"debatrix-{mode}"))
 
 
-def build_speech_graph(ctx: JudgeContext | None = None, *, merge_score_call: bool = False,
+def build_speech_graph(ctx: JudgeContext | None = None, *, merge_score_call: bool | None = None,
                        checkpointer: Any = None) -> Any:
     """Judge speeches on their own: per dimension, analyse and judge each speech (no debate-level stage)."""
-    return (_judge_graph(ctx, SPEECH.name, _column(ctx, SPEECH, merge_score_call))
+    merge, _ = _shape_flags(ctx, merge_score_call, None)
+    return (_judge_graph(ctx, SPEECH.name, _column(ctx, SPEECH, merge))
             .compile(checkpointer=registered(checkpointer), name="debatrix-speech"))

@@ -50,9 +50,16 @@ def build_judge_graph(settings: JudgeSettings | None = None, chat_model: BaseCha
     context it was built with, so the parent needs no Debatrix context of its own."""
     settings = settings or (context.settings if context else JudgeSettings())
     ctx = context or JudgeContext.create(settings, chat_model)
-    return build_graph(settings.mode, ctx, merge_score_call=settings.llm.merge_score_call,
-                       score_in_analysis=settings.llm.score_in_analysis,
-                       checkpointer=checkpointer)
+    _same_settings(settings, ctx)
+    return build_graph(settings.mode, ctx, checkpointer=checkpointer)
+
+
+def _same_settings(settings: JudgeSettings, ctx: JudgeContext) -> None:
+    """The nodes read the context's settings: a run given other settings (the mode aside, which picks the graph)
+    would be judged by settings it was not given. Refused, in words."""
+    if settings.model_copy(update={"mode": ctx.settings.mode}) != ctx.settings:
+        raise ConfigurationError("the settings given differ from those the context was built with (only the mode "
+                                 "may differ): build the context from these settings, or pass the context alone")
 
 
 def recursion_limit(debate: Debate) -> int:
@@ -160,7 +167,8 @@ async def ajudge_debate(debate: Debate, settings: JudgeSettings | None = None,
     else:
         ctx = context
     try:
-        graph = compiled(ctx, settings.mode, settings.llm.merge_score_call, settings.llm.score_in_analysis)
+        _same_settings(settings, ctx)
+        graph = compiled(ctx, settings.mode)
         result = await _run(graph, debate, ctx, on_event, run_id, config)
     finally:
         if context is None:
@@ -249,7 +257,8 @@ async def ajudge_speech(text: str, motion: str, settings: JudgeSettings | None =
     settings = settings or (context.settings if context else JudgeSettings())
     ctx = context or await asyncio.to_thread(JudgeContext.create, settings, chat_model)
     try:
-        graph = compiled(ctx, "speech", settings.llm.merge_score_call)
+        _same_settings(settings, ctx)
+        graph = compiled(ctx, "speech")
         return await _run(graph, single_speech(text, motion, speaker, side), ctx, None, None, config,
                           "debatrix judge speech")
     finally:

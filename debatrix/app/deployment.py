@@ -115,7 +115,7 @@ async def judge(config: RunnableConfig) -> Any:
         mode = ctx.settings.mode
         if mode not in MODES:
             raise ConfigurationError(f"unknown mode {mode!r}; choose one of: {', '.join(MODES)}")
-        graph = compiled(ctx, mode, ctx.settings.llm.merge_score_call, ctx.settings.llm.score_in_analysis)
+        graph = compiled(ctx, mode)
     return graph.copy(update={"context_schema": RunOptions})
 
 
