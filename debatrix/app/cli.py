@@ -9,7 +9,7 @@ import tempfile
 import time
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, get_args
 
 import typer
 from pydantic import ValidationError
@@ -59,11 +59,17 @@ def _choices(name: str, *values: str) -> Any:
     return Enum(name, {v: v for v in values}, type=str)  # type: ignore[misc]
 
 
-Backend = _choices("Backend", "auto", "openai", "local")
-StructuredOutput = _choices("StructuredOutput", "auto", "json_schema", "tool", "parse")
-Transport = _choices("Transport", "http", "langchain")
-MemoryBackend = _choices("MemoryBackend", "ephemeral", "persistent", "http")
-Embedding = _choices("Embedding", "minilm", "hash")
+def _field_choices(name: str, fields: dict[str, Any], field: str) -> Any:
+    """The choices of a settings field (its Literal), so the CLI offers exactly what the settings accept."""
+    return _choices(name, *get_args(fields[field].annotation))
+
+
+_LLM, _MEMORY = LLMSettings.model_fields, MemorySettings.model_fields  # the CLI's defaults and choices come from here
+Backend = _field_choices("Backend", _LLM, "backend")
+StructuredOutput = _field_choices("StructuredOutput", _LLM, "structured_output")
+Transport = _field_choices("Transport", _LLM, "transport")
+MemoryBackend = _field_choices("MemoryBackend", _MEMORY, "backend")
+Embedding = _field_choices("Embedding", _MEMORY, "embedding")
 
 
 # Options that judge, bench and validate share, declared once: one name and one help text per concept.
@@ -320,12 +326,13 @@ def judge(
     escalate_below: EscalateBelow = None,
     retrieval: Retrieval = False,
     memory: Annotated[MemoryBackend, typer.Option(
-        help="where the memories live (http: a chromadb server)")] = MemoryBackend.ephemeral,
-    memory_path: Annotated[Path | None, typer.Option(help="folder for --memory persistent")] = None,
-    chroma_host: Annotated[str, typer.Option(help="chromadb server host for --memory http")] = "127.0.0.1",
-    chroma_port: Annotated[int, typer.Option(help="chromadb server port for --memory http")] = 8000,
+        help="where the memories live (http: a chromadb server)")] = MemoryBackend(_MEMORY["backend"].default),
+    memory_path: Annotated[Path | None, typer.Option(help="folder for --memory persistent")] = _MEMORY["path"].default,
+    chroma_host: Annotated[str, typer.Option(help="chromadb server host for --memory http")] = _MEMORY["host"].default,
+    chroma_port: Annotated[int, typer.Option(help="chromadb server port for --memory http")] = _MEMORY["port"].default,
     embedding: Annotated[Embedding, typer.Option(
-        help="embeddings of the context memory, for --retrieval (minilm: offline ONNX)")] = Embedding.minilm,
+        help="embeddings of the context memory, for --retrieval (minilm: offline ONNX)")] = Embedding(
+        _MEMORY["embedding"].default),
     dimension_dir: Annotated[list[Path] | None, typer.Option(help="extra folder of dimension YAML files")] = None,
     rps: Rps = None,
     cache: Annotated[Path | None, typer.Option(help="SQLite file caching LLM answers: rerunning after a crash or "
