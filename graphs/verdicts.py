@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from debatrix.core import probabilities as prob
-from debatrix.core.textchecks import borrowed_from, mentions, said_once
+from debatrix.core.textchecks import borrowed_from, mentions, said_once, says_what_it_answers
 from debatrix.core.models import Debate, DebaterJudgment, OrderAnswer, Verdict
 
 
@@ -189,10 +189,12 @@ def _headed(line: str, ordered: Sequence[str]) -> tuple[str | None, str]:
 def own_words(judgment: str, debate: Debate) -> str:
     """A judgment without the sentences that give a debater, in the section on them, another debater's points as
     their own (:func:`debatrix.core.textchecks.borrowed_from`; the demo's argument judgment on the local model put
-    Ben's "hospitals, prisons and schools run on shifts" in the paragraph on Ana). The section keeps its heading,
+    Ben's "hospitals, prisons and schools run on shifts" in the paragraph on Ana), or that are about another
+    debater alone (see :func:`_about_other`). The section keeps its heading,
     so it is still found; a reader is better served by the rest of the paragraph than by a point of the wrong
     debater."""
-    ordered = sorted((d.name for d in debate.debaters), key=len, reverse=True)
+    names = [d.name for d in debate.debaters]
+    ordered = sorted(names, key=len, reverse=True)
     who: str | None = None
     lines = []
     for raw in judgment.split("\n"):
@@ -206,14 +208,24 @@ def own_words(judgment: str, debate: Debate) -> str:
             lines.append(raw)
             continue
         sentences = re.split(r"(?<=[.!?])\s+", content if hit else line)
-        kept = [x for x in sentences if not borrowed_from(x, debate, who)]
+        kept = [x for x in sentences if not borrowed_from(x, debate, who) and not _about_other(x, who, names)]
         if len(kept) == len(sentences):
             lines.append(raw)
-        elif hit is not None and not (kept and kept[0] == sentences[0] and mentions(sentences[0], hit)):
-            lines.append(" ".join([f"{hit}:", *kept]))  # the heading goes with the dropped sentence: put it back
+        elif hit is not None and not (kept and kept[0] == sentences[0] and content == _LEAD.sub("", line).replace(
+                "**", "").strip()):
+            # a heading ("Ana:"), or a first sentence that named the debater and was dropped: the section's start
+            lines.append(" ".join([f"{hit}:", *kept]))
         elif kept:
             lines.append(" ".join(kept))
     return "\n".join(lines)
+
+
+def _about_other(sentence: str, who: str, names: Sequence[str]) -> bool:
+    """Whether a sentence in the section on ``who`` is about another debater alone ("Brendo presents a viable
+    alternative" in the paragraph on Bazza97125, debateart_0601, real output): it names another and not ``who``,
+    and says nothing of what is answered (a sentence on what ``who`` left unanswered may name only the other)."""
+    others = [n for n in names if n != who and mentions(sentence, n)]
+    return bool(others) and not mentions(sentence, who) and not says_what_it_answers(sentence)
 
 
 def judgment_sections(judgment: str, names: list[str]) -> list[tuple[str | None, str]]:

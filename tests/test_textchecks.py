@@ -470,3 +470,8 @@ def test_a_judgment_keeps_each_debaters_own_points_in_their_section():
     assert debater_paragraph(mended, "Ben", ["Ana", "Ben"]).endswith("seven days a week.")
     assert debater_paragraph(mended, "Ana", ["Ana", "Ben"]) == "Ana argues that tired staff make mistakes."
     assert own_words("Winner: Ana", demo) == "Winner: Ana"
+    # a sentence about the other debater alone leaves the section (debateart_0601's language judgment, real output,
+    # names changed); one on what the section's debater left unanswered stays
+    about = ("Ana: Ana clearly stated the main argument. Ben presents a viable alternative, suggesting testing in "
+             "offices. Ben's point on shifts went unanswered.")
+    assert own_words(about, demo) == "Ana: Ana clearly stated the main argument. Ben's point on shifts went unanswered."
