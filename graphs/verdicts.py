@@ -74,7 +74,7 @@ def order_answer(order: Sequence[str], choices: Sequence[str], comment: str, *,
         winner, probabilities = decided, decided_probs
     return OrderAnswer(order=tuple(order), winner=None if winner in (None, TIE) else winner,
                        probabilities=_rounded(probabilities), scores=scores, argmax_scores=argmax_scores,
-                       comment=said_once(comment), consistent=consistent,
+                       comment=comment, consistent=consistent,
                        decision_winner=None if decided in (None, TIE) else decided)
 
 
@@ -124,7 +124,7 @@ def combine(dimension: str, debate: Debate, answers: Sequence[OrderAnswer], allo
                     else "the decision's was kept")
             warnings.append(f"order {' / '.join(a.order)}: the decision named {a.decision_winner or TIE} but the "
                             f"judgment argues otherwise; {kept}")
-    return Verdict(dimension=dimension, comment=own_words(chosen.comment, debate), winner=None if winner == TIE else winner,
+    return Verdict(dimension=dimension, comment=own_words(said_once(chosen.comment), debate), winner=None if winner == TIE else winner,
                           probabilities=_rounded(mean) if method == "logprobs" or len(answers) > 1 else None,
                           method=method, orders=tuple(answers), position_bias=bias, consistent=consistent,
                           warnings=tuple(warnings))
