@@ -124,7 +124,9 @@ def combine(dimension: str, debate: Debate, answers: Sequence[OrderAnswer], allo
                     else "the decision's was kept")
             warnings.append(f"order {' / '.join(a.order)}: the decision named {a.decision_winner or TIE} but the "
                             f"judgment argues otherwise; {kept}")
-    return Verdict(dimension=dimension, comment=own_words(said_once(chosen.comment), debate), winner=None if winner == TIE else winner,
+    # shown: said once, each debater's section about its own debater (the orders keep their answers whole)
+    shown = own_words(said_once(chosen.comment), debate)
+    return Verdict(dimension=dimension, comment=shown, winner=None if winner == TIE else winner,
                           probabilities=_rounded(mean) if method == "logprobs" or len(answers) > 1 else None,
                           method=method, orders=tuple(answers), position_bias=bias, consistent=consistent,
                           warnings=tuple(warnings))
