@@ -127,9 +127,9 @@ def combine(dimension: str, debate: Debate, answers: Sequence[OrderAnswer], allo
     # shown: said once, each debater's section about its own debater (the orders keep their answers whole)
     shown = own_words(said_once(chosen.comment), debate)
     return Verdict(dimension=dimension, comment=shown, winner=None if winner == TIE else winner,
-                          probabilities=_rounded(mean) if method == "logprobs" or len(answers) > 1 else None,
-                          method=method, orders=tuple(answers), position_bias=bias, consistent=consistent,
-                          warnings=tuple(warnings))
+                   probabilities=_rounded(mean) if method == "logprobs" or len(answers) > 1 else None,
+                   method=method, orders=tuple(answers), position_bias=bias, consistent=consistent,
+                   warnings=tuple(warnings))
 
 
 def _position_bias(answers: Sequence[OrderAnswer], per_order: list[dict[str, float]], allow_tie: bool
