@@ -122,6 +122,7 @@ _PHRASES = {
     "sc_single": "by scores, first order only", "dp": "direct prediction", "sc": "by scores",
     "copy_rate": "analyses repeating an earlier one", "misattributed": "analyses naming the wrong debater or side",
     "stale": "analyses with a note on the speaker's earlier speech, not this one",
+    "bare": "analyses of quotations alone, no note",
     "comment_misattributed": "comments about the wrong debater", "comment_empty": "comments missing",
     "grounded_above_foreign": "columns grounded more in their speech than in others",
     "grounded": "grounding in the analysed speech", "foreign": "words found only in other speeches",

@@ -475,3 +475,12 @@ def test_a_judgment_keeps_each_debaters_own_points_in_their_section():
     about = ("Ana: Ana clearly stated the main argument. Ben presents a viable alternative, suggesting testing in "
              "offices. Ben's point on shifts went unanswered.")
     assert own_words(about, demo) == "Ana: Ana clearly stated the main argument. Ben's point on shifts went unanswered."
+
+
+def test_an_analysis_of_quotations_alone_is_flagged():
+    # the demo's argument analysis of Ana's second speech once its stale notes were left out (real output)
+    bare = '"Ben assumes the same shift pattern forever." "Rotas can be redesigned, as Scottish trials are doing"'
+    [check] = T.check_analyses(DEBATE, "argument", [(1, "Ben", bare)])
+    assert check.notes == 0 and not check.misattributed
+    [noted] = T.check_analyses(DEBATE, "argument", [(1, "Ben", bare + " Ben says rotas are fixed.")])
+    assert noted.notes == 1

@@ -370,6 +370,7 @@ class AnalysisCheck(Frozen):
     restates: tuple[str, ...] = ()
     # the speaker's own earlier speeches (0-based) a note says again instead of what this speech says
     repeats_earlier: tuple[int, ...] = ()
+    notes: int | None = None  # sentences besides its quotations and what it answers (0: quotations alone)
 
     @property
     def copied(self) -> bool:

@@ -271,7 +271,8 @@ def check_analyses(debate: Debate, dimension: str, analyses: Sequence[tuple[int,
         own, foreign, _ = _grounding(ngrams(content_words(text), GROUND_N), grams[i], elsewhere)
         qs = quotes(text)
         others = [n for n in names if n != speaker and mentions(text, n)]
-        faults = note_faults(notes_of(text), debate, i)
+        notes = notes_of(text)
+        faults = note_faults(notes, debate, i)
         restated = [f.restates for f in faults if f.restates]
         out.append(AnalysisCheck(
             dimension=dimension, index=i, speaker=speaker, words=len(words(text)),
@@ -283,7 +284,8 @@ def check_analyses(debate: Debate, dimension: str, analyses: Sequence[tuple[int,
             # the quotations are the speaker's own words, whatever side they seem to take out of context
             wrong_sides=tuple(wrong_sides(_QUOTED.sub(" ", text), debate)),
             restates=tuple(dict.fromkeys(restated)),
-            repeats_earlier=tuple(sorted({f.earlier for f in faults if f.earlier is not None}))))
+            repeats_earlier=tuple(sorted({f.earlier for f in faults if f.earlier is not None})),
+            notes=len(notes)))
     return out
 
 
@@ -389,6 +391,8 @@ def check_result(result: JudgeResult, debate: Debate) -> TextChecks:
                 flags.append(f"{where}: a note gives {a.speaker} what {name} said")
             for j in a.repeats_earlier:
                 flags.append(f"{where}: a note repeats speech {j + 1}, not this one")
+            if a.notes == 0:
+                flags.append(f"{where}: quotations alone, no note on them (left out, or never written)")
             if a.quotes > a.quotes_found:
                 flags.append(f"{where}: {a.quotes - a.quotes_found} of {a.quotes} quotations are not in the speech")
         for j in d.debater_judgments:
