@@ -36,7 +36,7 @@ class Request:
     what: str
 
 
-RETRY_TOKENS = 96  # what an analysis asked again is told (prompts/analysis_retry.j2), generously
+RETRY_TOKENS = 96  # what an answer asked again is told (prompts/analysis_retry.j2 and the like), generously
 
 
 def _placeholder(tokens: int) -> str:
@@ -84,15 +84,19 @@ def largest_request(debate: Debate, mode: str, settings: JudgeSettings, dims: li
             words = M.judgment_words(settings, debate)
             what = (f"the judgment of the debate from its analyses ({dim.name})" if shape.per_speech else
                     f"the judgment of the full debate transcript ({dim.name})")
+            answer = min(token_cap(words), cap_out)
+            # a judgment missing a debater's paragraph is asked for it in the same conversation (nodes.judge_debate)
             consider(M.judgment_messages(debate, dim, fake if shape.per_speech else [], words),
-                     min(token_cap(words), cap_out), what)
+                     2 * answer + RETRY_TOKENS, what)
     if shape.panel:
         judgment = _placeholder(min(token_cap(M.judgment_words(settings, debate)), cap_out))
         reports = [{"name": d.name, "weight": f"{d.weight:g}", "scores": "-", "winner": "-", "judgment": judgment}
                    for d in dims]
         words = M.panel_words(settings)
-        consider(M.panel_messages(debate, reports, M.names_of(debate), words), min(token_cap(words), cap_out),
-                 "the panel")
+        answer = min(token_cap(words), cap_out)
+        # a reason that cites nothing said is asked what decided it, in the same conversation (panel.panel_comment)
+        consider(M.panel_messages(debate, reports, M.names_of(debate), words),
+                 answer + RETRY_TOKENS + min(token_cap(words // 2), cap_out), "the panel")
     return best
 
 

@@ -163,6 +163,11 @@ def panel_messages(debate: Debate, reports: list[dict[str, str]], order: Sequenc
     return [system_message(debate), HumanMessage(content=text)]
 
 
+def panel_cite(sent: Sequence[BaseMessage], reason: str) -> list[BaseMessage]:
+    """The chair's conversation continued: its reason named nothing said in the debate; name what decided it."""
+    return continued(sent, reason, P.render("panel_cite.j2", P.NoVars()))
+
+
 def panel_decide_messages(debate: Debate, comment: str, order: Sequence[str]) -> list[BaseMessage]:
     """The overall winner read from one order's chair comment alone."""
     text = P.render("panel_decide.j2", P.PanelDecideVars(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from debatrix.context import JudgeContext
+from debatrix.core.textchecks import cites_debate
 
 from . import messages as M
 from .answers import winner_answer
@@ -50,14 +51,29 @@ async def panel_comment(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
                                    for a, _ in done],
                 "winner_decisions": [decision], "calls": [r for _, records in done for r in records]}
 
-    async def written(order: tuple[str, ...]) -> tuple[DebateAnalysis, Any]:
-        text, lp, record = await ctx.gateway.text_probed(_panel_messages(state, ctx, order), node="panel_comment",
-                                                         dimension="general", words=words)
+    citable = any(cites_debate(state["winner_decisions"][dim.name][0].comment, debate) for dim in state["dimensions"])
+
+    async def written(order: tuple[str, ...]) -> tuple[DebateAnalysis, list[Any]]:
+        messages = _panel_messages(state, ctx, order)
+        text, lp, record = await ctx.gateway.text_probed(messages, node="panel_comment", dimension="general",
+                                                         words=words)
         named, probs = V.judgment_reading(text, lp, order)
-        return DebateAnalysis(dimension=PANEL, text=text, order=order, named=named, probabilities=probs), record
+        records = [record]
+        if citable and not cites_debate(text, debate):
+            # a reason made of weights and scores ("The debate was weighted as follows ...", debateart_4024 on the
+            # local model) is asked once, in the same conversation, what decided it, where the reports it read
+            # hold something said in the debate to name; the verdict stays the first answer's, the named point
+            # goes before it
+            more, _, again = await ctx.gateway.text_probed(M.panel_cite(messages, text), node="panel_comment",
+                                                           dimension="general", words=words // 2,
+                                                           meta={"debatrix_retry": 1})
+            records.append(again)
+            if cites_debate(more, debate):
+                text = f"{more.strip()}\n{text}"
+        return DebateAnalysis(dimension=PANEL, text=text, order=order, named=named, probabilities=probs), records
 
     done = await gathered(written(o) for o in orders)
-    return {"panel_comments": [a for a, _ in done], "calls": [r for _, r in done]}
+    return {"panel_comments": [a for a, _ in done], "calls": [r for _, records in done for r in records]}
 
 
 async def panel_decide(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:

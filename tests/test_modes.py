@@ -531,3 +531,27 @@ def test_a_run_reads_one_set_of_settings(uniforms):
         assert "decide_debate" not in merged  # the merged shape, read from the context
     finally:
         ctx.close()
+
+
+@pytest.mark.parametrize("again", ["Maya's point that uniforms put the focus of a school day back on learning decided it.",
+                                   "The weights decided it again."])
+async def test_a_panel_reason_that_cites_nothing_is_asked_what_decided_it(uniforms, again):
+    """The judgments name what was said; the chair's first reason names only weights (as the local model's did on
+    debateart_4024): it is asked once, in the same conversation, and a named point goes before the reason; an
+    answer that still names nothing is not added."""
+    first = "The debate was weighted as follows: argument 3, source 2, language 2.\nWinner: Maya"
+    model = ScriptedChatModel(script={
+        **script(),
+        "judge_debate": lambda c: ("Maya: Maya said the costs, on the other hand, are real.\nTheo: Theo said a rule "
+                                   "that polices skirts and ties creates a new source of punishment.\nWinner: Maya"),
+        "panel_comment": lambda c: again if len(c.messages) > 2 else first})
+    result = await ajudge_debate(uniforms, settings("dimensional"), model)
+    assert result.status is Status.COMPLETE, result.incomplete_reason
+    asked = [c for c in model.calls if c.node == "panel_comment"]
+    assert len(asked) == 4  # each order asked once more, its first reason and the question appended
+    retry = [c for c in asked if len(c.messages) > 2]
+    assert len(retry) == 2 and all(str(c.messages[-2].content) == first for c in retry)
+    assert all("names nothing said" in str(c.messages[-1].content) for c in retry)
+    shown = result.general.verdict.comment
+    assert shown.startswith(again) if "focus" in again else shown.startswith("The debate was weighted")
+    assert result.general.verdict.winner == "Maya"

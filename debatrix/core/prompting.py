@@ -167,6 +167,7 @@ TEMPLATES: dict[str, type[_Vars]] = {
     "extract_system.j2": NoVars,
     "panel.j2": PanelVars,
     "panel_decide.j2": PanelDecideVars,
+    "panel_cite.j2": NoVars,
     "merged_answer.j2": MergedAnswerVars,
     "json_instruction.j2": SchemaVars,
     "repair.j2": RepairVars,

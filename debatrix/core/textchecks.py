@@ -359,14 +359,18 @@ def comment_restates(comment: str, debate: Debate, debater: str) -> list[str]:
 
 
 def cites_debate(text: str, debate: Debate, n: int = 2) -> bool:
-    """Whether ``text`` repeats something said in a speech: a content-word n-gram of a speech that is not in the
-    motion nor made of debater names (a reason built from weights and names alone has none)."""
+    """Whether ``text`` repeats something said in a speech: a content-word n-gram of a speech (words cut to their
+    stems: "disarming Sidious" cites "disarmed Sidious") that is not in the motion nor made of debater names (a
+    reason built from weights and names alone has none)."""
+    def stems(t: str) -> list[str]:
+        return [_stem(w) for w in content_words(t)]
+
     said: set[tuple[str, ...]] = set()
     for s in debate.speeches:
-        said |= ngrams(content_words(s.content), n)
-    common = ngrams(content_words(debate.motion), n)
-    names = {w for d in debate.debaters for w in words(d.name)}
-    return any(g not in common and not set(g) <= names for g in ngrams(content_words(text), n) & said)
+        said |= ngrams(stems(s.content), n)
+    common = ngrams(stems(debate.motion), n)
+    names = {_stem(w) for d in debate.debaters for w in words(d.name)}
+    return any(g not in common and not set(g) <= names for g in ngrams(stems(text), n) & said)
 
 
 def check_result(result: JudgeResult, debate: Debate) -> TextChecks:
