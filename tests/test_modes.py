@@ -509,26 +509,25 @@ async def test_an_answers_sentence_that_answers_nothing_is_checked_as_a_note(uni
     assert not any("speech 2 (Theo)" in f for f in result.checks.flags if f.startswith("argument"))
 
 
-def test_a_run_reads_one_set_of_settings(uniforms):
-    """The nodes read the context's settings, so the graph is shaped by them too, and a run given other settings
-    than its context's (the mode aside) is refused rather than judged by settings it was not given."""
-    import asyncio
-
+async def test_a_run_reads_one_set_of_settings(uniforms):
+    """The nodes read the context's settings, so the graph is shaped by them too (before, a graph built with its
+    own merge flag on a context without it had no decision step and a judgment node that did not merge); a flag
+    that contradicts the context is refused; a run given a context takes only the mode from its settings."""
     from debatrix import JudgeContext
-    from debatrix.app.api import build_judge_graph
     from debatrix.core.errors import ConfigurationError
     from debatrix.graphs.modes import build_graph
 
-    ctx = JudgeContext.create(settings("debatrix", merge_score_call=True), ScriptedChatModel(script={}))
+    model = ScriptedChatModel(script={**script(), "judge_debate": lambda c: {
+        "comment": "Maya: Maya argued.\nTheo: Theo answered.", "Maya": 7, "Theo": 6, "winner": "Maya"}})
+    ctx = JudgeContext.create(settings("debatrix", merge_score_call=True), model)
     try:
         with pytest.raises(ConfigurationError, match="contradicts the context"):
             build_graph("debatrix", ctx, merge_score_call=False)
-        with pytest.raises(ConfigurationError, match="differ from those the context"):
-            build_judge_graph(settings("debatrix", merge_score_call=False), context=ctx)
-        with pytest.raises(ConfigurationError, match="differ from those the context"):
-            asyncio.run(ajudge_debate(uniforms, settings("direct", merge_score_call=False), context=ctx))
         merged = build_graph("debatrix", ctx).get_graph(xray=1).draw_mermaid()
         assert "decide_debate" not in merged  # the merged shape, read from the context
+        result = await ajudge_debate(uniforms, settings("direct", merge_score_call=False), context=ctx)
+        assert result.status is Status.COMPLETE and result.mode == "direct"
+        assert {c.node for c in model.calls} == {"judge_debate"}  # merged, as the context says
     finally:
         ctx.close()
 

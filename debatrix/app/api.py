@@ -50,16 +50,7 @@ def build_judge_graph(settings: JudgeSettings | None = None, chat_model: BaseCha
     context it was built with, so the parent needs no Debatrix context of its own."""
     settings = settings or (context.settings if context else JudgeSettings())
     ctx = context or JudgeContext.create(settings, chat_model)
-    _same_settings(settings, ctx)
     return build_graph(settings.mode, ctx, checkpointer=checkpointer)
-
-
-def _same_settings(settings: JudgeSettings, ctx: JudgeContext) -> None:
-    """The nodes read the context's settings: a run given other settings (the mode aside, which picks the graph)
-    would be judged by settings it was not given. Refused, in words."""
-    if settings.model_copy(update={"mode": ctx.settings.mode}) != ctx.settings:
-        raise ConfigurationError("the settings given differ from those the context was built with (only the mode "
-                                 "may differ): build the context from these settings, or pass the context alone")
 
 
 def recursion_limit(debate: Debate) -> int:
@@ -157,7 +148,11 @@ async def ajudge_debate(debate: Debate, settings: JudgeSettings | None = None,
 
     ``config`` is a LangChain ``RunnableConfig`` (callbacks, tags, metadata, ``run_name``): its callbacks see every
     node and every LLM call of the judge, whatever the transport; inside a parent graph's node the parent's own
-    callbacks are inherited without it."""
+    callbacks are inherited without it.
+
+    With a ``context``, the run follows the context's settings (its nodes and the graph's shape read them, as the
+    context adapted them: the local backend shortens answers for a CPU); of ``settings`` only the mode is used, so
+    one context serves every mode of an ablation."""
     settings = settings or (context.settings if context else JudgeSettings())
     if context is None:
         try:  # the local backend is sized for this debate, or refused before its model server starts
@@ -167,7 +162,6 @@ async def ajudge_debate(debate: Debate, settings: JudgeSettings | None = None,
     else:
         ctx = context
     try:
-        _same_settings(settings, ctx)
         graph = compiled(ctx, settings.mode)
         result = await _run(graph, debate, ctx, on_event, run_id, config)
     finally:
@@ -257,7 +251,6 @@ async def ajudge_speech(text: str, motion: str, settings: JudgeSettings | None =
     settings = settings or (context.settings if context else JudgeSettings())
     ctx = context or await asyncio.to_thread(JudgeContext.create, settings, chat_model)
     try:
-        _same_settings(settings, ctx)
         graph = compiled(ctx, "speech")
         return await _run(graph, single_speech(text, motion, speaker, side), ctx, None, None, config,
                           "debatrix judge speech")
