@@ -111,9 +111,13 @@ def combine(dimension: str, debate: Debate, answers: Sequence[OrderAnswer], allo
             winner, how = answers[0].winner or TIE, "the first order's answer"
         warnings.append(f"the orders were split evenly between {', '.join(top)}; decided by {how}")
     bias = _position_bias(answers, per_order, allow_tie)
-    # the comment shown is the judgment of an order that named this winner (the most confident one)
-    agreeing = [(p[winner], i) for i, (a, p) in enumerate(zip(answers, per_order)) if (a.winner or TIE) == winner]
-    chosen = answers[max(agreeing)[1]] if agreeing else answers[0]
+    # the comment shown is the judgment of an order that named this winner: one with a paragraph on every debater
+    # first (debateart_0616 on the local model: one order wrote "KingArthur: Winner: Type1" and nothing else), then
+    # the most confident
+    names = [d.name for d in debate.debaters]
+    agreeing = [(_covers(a.comment, names), p[winner], i) for i, (a, p) in enumerate(zip(answers, per_order))
+                if (a.winner or TIE) == winner]
+    chosen = answers[max(agreeing)[2]] if agreeing else answers[0]
     consistent = bool(agreeing) and chosen.consistent
     if not agreeing:
         warnings.append(f"no order's judgment named {winner}: the comment shown argues for "
@@ -130,6 +134,11 @@ def combine(dimension: str, debate: Debate, answers: Sequence[OrderAnswer], allo
                    probabilities=_rounded(mean) if method == "logprobs" or len(answers) > 1 else None,
                    method=method, orders=tuple(answers), position_bias=bias, consistent=consistent,
                    warnings=tuple(warnings))
+
+
+def _covers(judgment: str, names: list[str]) -> int:
+    """How many debaters a judgment writes a non-empty paragraph on."""
+    return len({who for who, text in judgment_sections(judgment, names) if who and text})
 
 
 def _position_bias(answers: Sequence[OrderAnswer], per_order: list[dict[str, float]], allow_tie: bool
@@ -184,7 +193,9 @@ def _headed(line: str, ordered: Sequence[str]) -> tuple[str | None, str]:
     if WINNER_LINE.match(rest):  # "Ana Winner: Ana used sources ..." (the local model's heading)
         return hit, WINNER_LINE.sub("", rest, count=1).strip(" *_")
     if rest[:1] in (":", "：", "-", "–", "—"):
-        return hit, rest[1:].strip(" *_")
+        content = rest[1:].strip(" *_")
+        # "KingArthur: Winner: Type1" (debateart_0616 on the local model): a Winner line, nothing on the debater
+        return hit, "" if WINNER_LINE.match(content) else content
     return hit, lead.replace("**", "").strip()  # the name starts a sentence about the debater: keep it
 
 

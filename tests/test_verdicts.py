@@ -210,3 +210,15 @@ def test_every_verdict_says_how_many_of_its_orders_named_its_winner(uniforms):
     old = shown[1].model_dump(mode="json")
     del old["orders_agreeing"]
     assert Verdict.model_validate(old).orders_agreeing == 1
+
+
+def test_the_comment_shown_is_an_agreeing_order_that_covers_every_debater(uniforms):
+    # debateart_0616's source column on the local model (real answers, names changed): both orders named Maya;
+    # the more confident one wrote a name and a Winner line per debater and nothing else
+    empty = _answer(("Theo", "Maya"), "Maya", {"Maya": 0.9, "Theo": 0.1})
+    empty = empty.model_copy(update={"comment": "Theo: Winner: Maya\n\nMaya: Winner: Theo"})
+    full = _answer(("Maya", "Theo"), "Maya", {"Maya": 0.6, "Theo": 0.4})
+    full = full.model_copy(update={"comment": "Maya: Maya cited the uniform exchanges.\nTheo: Theo cited costs.\n"
+                                              "Winner: Maya"})
+    v = V.combine("source", uniforms, [full, empty], allow_tie=False)
+    assert v.winner == "Maya" and v.comment.startswith("Maya: Maya cited")
