@@ -179,6 +179,7 @@ def debater_paragraph(judgment: str, name: str, names: list[str]) -> str:
 
 _LEAD = re.compile(r"^[\s>*_#•\-]+")
 WINNER_LINE = re.compile(r"^[\s*_#]*winner\s*[:：]", re.I)
+_NAMED_WINNER = re.compile(r"\bwinner\s*[:：]", re.I)
 _INLINE_WINNER = re.compile(r"(?<=[.!?])\s+[*_]*winner\s*[:：]", re.I)
 
 
@@ -208,6 +209,7 @@ def own_words(judgment: str, debate: Debate) -> str:
     debater."""
     names = [d.name for d in debate.debaters]
     ordered = sorted(names, key=len, reverse=True)
+    bare = {"", *(n.lower() for n in names)}  # what a heading with nothing under it leaves
     who: str | None = None
     lines = []
     for raw in judgment.split("\n"):
@@ -215,6 +217,8 @@ def own_words(judgment: str, debate: Debate) -> str:
         if WINNER_LINE.match(line):
             who = None
         hit, content = _headed(line, ordered) if line else (None, line)
+        if hit is not None and content.strip(" .*_:").lower() in bare and _NAMED_WINNER.search(line):
+            continue  # "Ana Winner: Ana" heads nothing: the verdict says who won, the reader needs no empty heading
         if hit is not None:
             who = hit
         if who is None:

@@ -470,6 +470,10 @@ def test_a_judgment_keeps_each_debaters_own_points_in_their_section():
     assert debater_paragraph(mended, "Ben", ["Ana", "Ben"]).endswith("seven days a week.")
     assert debater_paragraph(mended, "Ana", ["Ana", "Ben"]) == "Ana argues that tired staff make mistakes."
     assert own_words("Winner: Ana", demo) == "Winner: Ana"
+    # the demo's source judgment on the local model (real output): name-and-Winner lines head nothing, and go
+    mended = own_words("Ana Winner: Ana\n\nBen Winner: Ben\nAna: Ana argued that rotas can be redesigned.", demo)
+    assert mended == "\nAna: Ana argued that rotas can be redesigned."
+    assert debater_paragraph(mended, "Ana", ["Ana", "Ben"]) == "Ana argued that rotas can be redesigned."
     # a sentence about the other debater alone leaves the section (debateart_0601's language judgment, real output,
     # names changed); one on what the section's debater left unanswered stays
     about = ("Ana: Ana clearly stated the main argument. Ben presents a viable alternative, suggesting testing in "
