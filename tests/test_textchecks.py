@@ -302,6 +302,9 @@ def test_a_claim_weighed_questioned_or_anothers_puts_no_one_on_a_side():
     # a claim weighed ("no evidence for the claim that ...") is not denied by the one who made it
     assert T.wrong_sides("crossed shows that the argument is weak because there is no evidence or support for the "
                          "claim that 5G internet has a death …", fiveg) == []
+    # "his claim" is his own (debateart_0752, real output: Barney argued against the motion)
+    assert T.wrong_sides("Barney does not provide any evidence or support for his claim that 5g internet has a death "
+                         "grid.", fiveg) == ["Barney"]
     # still read: the debater's own verb before the motion's words
     assert T.wrong_sides("Barney argues that 5g internet is a death grid.", fiveg) == ["Barney"]
     faith = debate("THBT: Christianity is a contradiction to Judaism.", "Sir.Lancelot", "Mall")

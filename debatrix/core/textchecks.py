@@ -122,7 +122,9 @@ _NEGATION = re.compile(r"\b(not|no|never|shouldn't|should not|don't|doesn't)\b")
 # Where the motion's words stop being the debater's own: a question ("the question of whether ..."), a claim the
 # sentence weighs rather than makes ("no evidence for the claim that ...") or another party's ("a rebuttal to pro's
 # claim that ..."): the real local model's sentences on debateart_0752 and _4562 that the check misread.
-_EMBEDDED = re.compile(r"\bwhether\b|\b(for|to|of|against|about|on|with|behind) (the|this|that|a|an|his|her|their) "
+# ("his claim that ..." is the debater's own: "Barney does not provide any evidence for his claim that 5g internet
+# has a death grid", debateart_0752, real output, gives con the motion)
+_EMBEDDED = re.compile(r"\bwhether\b|\b(for|to|of|against|about|on|with|behind) (the|this|that|a|an) "
                        r"(claim|claims|idea|notion|assertion|argument|view|question|contention|suggestion)\b|"
                        r"\b(pro|con|opponent|opponents|other debater|other side|opposition|proposition)'?s? "
                        r"(claim|claims|case|argument|idea|view|position|point|contention|assertion)\b")
@@ -166,7 +168,12 @@ def side_claims(text: str, names: Sequence[str], motion: str = "") -> list[tuple
                 2, math.ceil(0.75 * len(core))):
             # the motion's own words: whose side depends on the verb before them (and no negation of the motion)
             # a negation the motion does not itself hold ("with no loss of pay" is the motion's own)
-            negated = len(_NEGATION.findall(s)) > len(_NEGATION.findall(normalized(motion)))
+            # counted after the first verb of stance: "does not provide any evidence for his claim that ..." negates
+            # the providing, not the claim
+            verb = min((m for m in (_PRO_VERB.search(s), _CON_VERB.search(s)) if m), key=lambda m: m.start(),
+                       default=None)
+            negated = len(_NEGATION.findall(s[verb.start():] if verb else s)) > len(
+                _NEGATION.findall(normalized(motion)))
             con = bool(_CON_VERB.search(s)) or negated
             pro = bool(_PRO_VERB.search(s)) and not con
         if pro != con:
