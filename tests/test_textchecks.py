@@ -473,6 +473,9 @@ def test_a_judgment_keeps_each_debaters_own_points_in_their_section():
     assert debater_paragraph(mended, "Ben", ["Ana", "Ben"]).endswith("seven days a week.")
     assert debater_paragraph(mended, "Ana", ["Ana", "Ben"]) == "Ana argues that tired staff make mistakes."
     assert own_words("Winner: Ana", demo) == "Winner: Ana"
+    # a quotation of the other debater alone, in the section on this one (the demo's argument judgment, real output)
+    assert own_words('Ben: Ben argues that hospitals run on shifts. "Rotas can be redesigned, as Scottish trials are '
+                     'doing, and overtime"', demo) == "Ben: Ben argues that hospitals run on shifts."
     # the demo's source judgment on the local model (real output): name-and-Winner lines head nothing, and go
     mended = own_words("Ana Winner: Ana\n\nBen Winner: Ben\nAna: Ana argued that rotas can be redesigned.", demo)
     assert mended == "\nAna: Ana argued that rotas can be redesigned."

@@ -347,6 +347,8 @@ def borrowed_from(sentence: str, debate: Debate, debater: str) -> str | None:
     another debater's speeches and not from ``debater``'s."""
     others = [d.name for d in debate.debaters if d.name != debater]
     bare = _QUOTED.sub(" ", normalized(sentence))
+    if not bare.strip(" .,;:"):  # a quotation alone: whose words it quotes (the demo: Ana's, in Ben's paragraph)
+        bare = normalized(sentence).replace('"', " ")
     if not bare.strip() or _ANSWERS.search(bare) or any(mentions(bare, n) for n in others):
         return None
     common, by = _speaker_grams(debate)
