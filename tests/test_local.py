@@ -159,7 +159,11 @@ async def test_debatrix_mode_end_to_end_on_the_smallest_model(small_model, four_
     judged_again = again.usage.by_node["judge_debate"].calls - 3 * ctx.settings.orders
     assert calls == (28 if score_in_analysis else 40) and 0 <= asked_again <= 9
     assert 0 <= judged_again <= 3 * ctx.settings.orders
-    assert again.usage.llm_calls == calls + asked_again + judged_again and again.usage.completion_tokens > 0
+    # and the panel's reasons asked what decided them where they named nothing said (at most once per order)
+    panel_again = again.usage.by_node["panel_comment"].calls - ctx.settings.orders
+    assert 0 <= panel_again <= ctx.settings.orders
+    assert again.usage.llm_calls == calls + asked_again + judged_again + panel_again
+    assert again.usage.completion_tokens > 0
     # llama.cpp says what it really computed: the dimensions' analyses of a speech share the system prompt, the
     # header and the speech, and each score continues the analysis just written, so most prompt tokens come from
     # the server's cache and a score reads little more than the analysis (its quotations and notes) and its question
