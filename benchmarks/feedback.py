@@ -104,6 +104,10 @@ class Feedback(Benchmark):
             rows.append(MetricRow("comment_misattributed_all", "all", sum(comments) / len(comments), len(comments)))
             empty = [e for r in done for e in r["pred"]["empty_comments"]]
             rows.append(MetricRow("comment_empty_all", "all", sum(empty) / len(empty), len(empty)))
+            # .get: records of a run before the check
+            mine = [f for r in done for f in r["pred"].get("first_person_comments", [])]
+            if mine:
+                rows.append(MetricRow("comment_first_person_all", "all", sum(mine) / len(mine), len(mine)))
         panels = [r["pred"]["panel_grounded"] for r in done if r["pred"]["panel_grounded"] is not None]
         if panels:
             rows.append(MetricRow("panel_cites_debate", "all", sum(panels) / len(panels), len(panels)))
@@ -136,4 +140,5 @@ def text_figures(result: JudgeResult, debate: Debate) -> dict[str, Any]:
     return {"dimensions": dims, "consistent": consistent,
             "comments": [c.misattributed for c in checks.comments],
             "empty_comments": [not j.comment for j in judgments],
+            "first_person_comments": [c.first_person for c in checks.comments],
             "panel_grounded": checks.panel_grounded, "flags": list(checks.flags)}

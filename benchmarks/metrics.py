@@ -124,6 +124,7 @@ _PHRASES = {
     "stale": "analyses with a note on the speaker's earlier speech, not this one",
     "bare": "analyses of quotations alone, no note",
     "comment_misattributed": "comments about the wrong debater", "comment_empty": "comments missing",
+    "comment_first_person": "comments written as the debater (\"I argued ...\")",
     "grounded_above_foreign": "columns grounded more in their speech than in others",
     "grounded": "grounding in the analysed speech", "foreign": "words found only in other speeches",
     "quotes_found": "quotations found in the speech", "consistent": "comments agreeing with their verdict",

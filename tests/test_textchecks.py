@@ -494,3 +494,11 @@ def test_an_analysis_of_quotations_alone_is_flagged():
     assert check.notes == 0 and not check.misattributed
     [noted] = T.check_analyses(DEBATE, "argument", [(1, "Ben", bare + " Ben says rotas are fixed.")])
     assert noted.notes == 1
+
+
+def test_a_comment_written_as_the_debater_is_flagged():
+    # debateart_0752's argument comments on the local model (real output)
+    assert T.first_person("I argued that 5g internet is not a death grid. I provided specific evidence.")
+    assert T.first_person("Barney argued well. I also provided a strong rebuttal.")
+    assert not T.first_person("Barney argued that 5g internet is not a death grid.")
+    assert not T.first_person('Barney quotes "I shall show why any evidence he does present is insufficient".')

@@ -390,6 +390,8 @@ class CommentCheck(Frozen):
     wrong_sides: tuple[str, ...] = ()
     # debaters whose speeches a sentence of the comment gives its debater as their own
     restates: tuple[str, ...] = ()
+    # written as the debater ("I argued that ..."), not about them
+    first_person: bool = False
 
     @property
     def misattributed(self) -> bool:

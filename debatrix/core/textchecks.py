@@ -367,6 +367,17 @@ def comment_restates(comment: str, debate: Debate, debater: str) -> list[str]:
     return list(dict.fromkeys(f for f in found if f))
 
 
+_FIRST_PERSON = re.compile(r"(?:^|[.!?]\s+)(i|my|we)\s+(argued|argue|provided|provide|believe|think|rebutted|"
+                           r"showed|show|also|strongly|have|am|was|will|cited|claim|claimed)\b")
+
+
+def first_person(comment: str) -> bool:
+    """Whether a comment is written as its debater ("I argued that 5g internet is not a death grid",
+    debateart_0752 on the local model) rather than about them: a sentence that opens with "I ...", "My ..." or
+    "We ..." and a verb of the debater's own."""
+    return bool(_FIRST_PERSON.search(normalized(comment)))
+
+
 def cites_debate(text: str, debate: Debate, n: int = 2) -> bool:
     """Whether ``text`` repeats something said in a speech: a content-word n-gram of a speech (words cut to their
     stems: "disarming Sidious" cites "disarmed Sidious") that is not in the motion nor made of debater names (a
@@ -417,12 +428,16 @@ def check_result(result: JudgeResult, debate: Debate) -> TextChecks:
             others = [n for n in names if n != j.debater and mentions(j.comment, n)]
             check = CommentCheck(dimension=d.name, debater=j.debater, wrong_sides=wrong,
                                  names_other_only=bool(others) and not mentions(j.comment, j.debater),
-                                 restates=tuple(comment_restates(j.comment, debate, j.debater)))
+                                 restates=tuple(comment_restates(j.comment, debate, j.debater)),
+                                 first_person=first_person(j.comment))
             comments.append(check)
             if check.names_other_only:
                 flags.append(f"{d.name}: the comment on {j.debater} is about {', '.join(others)}")
             for name in check.restates:
                 flags.append(f"{d.name}: the comment on {j.debater} gives {j.debater} what {name} said")
+            if check.first_person:
+                flags.append(f"{d.name}: the comment on {j.debater} is written as {j.debater} (\"I ...\"), not "
+                             "about them")
             for name in wrong:
                 flags.append(f"{d.name}: the comment on {j.debater} puts {name} on the wrong side of the motion")
     panel = None
