@@ -156,7 +156,6 @@ def _position_bias(answers: Sequence[OrderAnswer], per_order: list[dict[str, flo
 
 def debater_judgments(dimension: str, debate: Debate, decision: Verdict) -> list[DebaterJudgment]:
     """Every debater's score averaged over the orders, and its paragraph of the comment shown."""
-
     names = [d.name for d in debate.debaters]
     out = []
     for name in names:
@@ -192,7 +191,9 @@ def _headed(line: str, ordered: Sequence[str]) -> tuple[str | None, str]:
         return None, line
     rest = lead[len(hit):].lstrip("*_ ")
     if WINNER_LINE.match(rest):  # "Ana Winner: Ana used sources ..." (the local model's heading)
-        return hit, WINNER_LINE.sub("", rest, count=1).strip(" *_")
+        content = WINNER_LINE.sub("", rest, count=1).strip(" *_")
+        # "Ana Winner: Ana" (the demo's source judgment): a name and nothing about the debater
+        return hit, "" if content.strip(" .").lower() in {n.lower() for n in ordered} else content
     if rest[:1] in (":", "：", "-", "–", "—"):
         content = rest[1:].strip(" *_")
         # "KingArthur: Winner: Type1" (debateart_0616 on the local model): a Winner line, nothing on the debater
@@ -209,7 +210,6 @@ def own_words(judgment: str, debate: Debate) -> str:
     debater."""
     names = [d.name for d in debate.debaters]
     ordered = sorted(names, key=len, reverse=True)
-    bare = {"", *(n.lower() for n in names)}  # what a heading with nothing under it leaves
     who: str | None = None
     lines = []
     for raw in judgment.split("\n"):
@@ -217,7 +217,7 @@ def own_words(judgment: str, debate: Debate) -> str:
         if WINNER_LINE.match(line):
             who = None
         hit, content = _headed(line, ordered) if line else (None, line)
-        if hit is not None and content.strip(" .*_:").lower() in bare and _NAMED_WINNER.search(line):
+        if hit is not None and not content and _NAMED_WINNER.search(line):
             continue  # "Ana Winner: Ana" heads nothing: the verdict says who won, the reader needs no empty heading
         if hit is not None:
             who = hit

@@ -382,15 +382,23 @@ def cites_debate(text: str, debate: Debate, n: int = 2) -> bool:
     """Whether ``text`` repeats something said in a speech: a content-word n-gram of a speech (words cut to their
     stems: "disarming Sidious" cites "disarmed Sidious") that is not in the motion nor made of debater names (a
     reason built from weights and names alone has none)."""
-    def stems(t: str) -> list[str]:
-        return [_stem(w) for w in content_words(t)]
+    said, common, names = _said_stems(debate, n)
+    return any(g not in common and not set(g) <= names for g in ngrams(_stems(text), n) & said)
 
+
+def _stems(text: str) -> list[str]:
+    return [_stem(w) for w in content_words(text)]
+
+
+@lru_cache(maxsize=64)
+def _said_stems(debate: Debate, n: int) -> tuple[frozenset, frozenset, frozenset]:
+    """(the speeches' stemmed content-word n-grams, the motion's, the debaters' name stems): once per debate, not
+    once per reason checked (the panel checks its reports and each order's reason)."""
     said: set[tuple[str, ...]] = set()
     for s in debate.speeches:
-        said |= ngrams(stems(s.content), n)
-    common = ngrams(stems(debate.motion), n)
+        said |= ngrams(_stems(s.content), n)
     names = {_stem(w) for d in debate.debaters for w in words(d.name)}
-    return any(g not in common and not set(g) <= names for g in ngrams(stems(text), n) & said)
+    return frozenset(said), frozenset(ngrams(_stems(debate.motion), n)), frozenset(names)
 
 
 def check_result(result: JudgeResult, debate: Debate) -> TextChecks:
