@@ -6,7 +6,6 @@ memories and settings from the :class:`JudgeContext`, never from globals."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -160,11 +159,10 @@ def _faults(answer: Any, debate: Debate, i: int, task: str = "") -> list[NoteFau
     notes = [unglued(n, task) for n in answer.shown_notes()] if task else answer.shown_notes()
     extra = (getattr(answer, "answers", None) or "").strip()
     extra = unglued(extra, task) if task else extra
-    checked = [*notes, extra] if extra and not says_what_it_answers(extra) else notes
-    faults = note_faults(checked, debate, i)
-    last = len(notes) + 1
-    return [dataclasses.replace(f, text=f.text.replace(f"note {last} ", 'the "answers" sentence ', 1))
-            if f.note == last else f for f in faults]
+    labels = [f"note {k}" for k in range(1, len(notes) + 1)]
+    if extra and not says_what_it_answers(extra):
+        return note_faults([*notes, extra], debate, i, [*labels, 'the "answers" sentence'])
+    return note_faults(notes, debate, i)
 
 
 def _without_faulty(answer: Any, faults: list[NoteFault]) -> Any:

@@ -41,7 +41,8 @@ async def panel_comment(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     if ctx.settings.llm.merge_score_call:
         async def comment_with_winner(order: tuple[str, ...]) -> tuple[Any, list[Any]]:
             answer, lp, records = await ctx.gateway.structured_probed(
-                M.ask_merged(_panel_messages(state, ctx, order), scores=False), winner_answer(order, with_comment=True),
+                M.ask_merged(_panel_messages(state, ctx, order), scores=False),
+                winner_answer(order, with_comment=True),
                 node="panel_comment", dimension="general", words=words, meta={"debatrix_choices": list(order)})
             return V.order_answer(order, order, answer.comment, decision=answer, decision_logprobs=lp), records
 
@@ -51,7 +52,7 @@ async def panel_comment(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
                                    for a, _ in done],
                 "winner_decisions": [decision], "calls": [r for _, records in done for r in records]}
 
-    citable = any(cites_debate(state["winner_decisions"][dim.name][0].comment, debate) for dim in state["dimensions"])
+    citable = any(cites_debate(state["winner_decisions"][d.name][0].comment, debate) for d in state["dimensions"])
 
     async def written(order: tuple[str, ...]) -> tuple[DebateAnalysis, list[Any]]:
         messages = _panel_messages(state, ctx, order)

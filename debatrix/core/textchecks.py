@@ -231,17 +231,19 @@ class NoteFault:
         return not self.restates and self.earlier is None
 
 
-def note_faults(notes: Sequence[str], debate: Debate, index: int) -> list[NoteFault]:
+def note_faults(notes: Sequence[str], debate: Debate, index: int, labels: Sequence[str] = ()) -> list[NoteFault]:
     """What is wrong with an analysis's notes on speech ``index`` (each should say what a passage of that speech
     shows): a note restates what another debater said where most of its content-word pairs (the motion's own
     pairs do not count) come from an earlier speech of that debater and not from the speaker's own speeches; it
     puts the speaker on the wrong side of the motion; or it is stale, saying again what the speaker said in an
     earlier speech and not what this one says (the local model's notes on a debater's second speech restate their
-    first). The analysis's "answers" sentence is not passed: it may restate what it answers."""
+    first). The analysis's "answers" sentence is not passed: it may restate what it answers. ``labels``: what each
+    note is called in the fault's text (default "note k")."""
     speaker = debate.speeches[index].speaker
     common, own, this, theirs, earlier = _note_grams(debate, index)
     faults = []
     for k, note in enumerate(notes, 1):
+        label = labels[k - 1] if labels else f"note {k}"
         mine = ngrams(content_words(note), NOTE_N) - common
         grounded = len(mine & own)
         source, borrowed = max(((name, (mine - own) & g) for name, g in theirs.items()),
@@ -249,11 +251,11 @@ def note_faults(notes: Sequence[str], debate: Debate, index: int) -> list[NoteFa
         before, repeated = max(((j, (mine - this) & g) for j, g in earlier.items()),
                                key=lambda x: len(x[1]), default=(-1, set()))
         if len(borrowed) >= NOTE_FOREIGN and len(borrowed) > grounded:
-            faults.append(NoteFault(k, f"note {k} restates what {source} said", source))
+            faults.append(NoteFault(k, f"{label} restates what {source} said", source))
         elif speaker in wrong_sides(note, debate):
-            faults.append(NoteFault(k, f"note {k} puts {speaker} on the wrong side of the motion"))
+            faults.append(NoteFault(k, f"{label} puts {speaker} on the wrong side of the motion"))
         elif len(repeated) >= NOTE_STALE and len(repeated) > len(mine & this):
-            faults.append(NoteFault(k, f"note {k} repeats what {speaker} said in speech {before + 1}, not what "
+            faults.append(NoteFault(k, f"{label} repeats what {speaker} said in speech {before + 1}, not what "
                                        f"speech {index + 1} says", earlier=before))
     return faults
 
