@@ -31,7 +31,8 @@ DEBATEART_SAMPLE, SEED, MAX_LENGTH = 6, 0, 17_500
 
 #: the per-dimension figures: (record key, metric name), each summed over the analyses and divided by their number
 #: (a share for the counts, a mean for grounding and words)
-_PER_ANALYSIS = (("copied", "copy_rate"), ("misattributed", "misattributed"), ("stale", "stale"),
+_PER_ANALYSIS = (("copied", "copy_rate"), ("misattributed", "misattributed"), ("answers_misread", "answers_misread"),
+                 ("stale", "stale"),
                  ("bare", "bare"), ("cut", "cut_at_cap"), ("grounded", "grounded"), ("foreign", "foreign"),
                  ("words", "words_per_analysis"))
 
@@ -121,11 +122,13 @@ def text_figures(result: JudgeResult, debate: Debate) -> dict[str, Any]:
     cut_share = (cut.truncated_calls / cut.calls) if cut and cut.calls else 0.0
     dims: dict[str, dict[str, float]] = {}
     for a in checks.analyses:
-        c = dims.setdefault(a.dimension, {"n": 0, "copied": 0, "misattributed": 0, "stale": 0, "bare": 0, "cut": 0.0,
-                                          "grounded": 0.0, "foreign": 0.0, "words": 0, "quotes": 0, "quotes_found": 0})
+        c = dims.setdefault(a.dimension, {"n": 0, "copied": 0, "misattributed": 0, "answers_misread": 0, "stale": 0,
+                                          "bare": 0, "cut": 0.0, "grounded": 0.0, "foreign": 0.0, "words": 0,
+                                          "quotes": 0, "quotes_found": 0})
         c["n"] += 1
         c["copied"] += a.copied
         c["misattributed"] += a.misattributed
+        c["answers_misread"] += bool(a.answers_misread)
         c["stale"] += bool(a.repeats_earlier)
         c["bare"] += a.notes == 0
         c["cut"] += cut_share  # the calls' share, spread over the analyses (records do not say which was cut)

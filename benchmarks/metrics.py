@@ -122,6 +122,7 @@ _PHRASES = {
     "sc_single": "by scores, first order only", "dp": "direct prediction", "sc": "by scores",
     "copy_rate": "analyses repeating an earlier one", "misattributed": "analyses naming the wrong debater or side",
     "stale": "analyses with a note on the speaker's earlier speech, not this one",
+    "answers_misread": "analyses misreading whose point is answered",
     "bare": "analyses of quotations alone, no note",
     "comment_misattributed": "comments about the wrong debater", "comment_empty": "comments missing",
     "comment_first_person": "comments written as the debater (\"I argued ...\")",

@@ -19,8 +19,8 @@ from debatrix.core.errors import IncompleteJudgment, StructuredOutputError
 from debatrix.core.settings import JudgeSettings
 from debatrix.core.models import Debate, OrderAnswer, SpeechAnalysis, SpeechJudgment
 from debatrix.core import probabilities as prob
-from debatrix.core.textchecks import (COPY_SHARE, NoteFault, note_faults, says_what_it_answers, shared_share,
-                                      unglued)
+from debatrix.core.textchecks import (COPY_SHARE, NoteFault, misread_answer, note_faults, says_what_it_answers,
+                                      shared_share, unglued)
 from debatrix.core.tokens import count_tokens
 
 from . import messages as M
@@ -131,6 +131,10 @@ async def _ask_again_if_borrowed(ctx: JudgeContext, debate: Debate, i: int, dime
     faults = _faults(answer, debate, i, task)
     if not faults:
         return answer, lp, records, messages
+    if all(f.answers for f in faults):
+        # a misread "answers" sentence alone is left out, not asked about: the notes stand, and another call (a
+        # reading of the whole conversation again) would cost more than the one sentence is worth
+        return _without_faulty(answer, faults), lp, records, messages
     retry = M.analysis_retry(ctx.gateway.as_sent(messages, schema), answer.written, debate, i,
                              [f.text for f in faults])
     window = after + "".join(str(m.content) for m in retry[-2:])  # nor may it repeat its first answer
@@ -152,16 +156,21 @@ async def _ask_again_if_borrowed(ctx: JudgeContext, debate: Debate, i: int, dime
 
 def _faults(answer: Any, debate: Debate, i: int, task: str = "") -> list[NoteFault]:
     """What is wrong with an answer's notes, and with its "answers" sentence where that says nothing of what the
-    speaker answers (the local model writes "Ben argues that <Ana's point>" there): that one is numbered after the
-    notes and named as itself. ``task``: the prompt's last message where DRY sampling was on; the notes are checked
-    as they will be shown, with the words the sampler glued split again (glued, "sickdays" hid a note's borrowed
-    words from this check, and the result's check found them)."""
+    speaker answers (the local model writes "Ben argues that <Ana's point>" there) or gets wrong whose point is
+    answered (:func:`misread_answer`): that one is numbered after the notes and named as itself. ``task``: the
+    prompt's last message where DRY sampling was on; the notes are checked as they will be shown, with the words the
+    sampler glued split again (glued, "sickdays" hid a note's borrowed words from this check, and the result's check
+    found them)."""
     notes = [unglued(n, task) for n in answer.shown_notes()] if task else answer.shown_notes()
     extra = (getattr(answer, "answers", None) or "").strip()
     extra = unglued(extra, task) if task else extra
     labels = [f"note {k}" for k in range(1, len(notes) + 1)]
     if extra and not says_what_it_answers(extra):
         return note_faults([*notes, extra], debate, i, [*labels, 'the "answers" sentence'])
+    misread = misread_answer(extra, debate, debate.speeches[i].speaker, i) if extra else None
+    if misread is not None:  # it answers, but gets wrong whose point: numbered after the notes, as above
+        return [*note_faults(notes, debate, i), NoteFault(len(notes) + 1, f'the "answers" sentence: {misread.text}',
+                                                          answers=True)]
     return note_faults(notes, debate, i)
 
 

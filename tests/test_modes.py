@@ -509,6 +509,25 @@ async def test_an_answers_sentence_that_answers_nothing_is_checked_as_a_note(uni
     assert not any("speech 2 (Theo)" in f for f in result.checks.flags if f.startswith("argument"))
 
 
+async def test_an_answers_sentence_that_misreads_whose_point_it_is_is_left_out_without_another_call(uniforms):
+    # the demo on the local model: "Ana does not address the claim that four-day weeks can be redesigned" (her own
+    # rebuttal). Such a sentence alone is left out, with no second call; the notes stand
+    def analyze(c):
+        if c.index == 1 and c.dimension == "argument":
+            answer = analysis_of(c)
+            return {**answer, "answers": "Theo does not address the claim that bullies pick on shoes, hair and accents."}
+        return analysis_of(c)
+
+    model = ScriptedChatModel(script={**script(), "analyze_speech": analyze})
+    result = await ajudge_debate(uniforms, settings("debatrix"), model)
+    assert result.status is Status.COMPLETE, result.incomplete_reason
+    asked = [c for c in model.calls if c.node == "analyze_speech" and c.dimension == "argument" and c.index == 1]
+    assert len(asked) == 1
+    theo = next(a for a in result.dimensions[0].analyses if a.index == 1)
+    assert "accents" not in theo.analysis and theo.analysis.startswith('"')
+    assert not any("misread" in f for f in result.checks.flags)
+
+
 async def test_a_run_reads_one_set_of_settings(uniforms):
     """The nodes read the context's settings, so the graph is shaped by them too (before, a graph built with its
     own merge flag on a context without it had no decision step and a judgment node that did not merge); a flag

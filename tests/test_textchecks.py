@@ -502,3 +502,55 @@ def test_a_comment_written_as_the_debater_is_flagged():
     assert T.first_person("Barney argued well. I also provided a strong rebuttal.")
     assert not T.first_person("Barney argued that 5g internet is not a death grid.")
     assert not T.first_person('Barney quotes "I shall show why any evidence he does present is insufficient".')
+
+
+def test_an_answers_sentence_that_gets_wrong_whose_point_it_is_is_flagged():
+    from pathlib import Path
+
+    from debatrix.core.loader import load_debate
+
+    root = Path(__file__).resolve().parents[1] / "examples"
+    demo, uniforms = (load_debate(root / f"{n}.yaml") for n in ("four_day_week", "school_uniforms"))
+    # real "answers" sentences of the default local model (the demo's source column, speeches 3 and 4)
+    own = T.misread_answer("Ana does not address the claim that four-day weeks can be redesigned to avoid burnout.",
+                           demo, "Ana", 2)
+    assert own is not None and own.own == ("redesigned", "burnout") and "a point Ana made" in own.text
+    cited = T.misread_answer("Ben challenges the claim that four-day weeks reduce error by citing a Scottish trial "
+                             "that found overtime.", demo, "Ben", 3)
+    assert cited is not None and cited.theirs == ("scottish",) and cited.source == "Ana"
+    # Theo's own closing line (real output, the uniforms example's argument column)
+    assert T.misread_answer("Theo does not address the case for compulsion in the later speech.", uniforms, "Theo", 3)
+    # what the other side said, left unanswered: right, whatever the plural ("costs" is Theo's, "cost" Maya's)
+    assert T.misread_answer("Maya does not address the costs Theo raised.", uniforms, "Maya", 2) is None
+    assert T.misread_answer("Ben does not address the claim that trials in Iceland kept output level.", demo, "Ben",
+                            1) is None
+    assert T.misread_answer("Ben answers Ana's trials by citing hospitals that run on shifts.", demo, "Ben", 1) is None
+    # the subject of "does not address" is not the debater, or what follows the clause is another matter
+    assert T.misread_answer("Ana shows that the argument is weak because it does not address burnout.", demo, "Ana",
+                            2) is None
+    assert T.misread_answer("Ana does not address the offices, but she does redesign rotas.", demo, "Ana", 2) is None
+    # a point Ana has yet to make cannot be hers when her speech 1 is read
+    assert T.misread_answer("Ana does not address the claim that rotas can be redesigned.", demo, "Ana", 0) is None
+    # on a result: the analysis is misattributed and flagged, and so is the comment
+    check = T.check_analyses(demo, "source", [(2, "Ana", '"Rotas can be redesigned" Ana says rotas can change. Ana '
+                                                          'does not address the claim that four-day weeks can be '
+                                                          'redesigned to avoid burnout.')])[0]
+    assert check.misattributed and check.answers_misread == (own.text,)
+
+
+def test_a_judgment_leaves_out_a_sentence_that_misreads_what_its_debater_answers():
+    from pathlib import Path
+
+    from debatrix.core.loader import load_debate
+    from debatrix.graphs.verdicts import own_words
+
+    demo = load_debate(Path(__file__).resolve().parents[1] / "examples" / "four_day_week.yaml")
+    # the demo's source judgment on the local model (real output; the panel repeated its first sentence on Ben)
+    judgment = ("Ana: Ana provided evidence that sick days and burnout fell.\n"
+                "Ben: Ben challenged the claim that four-day weeks reduce error by citing a Scottish trial that found "
+                "overtime. Ben did not address the claim that four-day weeks are a promise. Ben says hospitals run "
+                "on shifts.")
+    assert own_words(judgment, demo) == ("Ana: Ana provided evidence that sick days and burnout fell.\n"
+                                         "Ben: Ben says hospitals run on shifts.")
+    comment = judgment.split("Ben: ", 1)[1]  # as a comment, the check names both sentences
+    assert [bool(T.misread_answer(s, demo, "Ben")) for s in T._SENTENCE.split(comment)] == [True, True, False]

@@ -11,7 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-RESULT_SCHEMA_VERSION = "1.4"  # 1.2: the speeches judged; 1.3: escalation, verdicts' orders_agreeing; 1.4: stale notes
+RESULT_SCHEMA_VERSION = "1.5"  # 1.2: the speeches judged; 1.3: escalation, verdicts' orders_agreeing; 1.4: stale notes;
+# 1.5: misread "answers" sentences
 BP_POSITIONS = ("OG", "OO", "CG", "CO")
 
 
@@ -370,6 +371,9 @@ class AnalysisCheck(Frozen):
     restates: tuple[str, ...] = ()
     # the speaker's own earlier speeches (0-based) a note says again instead of what this speech says
     repeats_earlier: tuple[int, ...] = ()
+    # what is wrong with a sentence on what the speaker answers: it names the speaker's own point as one they leave
+    # unanswered, or the other side's evidence as theirs (debatrix.core.textchecks.misread_answer)
+    answers_misread: tuple[str, ...] = ()
     notes: int | None = None  # sentences besides its quotations and what it answers (0: quotations alone)
 
     @property
@@ -378,7 +382,7 @@ class AnalysisCheck(Frozen):
 
     @property
     def misattributed(self) -> bool:
-        return self.names_other_only or bool(self.wrong_sides) or bool(self.restates)
+        return self.names_other_only or bool(self.wrong_sides) or bool(self.restates) or bool(self.answers_misread)
 
 
 class CommentCheck(Frozen):
@@ -392,10 +396,11 @@ class CommentCheck(Frozen):
     restates: tuple[str, ...] = ()
     # written as the debater ("I argued that ..."), not about them
     first_person: bool = False
+    answers_misread: tuple[str, ...] = ()  # as AnalysisCheck.answers_misread, for a sentence of the comment
 
     @property
     def misattributed(self) -> bool:
-        return self.names_other_only or bool(self.wrong_sides) or bool(self.restates)
+        return self.names_other_only or bool(self.wrong_sides) or bool(self.restates) or bool(self.answers_misread)
 
 
 class TextChecks(Frozen):

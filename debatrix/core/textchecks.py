@@ -225,10 +225,11 @@ class NoteFault:
     text: str  # "note 2 restates what Ana said", as the model is told
     restates: str = ""  # the debater whose words the note gives the speaker
     earlier: int | None = None  # 0-based: the speaker's own earlier speech the note repeats instead of this one
+    answers: bool = False  # the "answers" sentence gets wrong whose point is answered (:func:`misread_answer`)
 
     @property
     def wrong_side(self) -> bool:
-        return not self.restates and self.earlier is None
+        return not self.restates and self.earlier is None and not self.answers
 
 
 def note_faults(notes: Sequence[str], debate: Debate, index: int, labels: Sequence[str] = ()) -> list[NoteFault]:
@@ -283,6 +284,7 @@ def check_analyses(debate: Debate, dimension: str, analyses: Sequence[tuple[int,
         notes = notes_of(text)
         faults = note_faults(notes, debate, i)
         restated = [f.restates for f in faults if f.restates]
+        misread = [m for m in (misread_answer(x, debate, speaker, i) for x in answers_of(text)) if m] if i else []
         out.append(AnalysisCheck(
             dimension=dimension, index=i, speaker=speaker, words=len(words(text)),
             copy_of=best if share >= COPY_SHARE else None, copy_share=round(share, 4), grounded=round(own, 4),
@@ -294,7 +296,7 @@ def check_analyses(debate: Debate, dimension: str, analyses: Sequence[tuple[int,
             wrong_sides=tuple(wrong_sides(_QUOTED.sub(" ", text), debate)),
             restates=tuple(dict.fromkeys(restated)),
             repeats_earlier=tuple(sorted({f.earlier for f in faults if f.earlier is not None})),
-            notes=len(notes)))
+            answers_misread=tuple(m.text for m in misread), notes=len(notes)))
     return out
 
 
@@ -324,6 +326,113 @@ def says_nothing(sentence: str, speaker: str) -> bool:
     """Whether an "answers" sentence is only the instruction echoed: no word but its speaker's name and the stock
     words of answering."""
     return not set(content_words(sentence)) - _ANSWERS_STOCK - set(content_words(speaker))
+
+
+# A sentence that says its debater leaves something unanswered ("does not address", "ignores", "fails to answer"):
+# what follows names the other side's point. One that answers "by citing" something names the debater's own
+# evidence. The subject must be the debater: a few words at most before the verb, naming no one else ("Brendo
+# shows that the argument is weak because it does not address ..." is about the argument answered).
+_LEFT_UNANSWERED = re.compile(
+    r"\b(?:(?:does|do|did|has|have|had)\s*(?:not|n't)|fails?\s+to|failed\s+to|never|neglects?\s+to)\s+"
+    r"(?:\w+\s+){0,2}?(?:address(?:es|ed)?|answer(?:s|ed)?|respond(?:s|ed)?(?:\s+to)?|rebut(?:s|ted)?|"
+    r"counter(?:s|ed)?|refuted?|engage(?:s|d)?(?:\s+with)?|acknowledge[sd]?)\b|"
+    r"\b(?:ignores?|ignored|leaves?\s+unanswered|left\s+unanswered)\b")
+_CITING = re.compile(r"\b(?:by\s+)?(?:citing|pointing\s+to|referring\s+to|mentioning)\b")
+_CLAUSE_END = re.compile(r"[,;:]|\s(?:but|which|while|whereas|because|although|though|and\s+(?:he|she|they|instead))\s")
+_SUBJECT_WORDS = 4  # words before the verb: "Sir.Lancelot does not directly answer", "Ana, however, never addresses"
+# words that name what is answered, not what it is about ("the claim that ...", "the issue of ...")
+_ANSWERED_STOCK = _ANSWERS_STOCK | frozenset(content_words(
+    "claim claims point points argument arguments concern concerns idea issue issues fact statement case question"))
+
+
+@dataclass(frozen=True)
+class MisreadAnswer:
+    """An "answers" sentence that gets wrong whose point is answered: ``own`` words are the debater's and not their
+    opponents' (named as left unanswered), or ``theirs`` the opponents' (named as the debater's evidence)."""
+
+    debater: str
+    own: tuple[str, ...] = ()
+    theirs: tuple[str, ...] = ()
+    source: str = ""  # the debater whose evidence ``theirs`` is
+
+    @property
+    def text(self) -> str:
+        if self.own:
+            return (f"it says {self.debater} leaves unanswered a point {self.debater} made "
+                    f"({', '.join(self.own)}: {self.debater}'s words, not the other side's)")
+        return f"it gives {self.debater} the evidence {self.source} cited ({', '.join(self.theirs)})"
+
+
+def _root(word: str) -> str:
+    """A word without its plural or tense ("costs" and "cost", "redesigned" and "redesign"), then its stem: one
+    word said by one side only decides this check, so a plural must not make it look unsaid."""
+    word = word.removesuffix("'s")
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            word = word[:-len(suffix)]
+            break
+    return _stem(word)
+
+
+@lru_cache(maxsize=256)
+def _said_by(debate: Debate, debater: str, upto: int) -> tuple[frozenset, dict[str, frozenset], frozenset]:
+    """(``debater``'s word stems in their speeches up to speech ``upto`` (0-based, included), each other debater's
+    in theirs before it, the stems that tell no one apart: the motion's and the names')."""
+    skip = {_root(w) for w in content_words(debate.motion)} | {_root(w) for d in debate.debaters
+                                                                 for w in words(d.name)}
+    own: set[str] = set()
+    theirs: dict[str, set[str]] = {}
+    for j, s in enumerate(debate.speeches[:upto + 1]):
+        stems = {_root(w) for w in content_words(s.content)} - skip
+        if s.speaker == debater:
+            own |= stems
+        elif j < upto:
+            theirs.setdefault(s.speaker, set()).update(stems)
+    skip |= {_root(w) for w in _ANSWERED_STOCK}
+    return frozenset(own), {k: frozenset(v) for k, v in theirs.items()}, frozenset(skip)
+
+
+def misread_answer(sentence: str, debate: Debate, debater: str, upto: int | None = None) -> MisreadAnswer | None:
+    """Whether a sentence on what ``debater`` answers gets wrong whose point it is, as read up to speech ``upto``
+    (default: the whole debate). Real output, the demo on the local model: "Ana does not address the claim that
+    four-day weeks can be redesigned to avoid burnout" (Ana's own rebuttal), "Ben challenges the claim ... by citing
+    a Scottish trial" (Ana cited it). Judged on the words only one side used: at least one of the debater's in the
+    point "left unanswered" and none of the opponents' (or the reverse for the evidence cited)."""
+    upto = len(debate.speeches) - 1 if upto is None else upto
+    text = _QUOTED.sub(" ", normalized(sentence))
+    m = _LEFT_UNANSWERED.search(text)
+    evidence = False
+    if m is None:
+        m, evidence = _CITING.search(text), True
+        if m is None or not _ANSWERS.search(text[:m.start()]):
+            return None
+    before = words(text[:m.start()])
+    others = [d.name for d in debate.debaters if d.name != debater]
+    if not evidence and (len(before) > _SUBJECT_WORDS + len(words(debater)) or _CLAUSE_END.search(text[:m.start()])
+                         or any(mentions(text[:m.start()], n) for n in others)
+                         or re.search(r"\b(opponent|opposition|other side|it|they)\b", text[:m.start()])):
+        return None
+    rest = _CLAUSE_END.split(text[m.end():], maxsplit=1)[0]
+    own, theirs, skip = _said_by(debate, debater, upto)
+    said = {}
+    for w in content_words(rest):
+        if _root(w) not in skip:
+            said.setdefault(_root(w), w)
+    everyone = frozenset().union(*theirs.values())
+    mine = [w for st, w in said.items() if st in own and st not in everyone]
+    other = [w for st, w in said.items() if st in everyone and st not in own]
+    if not evidence and mine and not other:
+        return MisreadAnswer(debater, own=tuple(mine))
+    if evidence and other and not mine:
+        source = max(theirs, key=lambda n: len({_root(w) for w in other} & theirs[n]))
+        return MisreadAnswer(debater, theirs=tuple(other), source=source)
+    return None
+
+
+def answers_of(analysis: str) -> list[str]:
+    """An analysis's sentences on what its speaker answers (the complement of :func:`notes_of`)."""
+    bare = _QUOTED.sub(" ", normalized(analysis))
+    return [s.strip() for s in _SENTENCE.split(bare) if s.strip() and _ANSWERS.search(s)]
 
 
 def notes_of(analysis: str) -> list[str]:
@@ -425,6 +534,8 @@ def check_result(result: JudgeResult, debate: Debate) -> TextChecks:
                 flags.append(f"{where}: a note gives {a.speaker} what {name} said")
             for j in a.repeats_earlier:
                 flags.append(f"{where}: a note repeats speech {j + 1}, not this one")
+            for text in a.answers_misread:
+                flags.append(f"{where}: what it answers is misread: {text}")
             if a.notes == 0:
                 flags.append(f"{where}: quotations alone, no note on them (left out, or never written)")
             if a.quotes > a.quotes_found:
@@ -439,12 +550,16 @@ def check_result(result: JudgeResult, debate: Debate) -> TextChecks:
             check = CommentCheck(dimension=d.name, debater=j.debater, wrong_sides=wrong,
                                  names_other_only=bool(others) and not mentions(j.comment, j.debater),
                                  restates=tuple(comment_restates(j.comment, debate, j.debater)),
-                                 first_person=first_person(j.comment))
+                                 first_person=first_person(j.comment),
+                                 answers_misread=tuple(m.text for m in (
+                                     misread_answer(x, debate, j.debater) for x in _SENTENCE.split(j.comment)) if m))
             comments.append(check)
             if check.names_other_only:
                 flags.append(f"{d.name}: the comment on {j.debater} is about {', '.join(others)}")
             for name in check.restates:
                 flags.append(f"{d.name}: the comment on {j.debater} gives {j.debater} what {name} said")
+            for text in check.answers_misread:
+                flags.append(f"{d.name}: the comment on {j.debater} misreads what they answer: {text}")
             if check.first_person:
                 flags.append(f"{d.name}: the comment on {j.debater} is written as {j.debater} (\"I ...\"), not "
                              "about them")
