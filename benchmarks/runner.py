@@ -121,7 +121,7 @@ def _run_manifest(bench: Benchmark, settings: JudgeSettings, out_dir: Path) -> d
     s.pop("mode", None)
     s.get("llm", {}).pop("max_concurrency", None)  # may change between resumes without changing results
     cache = s.get("llm", {}).get("cache_path")
-    if cache:  # relative to the results folder, so a copied or moved folder is still the same run
+    if cache and "://" not in str(cache):  # relative to the results folder: a moved folder is the same run
         try:
             s["llm"]["cache_path"] = Path(cache).resolve().relative_to(out_dir.resolve()).as_posix()
         except ValueError:

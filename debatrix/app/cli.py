@@ -208,7 +208,7 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
                    timeout: float | None = None, retries: int | None = None, concurrency: int | None = None,
                    structured_output: str | None = None, merge_score_call: bool | None = None,
                    score_in_analysis: bool | None = None, log_calls: bool | None = None,
-                   memory: dict[str, Any] | None = None, cache: Path | None = None,
+                   memory: dict[str, Any] | None = None, cache: str | Path | None = None,
                    requests_per_second: float | None = None, transport: str | None = None,
                    orders: int | None = None, temperature: float | None = None,
                    escalate_to: str | None = None, escalate_base_url: str | None = None,
@@ -335,8 +335,9 @@ def judge(
         _MEMORY["embedding"].default),
     dimension_dir: Annotated[list[Path] | None, typer.Option(help="extra folder of dimension YAML files")] = None,
     rps: Rps = None,
-    cache: Annotated[Path | None, typer.Option(help="SQLite file caching LLM answers: rerunning after a crash or "
-                                                    "with the same inputs pays for no answered call")] = None,
+    cache: Annotated[str | None, typer.Option(help="SQLite file, or postgresql:// URL shared by several machines, "
+                                                   "caching LLM answers: rerunning after a crash or with the same "
+                                                   "inputs pays for no answered call")] = None,
     log_calls: Annotated[bool, typer.Option(help="keep every LLM call's prompt and answer in the result: the "
                                               "report shows them per speech and dimension")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="print the result JSON to stdout")] = False,
@@ -726,9 +727,9 @@ def bench(
     max_connections: MaxConnections = None,
     rps: Rps = None,
     retrieval: Retrieval = False,
-    cache: Annotated[Path | None, typer.Option(help="SQLite file caching LLM answers, as for `judge` (default: "
-                                                    "<out>/llm_cache.sqlite), so a restarted run pays for no call "
-                                                    "answered before the crash")] = None,
+    cache: Annotated[str | None, typer.Option(help="SQLite file or postgresql:// URL caching LLM answers, as for "
+                                                   "`judge` (default: <out>/llm_cache.sqlite), so a restarted run, "
+                                                   "or a shard on another machine, pays for no call answered")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="cache no answer (every call is sent)")] = False,
 ) -> None:
     """Score the judge against a benchmark's gold labels.

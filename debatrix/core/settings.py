@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -35,6 +36,13 @@ class Environment(BaseSettings):
     debatrix_model: str | None = None
     openai_model: str | None = None
     debatrix_local_model: str | None = None
+
+
+def _cache_location(value: Any) -> Any:
+    """A postgresql:// URL stays a URL (a path would fold its "//"); anything else is a file's path."""
+    if isinstance(value, str) and re.match(r"^postgres(ql)?(\+\w+)?://", value, re.IGNORECASE):
+        return value
+    return Path(value) if isinstance(value, str) else value
 
 
 class LLMSettings(_Frozen):
@@ -98,8 +106,9 @@ class LLMSettings(_Frozen):
         "the earlier analyses it reads (set for the local backend; small models copy their last answer otherwise)")
     served_locally: bool = Field(
         default=False, description="base_url is an embedded model server started for this run (set by the run)")
-    cache_path: Path | None = Field(
-        default=None, description="SQLite file caching LLM answers (opt-in): a rerun pays for no answered call")
+    cache_path: Annotated[Path | str | None, BeforeValidator(_cache_location)] = Field(
+        default=None, description="where LLM answers are cached (opt-in): a SQLite file, or a postgresql:// URL that "
+        "processes on several machines share; a rerun pays for no answered call, and each call is sent once")
     cap_text_answers: bool = Field(
         default=True, description="cap free-text answers at about 1.6 tokens per word asked (cut at a sentence end)")
     schema_length_limits: bool = Field(
@@ -213,8 +222,9 @@ class JudgeSettings(_Frozen):
         """Everything needed to rerun, never the API key nor a password in the endpoint's URL."""
         data = self.model_dump(mode="json")
         for llm in (data.get("llm") or {}, (data.get("escalate") or {}).get("llm") or {}):
-            if llm.get("base_url"):
-                llm["base_url"] = redact_url(llm["base_url"])
+            for key in ("base_url", "cache_path"):
+                if llm.get(key):
+                    llm[key] = redact_url(llm[key])
         return data
 
 

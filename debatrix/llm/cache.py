@@ -1,16 +1,25 @@
-"""An opt-in SQLite cache of LLM answers, keyed by the model's identity and settings, the request options (schema,
-token cap, log probabilities) and the exact messages. A run killed at any point and started again with the same
-cache pays for no call that had already been answered. Only complete answers are stored (a timeout or a cut-off
-answer is not), one row per answer, committed as soon as it arrives.
+"""Opt-in caches of LLM answers, keyed by the model's identity and settings, the request options (schema, token
+cap, log probabilities) and the exact messages. A run killed at any point and started again with the same cache pays
+for no call that had already been answered. Only complete answers are stored (a timeout or a cut-off answer is
+not), one row per answer, committed as soon as it arrives.
+
+Two stores: a SQLite file (the default, one machine) and a PostgreSQL database (``postgresql://...``), which
+processes on several machines share. Either way a call is sent once: while one caller waits for the model's answer,
+another asking the same call waits for that answer instead of sending it again (in one process by a lock per key;
+across processes, with PostgreSQL, by an advisory lock per key, which the server releases if its holder dies).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import json
+import re
 import sqlite3
 import threading
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +28,76 @@ from langchain_core.messages import AIMessage, BaseMessage, message_to_dict, mes
 from debatrix.core.errors import ConfigurationError
 
 SCHEMA_VERSION = 1
+POSTGRES_URL = re.compile(r"^postgres(ql)?(\+\w+)?://", re.IGNORECASE)
 
 
-class ResponseCache:
+def is_postgres(location: str | Path | None) -> bool:
+    return isinstance(location, str) and bool(POSTGRES_URL.match(location))
+
+
+class AnswerCache:
+    """What both stores share: the key, the answer's form, and sending a call once within this process."""
+
+    def __init__(self) -> None:
+        self._claims: dict[str, tuple[asyncio.Lock, int]] = {}
+
+    @staticmethod
+    def key(identity: dict[str, Any], options: dict[str, Any], messages: list[BaseMessage]) -> str:
+        payload = {
+            "v": SCHEMA_VERSION,
+            "model": identity,
+            "options": options,
+            "messages": [{"type": m.type, "content": m.content,
+                          "tool_calls": getattr(m, "tool_calls", None) or None} for m in messages],
+        }
+        blob = json.dumps(payload, sort_keys=True, default=str, ensure_ascii=False)
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+    @staticmethod
+    def _encode(answer: AIMessage) -> str:
+        return json.dumps(message_to_dict(answer), default=str, ensure_ascii=False)
+
+    @staticmethod
+    def _decode(row: Any) -> AIMessage | None:
+        if row is None:
+            return None
+        message = messages_from_dict([json.loads(row[0])])[0]
+        return message if isinstance(message, AIMessage) else None
+
+    @contextlib.asynccontextmanager
+    async def claimed(self, key: str) -> AsyncIterator[None]:
+        """Held while one caller sends the call ``key`` and stores its answer: another caller of this process asking
+        the same call waits here, then finds the answer stored."""
+        lock, users = self._claims.get(key) or (asyncio.Lock(), 0)
+        self._claims[key] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._claims[key]
+            if users == 1:
+                del self._claims[key]
+            else:
+                self._claims[key] = (lock, users - 1)
+
+    def get(self, key: str) -> AIMessage | None:
+        raise NotImplementedError
+
+    def put(self, key: str, node: str, answer: AIMessage) -> None:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+
+class ResponseCache(AnswerCache):
+    """The answers in a SQLite file."""
+
     def __init__(self, path: str | Path):
+        super().__init__()
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
@@ -37,35 +112,16 @@ class ResponseCache:
         except sqlite3.DatabaseError as e:  # not SQLite, or damaged: say which file and what to do
             raise ConfigurationError(f"{self.path}: not a usable answer cache ({e}); delete the file (its answers "
                                      "are lost, the run pays for them again) or give another cache path") from None
-        self.hits = 0
-        self.misses = 0
-
-    @staticmethod
-    def key(identity: dict[str, Any], options: dict[str, Any], messages: list[BaseMessage]) -> str:
-        payload = {
-            "v": SCHEMA_VERSION,
-            "model": identity,
-            "options": options,
-            "messages": [{"type": m.type, "content": m.content,
-                          "tool_calls": getattr(m, "tool_calls", None) or None} for m in messages],
-        }
-        blob = json.dumps(payload, sort_keys=True, default=str, ensure_ascii=False)
-        return hashlib.sha256(blob.encode()).hexdigest()
 
     def get(self, key: str) -> AIMessage | None:
         with self._lock:
             row = self._db.execute("SELECT answer FROM answers WHERE key = ?", (key,)).fetchone()
-        if row is None:
-            self.misses += 1
-            return None
-        self.hits += 1
-        message = messages_from_dict([json.loads(row[0])])[0]
-        return message if isinstance(message, AIMessage) else None
+        return self._decode(row)
 
     def put(self, key: str, node: str, answer: AIMessage) -> None:
-        data = json.dumps(message_to_dict(answer), default=str, ensure_ascii=False)
         with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?)", (key, time.time(), node, data))
+            self._db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?)",
+                             (key, time.time(), node, self._encode(answer)))
 
     def __len__(self) -> int:
         with self._lock:
@@ -74,3 +130,85 @@ class ResponseCache:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+class PostgresCache(AnswerCache):
+    """The answers in a PostgreSQL database that several processes (on several machines) share. ``connections``:
+    the most this process opens, one per call it is sending (each holds its call's advisory lock) and one to read
+    and write."""
+
+    def __init__(self, url: str, connections: int = 8):
+        super().__init__()
+        try:
+            from psycopg import OperationalError
+            from psycopg_pool import ConnectionPool, PoolTimeout
+        except ImportError:
+            raise ConfigurationError("a postgresql:// answer cache needs psycopg: pip install "
+                                     "'debatrix[postgres]'") from None
+        from debatrix.core.settings import redact_url
+
+        self.url = redact_url(url)
+        url = POSTGRES_URL.sub("postgresql://", url)
+        self._pool = ConnectionPool(url, min_size=1, max_size=max(2, connections + 1), open=False,
+                                    kwargs={"autocommit": True}, timeout=30)
+        try:
+            self._pool.open(wait=True, timeout=15)
+            with self._pool.connection() as db:
+                # one process creates the tables; another starting at the same moment waits for it
+                db.execute("SELECT pg_advisory_lock(%s)", (_lock_id("debatrix schema"),))
+                try:
+                    db.execute("CREATE TABLE IF NOT EXISTS debatrix_answers (key TEXT PRIMARY KEY, created DOUBLE "
+                               "PRECISION NOT NULL, node TEXT, answer TEXT NOT NULL)")
+                    db.execute("CREATE TABLE IF NOT EXISTS debatrix_cache_meta (name TEXT PRIMARY KEY, value TEXT)")
+                    db.execute("INSERT INTO debatrix_cache_meta VALUES ('schema_version', %s) ON CONFLICT DO NOTHING",
+                               (str(SCHEMA_VERSION),))
+                finally:
+                    db.execute("SELECT pg_advisory_unlock(%s)", (_lock_id("debatrix schema"),))
+        except (OperationalError, PoolTimeout) as e:
+            self._pool.close()
+            raise ConfigurationError(f"{self.url}: the answer cache's database cannot be reached "
+                                     f"({str(e).strip() or type(e).__name__})") from None
+
+    @contextlib.asynccontextmanager
+    async def claimed(self, key: str) -> AsyncIterator[None]:
+        async with super().claimed(key):  # once per process, so one connection per distinct call
+            conn = await asyncio.to_thread(self._pool.getconn)
+            try:
+                await asyncio.to_thread(conn.execute, "SELECT pg_advisory_lock(%s)", (_lock_id(key),))
+                try:
+                    yield
+                finally:
+                    await asyncio.to_thread(conn.execute, "SELECT pg_advisory_unlock(%s)", (_lock_id(key),))
+            finally:
+                await asyncio.to_thread(self._pool.putconn, conn)
+
+    def get(self, key: str) -> AIMessage | None:
+        with self._pool.connection() as db:
+            row = db.execute("SELECT answer FROM debatrix_answers WHERE key = %s", (key,)).fetchone()
+        return self._decode(row)
+
+    def put(self, key: str, node: str, answer: AIMessage) -> None:
+        with self._pool.connection() as db:
+            db.execute("INSERT INTO debatrix_answers VALUES (%s, %s, %s, %s) ON CONFLICT (key) DO UPDATE SET "
+                       "created = EXCLUDED.created, node = EXCLUDED.node, answer = EXCLUDED.answer",
+                       (key, time.time(), node, self._encode(answer)))
+
+    def __len__(self) -> int:
+        with self._pool.connection() as db:
+            return db.execute("SELECT COUNT(*) FROM debatrix_answers").fetchone()[0]
+
+    def close(self) -> None:
+        self._pool.close()
+
+
+def _lock_id(key: str) -> int:
+    """An advisory lock's number for a key: 64 bits of its hash, as PostgreSQL's signed bigint."""
+    digest = hashlib.sha256(key.encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
+
+
+def open_cache(location: str | Path, connections: int = 8) -> AnswerCache:
+    """The cache at ``location``: a ``postgresql://`` URL, or a SQLite file's path."""
+    if is_postgres(location):
+        return PostgresCache(str(location), connections)
+    return ResponseCache(location)

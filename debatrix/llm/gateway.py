@@ -29,7 +29,7 @@ from langchain_core.utils.json import parse_json_markdown
 from pydantic import BaseModel, ValidationError
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
-from debatrix.llm.cache import ResponseCache
+from debatrix.llm.cache import AnswerCache, open_cache
 from debatrix.llm.scheduling import AffinityScheduler
 from debatrix.core.errors import (
     ContextWindowExceeded,
@@ -164,11 +164,11 @@ def _loads(text: str) -> Any:
 
 class LLMGateway:
     def __init__(self, settings: LLMSettings, chat_model: BaseChatModel | None = None,
-                 cache: ResponseCache | None = None):
+                 cache: AnswerCache | None = None):
         self.settings = settings
         self._own_cache = cache is None and settings.cache_path is not None
-        self.cache = cache if cache is not None else (ResponseCache(settings.cache_path) if settings.cache_path
-                                                      else None)
+        self.cache = cache if cache is not None else (
+            open_cache(settings.cache_path, settings.max_concurrency) if settings.cache_path else None)
         self._own_model = chat_model is None
         self._limiter = None
         if settings.requests_per_second:
@@ -332,21 +332,25 @@ class LLMGateway:
         """Send with retries; returns the answer and the number of attempts (0: answered from the cache)."""
         if self.stopped:
             raise RunStopped(f"{meta.get('debatrix_node')}: {self.stopped}")
-        key = None
         sample = SAMPLE.get()
         if sample:  # repeat 0 is the plain request (its answers are those of `debatrix judge --cache`)
             model = model.bind(seed=sample)
-        if self.cache is not None:
-            options = dict(getattr(model, "kwargs", None) or {})
-            key = self.cache.key(self._identity, options, messages)
-            hit = await asyncio.to_thread(self.cache.get, key)
-            if hit is not None:
-                self.completed_requests += 1
-                return hit, 0
-        answer, attempts = await self._send_uncached(model, messages, meta)
-        if key is not None and self.cache is not None:
-            await asyncio.to_thread(self.cache.put, key, str(meta.get("debatrix_node")), answer)
-        return answer, attempts
+        if self.cache is None:
+            return await self._send_uncached(model, messages, meta)
+        cache = self.cache
+        key = cache.key(self._identity, dict(getattr(model, "kwargs", None) or {}), messages)
+        hit = await asyncio.to_thread(cache.get, key)
+        if hit is None:
+            # sent once: a caller (of this process, or of another sharing the cache) already sending this call is
+            # waited for, and its answer taken
+            async with cache.claimed(key):
+                hit = await asyncio.to_thread(cache.get, key)
+                if hit is None:
+                    answer, attempts = await self._send_uncached(model, messages, meta)
+                    await asyncio.to_thread(cache.put, key, str(meta.get("debatrix_node")), answer)
+                    return answer, attempts
+        self.completed_requests += 1
+        return hit, 0
 
     async def _send_uncached(self, model: Any, messages: list[BaseMessage], meta: dict[str, Any]
                              ) -> tuple[AIMessage, int]:

@@ -1,0 +1,107 @@
+"""State shared between machines: the answer cache in a real PostgreSQL server (Debian's, started on 127.0.0.1
+in a temporary folder), used by several processes at once against the loopback fake model server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from debatrix import ConfigurationError, JudgeSettings, LLMSettings, MemorySettings
+from debatrix.testing import FakeOpenAIServer
+
+from .postgres import postgres_server
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# one judge in its own process: waits for the shared start time, so that both processes ask the same calls at once
+JUDGE = """
+import asyncio, json, sys, time
+from debatrix import JudgeSettings, LLMSettings, MemorySettings, load_debate
+from debatrix.app.api import ajudge_debate
+base_url, cache, start, debate = sys.argv[1:5]
+settings = JudgeSettings(mode="debatrix", dimensions=("argument", "language"), llm=LLMSettings(
+    base_url=base_url, model="fake-model", api_key="x", cache_path=cache, max_retries=0),
+    memory=MemorySettings(embedding="hash"))
+time.sleep(max(0.0, float(start) - time.time()))
+result = asyncio.run(ajudge_debate(load_debate(debate), settings))
+print(json.dumps({"status": result.status.value, "calls": result.usage.llm_calls,
+                  "cached": result.usage.cached_calls, "winner": result.general.verdict.winner}))
+"""
+
+
+@pytest.fixture(scope="module")
+def pg():
+    with postgres_server() as server:
+        yield server
+
+
+def _judge_at(start: float, base_url: str, cache: str, debate: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", JUDGE, base_url, cache, str(start), str(debate)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            env={**os.environ, "DEBATRIX_TELEMETRY": "0"})
+
+
+def _finished(proc: subprocess.Popen) -> dict:
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err[-3000:]
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def _distinct(requests: list[dict]) -> int:
+    return len({json.dumps(r, sort_keys=True) for r in requests})
+
+
+def test_two_processes_sharing_a_postgres_cache_send_each_call_once(pg):
+    debate = ROOT / "examples" / "school_uniforms.yaml"
+    with FakeOpenAIServer(latency=0.4) as server:
+        # both start at the same moment: every call is asked by both while the first asker waits for the model
+        start = time.time() + 4
+        procs = [_judge_at(start, server.base_url, pg.url, debate) for _ in range(2)]
+        results = [_finished(p) for p in procs]
+        sent = len(server.requests)
+        assert sent == _distinct(server.requests)  # no call reached the model twice
+        assert all(r["status"] == "complete" for r in results)
+        assert results[0]["calls"] == results[1]["calls"] == sent  # each process made every call once ...
+        assert results[0]["cached"] + results[1]["cached"] == sent  # ... and one of them paid for each
+        assert results[0]["winner"] == results[1]["winner"]
+        # a third process, later, pays for nothing
+        again = _finished(_judge_at(0, server.base_url, pg.url, debate))
+        assert len(server.requests) == sent and again["cached"] == again["calls"] == sent
+
+
+def test_the_cache_survives_a_server_restart_and_counts_its_answers(pg):
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    from debatrix.llm.cache import PostgresCache, open_cache
+
+    cache = open_cache(pg.url)
+    assert isinstance(cache, PostgresCache)
+    key = cache.key({"model": "m"}, {}, [HumanMessage("restart test")])
+    cache.put(key, "judge_debate", AIMessage("kept"))
+    cache.close()
+    pg.restart()
+    cache = open_cache(pg.url)
+    try:
+        assert cache.get(key).content == "kept" and len(cache) >= 1
+    finally:
+        cache.close()
+
+
+def test_an_unreachable_postgres_cache_is_refused_before_any_call_without_its_password(tmp_path):
+    pytest.importorskip("psycopg")
+    from debatrix.llm.gateway import LLMGateway
+
+    with FakeOpenAIServer() as server:
+        closed = "postgresql://judge:s3cret@127.0.0.1:1/cache"
+        with pytest.raises(ConfigurationError, match="cannot be reached") as e:
+            LLMGateway(LLMSettings(base_url=server.base_url, model="m", api_key="x", cache_path=closed))
+        assert "s3cret" not in str(e.value) and "***@127.0.0.1:1" in str(e.value)
+        assert not server.requests
+    settings = JudgeSettings(llm=LLMSettings(cache_path=closed), memory=MemorySettings(embedding="hash"))
+    assert "s3cret" not in json.dumps(settings.public_dict())
