@@ -13,6 +13,8 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -77,34 +79,49 @@ def _wait_ready(proc: subprocess.Popen, log: Path, port: int, timeout: float = 9
     pytest.fail(f"langgraph dev did not answer within {timeout:.0f} s:\n{log.read_text()[-3000:]}")
 
 
+@contextmanager
+def langgraph_dev(folder: Path, base_url: str, config: str = "langgraph.json", started: list | None = None,
+                  **env: str) -> Iterator[str]:
+    """``langgraph dev`` serving ``config`` (at the project root) from ``folder``, its model at ``base_url``; yields
+    the server's URL (its process appended to ``started``, for a test that kills it) and stops the server (its whole
+    process group) afterwards."""
+    if not LANGGRAPH.exists():
+        pytest.skip("langgraph-cli is not installed: pip install -e '.[serve]' (make test installs it)")
+    port = free_port()
+    environ = {**os.environ, "OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": "sk-test",
+               "LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGSMITH_TRACING": "false", "LANGCHAIN_TRACING_V2": "false",
+               "DEBATRIX_SETTINGS": json.dumps({"memory": {"embedding": "hash"}}), **env}
+    environ.pop("LANGSMITH_API_KEY", None)
+    folder.mkdir(parents=True, exist_ok=True)
+    log = folder / "langgraph-dev.log"
+    # cwd: the server keeps its in-memory state's snapshots in ./.langgraph_api
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            [str(LANGGRAPH), "dev", "--config", str(ROOT / config), "--host", "127.0.0.1",
+             "--port", str(port), "--no-browser", "--no-reload"],
+            cwd=folder, env=environ, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    if started is not None:
+        started.append(proc)
+    try:
+        yield _wait_ready(proc, log, port)
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+        except ProcessLookupError:  # killed already
+            pass
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        shutil.rmtree(folder / ".langgraph_api", ignore_errors=True)
+
+
 @pytest.fixture
 def served_judge(tmp_path):
     """``langgraph dev`` serving langgraph.json, its model the fake server; yields (url, fake server)."""
-    if not LANGGRAPH.exists():
-        pytest.skip("langgraph-cli is not installed: pip install -e '.[serve]' (make test installs it)")
-    with FakeOpenAIServer() as fake:
-        port = free_port()
-        env = {**os.environ, "OPENAI_BASE_URL": fake.base_url, "OPENAI_API_KEY": "sk-test",
-               "LANGGRAPH_CLI_NO_ANALYTICS": "1", "LANGSMITH_TRACING": "false", "LANGCHAIN_TRACING_V2": "false",
-               "DEBATRIX_SETTINGS": json.dumps({"memory": {"embedding": "hash"}})}
-        env.pop("LANGSMITH_API_KEY", None)
-        log = tmp_path / "langgraph-dev.log"
-        # cwd: the server keeps its in-memory state's snapshots in ./.langgraph_api
-        with open(log, "w") as out:
-            proc = subprocess.Popen(
-                [str(LANGGRAPH), "dev", "--config", str(ROOT / "langgraph.json"), "--host", "127.0.0.1",
-                 "--port", str(port), "--no-browser", "--no-reload"],
-                cwd=tmp_path, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            yield _wait_ready(proc, log, port), fake
-        finally:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-            shutil.rmtree(tmp_path / ".langgraph_api", ignore_errors=True)
+    with FakeOpenAIServer() as fake, langgraph_dev(tmp_path, fake.base_url) as url:
+        yield url, fake
 
 
 async def test_a_parent_agent_judges_the_example_through_remote_graph(served_judge):

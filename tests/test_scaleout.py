@@ -105,3 +105,49 @@ def test_an_unreachable_postgres_cache_is_refused_before_any_call_without_its_pa
         assert not server.requests
     settings = JudgeSettings(llm=LLMSettings(cache_path=closed), memory=MemorySettings(embedding="hash"))
     assert "s3cret" not in json.dumps(settings.public_dict())
+
+
+async def test_a_deployment_run_under_the_postgres_checkpointer_resumes_after_a_restart(pg, tmp_path):
+    """A run cut off by killing the server (SIGKILL: nothing flushed) is resumed by a new server, in another folder,
+    from the checkpoints in PostgreSQL: the steps done before the kill are not judged again."""
+    pytest.importorskip("langgraph.checkpoint.postgres", reason="pip install 'debatrix[postgres]' (make test does)")
+    import signal
+
+    from langgraph_sdk import get_client
+
+    from debatrix import load_debate
+    from debatrix.app.deployment import result_of
+    from debatrix.core.modes import expected_calls
+
+    from .test_deployment import langgraph_dev
+
+    debate = load_debate(ROOT / "examples" / "school_uniforms.yaml")
+    config = {"configurable": {"orders": 1}}
+    calls = expected_calls("debatrix", len(debate.speeches), len(debate.debaters), 3, False, 1,
+                           score_in_analysis=True)
+    with FakeOpenAIServer(latency=0.25) as fake:
+        started: list[subprocess.Popen] = []
+        with langgraph_dev(tmp_path / "a", fake.base_url, "langgraph.postgres.json", started,
+                           DEBATRIX_POSTGRES_URI=pg.url) as url:
+            client = get_client(url=url)
+            thread = await client.threads.create()
+            await client.runs.create(thread["thread_id"], "judge", input={"debate": debate.model_dump(mode="json")},
+                                     config=config)
+            deadline = time.monotonic() + 120
+            while len(fake.requests) < calls // 2 and time.monotonic() < deadline:
+                time.sleep(0.1)
+            os.killpg(started[0].pid, signal.SIGKILL)
+            started[0].wait()
+        before = len(fake.requests)
+        assert 0 < before < calls
+        with langgraph_dev(tmp_path / "b", fake.base_url, "langgraph.postgres.json",
+                           DEBATRIX_POSTGRES_URI=pg.url) as url:
+            client = get_client(url=url)
+            # the new server has never seen the thread: made again under its id, its checkpoints are in PostgreSQL
+            await client.threads.create(thread_id=thread["thread_id"], if_exists="do_nothing")
+            out = await client.runs.wait(thread["thread_id"], "judge", input=None, config=config)
+        after = len(fake.requests) - before
+    result = result_of(out)
+    assert result.status == "complete", result.incomplete_reason
+    # resumed, not restarted: the calls answered before the kill were not asked again (those in flight were)
+    assert after < calls and before + after <= calls + 8, (before, after, calls)

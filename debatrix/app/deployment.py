@@ -13,6 +13,10 @@ The deployment's settings come from the server's environment (``langgraph.json``
   with neither an endpoint nor a key the embedded local model serves the judge (started on the first run, sized to
   the model's whole context, shared by every run).
 
+With ``langgraph.postgres.json`` instead, the server keeps its checkpoints in PostgreSQL
+(:func:`postgres_checkpointer`, at ``DEBATRIX_POSTGRES_URI``): a run cut off by a restart resumes where its last
+step ended, on this server or on another sharing the database.
+
 A run (or an assistant) may choose, in ``config["configurable"]``, any of :data:`PER_RUN`: e.g.
 ``{"mode": "direct", "orders": 1}``. Runs share one model connection (or local model server) and one memory
 backend; each run's memories are its own.
@@ -22,9 +26,10 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -119,10 +124,32 @@ async def judge(config: RunnableConfig) -> Any:
     return graph.copy(update={"context_schema": RunOptions})
 
 
+@contextlib.asynccontextmanager
+async def postgres_checkpointer() -> AsyncIterator[Any]:
+    """The checkpointer ``langgraph.postgres.json`` names: LangGraph's own PostgreSQL saver at
+    ``DEBATRIX_POSTGRES_URI``, its tables made on first use, the judge's types registered with its serializer. The
+    server opens it when it starts and closes it when it stops."""
+    url = os.environ.get("DEBATRIX_POSTGRES_URI")
+    if not url:
+        raise ConfigurationError("langgraph.postgres.json keeps checkpoints in PostgreSQL: set DEBATRIX_POSTGRES_URI "
+                                 "(postgresql://user@host:5432/database)")
+    try:
+        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+    except ImportError:
+        raise ConfigurationError("the PostgreSQL checkpointer needs langgraph-checkpoint-postgres: pip install "
+                                 "'debatrix[postgres]'") from None
+    from debatrix.graphs.serde import checkpoint_serializer
+
+    async with AsyncPostgresSaver.from_conn_string(url, serde=checkpoint_serializer()) as saver:
+        await saver.setup()
+        yield saver
+
+
 def result_of(output: dict[str, Any]) -> JudgeResult:
     """The :class:`JudgeResult` in a remote judge's output (``{"result": {...}}``), validated."""
     result = output.get("result")
     return result if isinstance(result, JudgeResult) else JudgeResult.model_validate(result)
 
 
-__all__ = ["PER_RUN", "RunOptions", "context_for", "deployment_settings", "judge", "result_of"]
+__all__ = ["PER_RUN", "RunOptions", "context_for", "deployment_settings", "judge", "postgres_checkpointer",
+           "result_of"]
