@@ -151,3 +151,55 @@ async def test_a_deployment_run_under_the_postgres_checkpointer_resumes_after_a_
     assert result.status == "complete", result.incomplete_reason
     # resumed, not restarted: the calls answered before the kill were not asked again (those in flight were)
     assert after < calls and before + after <= calls + 8, (before, after, calls)
+
+
+async def test_a_run_spreads_its_requests_over_several_servers_and_away_from_a_dead_one(uniforms):
+    from debatrix.app.api import ajudge_debate
+    from debatrix.llm.local import free_port
+
+    def over(*urls: str, **llm) -> JudgeSettings:
+        return JudgeSettings(mode="debatrix", orders=1, llm=LLMSettings(
+            base_url=urls[0], base_urls=urls[1:], model="fake-model", api_key="x", max_retries=3,
+            retry_max_wait=0.2, **llm), memory=MemorySettings(embedding="hash"))
+
+    with FakeOpenAIServer(latency=0.05) as a, FakeOpenAIServer(latency=0.05) as b:
+        result = await ajudge_debate(uniforms, over(a.base_url, b.base_url))
+        assert result.status == "complete"
+        assert len(a.requests) + len(b.requests) == result.usage.llm_calls
+        assert len(a.requests) >= 3 and len(b.requests) >= 3  # both served
+        assert "fake-model" in json.dumps(result.settings) and result.settings["llm"]["base_urls"] == [b.base_url]
+        # a server that refuses connections: its requests are retried on the other, and it is then passed over
+        dead = f"http://127.0.0.1:{free_port()}/v1"
+        served = len(a.requests)
+        result = await ajudge_debate(uniforms, over(dead, a.base_url))
+        assert result.status == "complete" and len(a.requests) - served == result.usage.llm_calls
+        assert 1 <= result.usage.retries <= 2
+
+
+def test_several_servers_are_validated_and_named_in_the_cache_key():
+    from debatrix.llm.gateway import LLMGateway
+
+    with pytest.raises(ValueError, match="give base_url too"):
+        LLMSettings(base_urls=("http://127.0.0.1:1/v1",))
+    with pytest.raises(ValueError, match="http transport"):
+        LLMSettings(base_url="http://127.0.0.1:1/v1", base_urls=("http://127.0.0.1:2/v1",), transport="langchain")
+    with pytest.raises(ValueError, match="http:// or https://"):
+        LLMSettings(base_url="http://127.0.0.1:1/v1", base_urls=("file:///x",))
+    one = LLMGateway(LLMSettings(base_url="http://127.0.0.1:1/v1", model="m", api_key="x"))
+    two = LLMGateway(LLMSettings(base_url="http://127.0.0.1:1/v1", base_urls=("http://u:pw@127.0.0.1:2/v1",),
+                                 model="m", api_key="x"))
+    swapped = LLMGateway(LLMSettings(base_url="http://u:pw@127.0.0.1:2/v1", base_urls=("http://127.0.0.1:1/v1",),
+                                     model="m", api_key="x"))
+    assert one._identity != two._identity == swapped._identity and "pw" not in json.dumps(two._identity)
+
+
+def test_a_request_goes_where_its_prompt_is_cached_unless_that_server_is_busier():
+    from debatrix.llm.http_chat import Endpoint
+
+    fleet = Endpoint("http://127.0.0.1:1/v1", None, {}, 8, more=("http://127.0.0.1:2/v1",))
+    system = "s" * 600  # a shared system prompt, longer than the affinity threshold
+    with fleet.serving(fleet.choose(system + "debate A"), system + "debate A"):
+        assert fleet.busy == [1, 0]
+        assert fleet.choose(system + "debate A, order 2") == 1  # the warm server is busier: the idle one
+    assert fleet.choose(system + "debate A, order 2") == 0  # equally busy: where the prefix is cached
+    assert fleet.choose("another prompt altogether") == 1  # nothing shared: the one that has served less

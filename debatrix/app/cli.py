@@ -76,7 +76,9 @@ Embedding = _field_choices("Embedding", _MEMORY, "embedding")
 Dimensions = Annotated[str | None, typer.Option(help="comma-separated dimensions, or a set: debateart, bp, general "
                                                      "(default: by format)")]
 BaseUrl = Annotated[str | None, typer.Option(help="OpenAI-compatible base URL (default $OPENAI_BASE_URL); without "
-                                                  "one (and without $OPENAI_API_KEY) the local model runs")]
+                                                  "one (and without $OPENAI_API_KEY) the local model runs. Several "
+                                                  "servers of one model, comma-separated: requests are spread "
+                                                  "over them")]
 ModelName = Annotated[str | None, typer.Option(help="model name (default $DEBATRIX_MODEL, else the model the "
                                                     "--base-url server serves, else gpt-4o-mini)")]
 LocalModel = Annotated[str | None, typer.Option(help="local model: catalogue name or .gguf path "
@@ -215,8 +217,10 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
                    escalate_below: float | None = None, order_layout: str | None = None) -> JudgeSettings:
     """Settings from command-line options (unset ones from the environment, then the defaults); on the local
     backend, the lengths not given become the short local ones when the server starts (README, "Local models")."""
+    servers = [u.strip() for u in (base_url or "").split(",") if u.strip()]
     try:
-        llm = LLMSettings.from_env(base_url=base_url, model=model, context_window=context_window,
+        llm = LLMSettings.from_env(base_url=servers[0] if servers else None, base_urls=tuple(servers[1:]) or None,
+                                   model=model, context_window=context_window,
                                    local_model=local_model, backend=_plain(backend),
                                    max_output_tokens=max_output_tokens, timeout=timeout, max_retries=retries,
                                    max_concurrency=concurrency, structured_output=_plain(structured_output),

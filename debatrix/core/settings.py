@@ -54,15 +54,23 @@ class LLMSettings(_Frozen):
     local_parallel: int = Field(default=1, ge=1, le=16, description="requests the local server runs at once; one "
                                 "slot reuses its prompt cache best (a second slot re-reads shared prefixes)")
     base_url: str | None = None
+    base_urls: tuple[str, ...] = Field(
+        default=(), description="more OpenAI-compatible servers of the same model (a llama.cpp or vLLM fleet): "
+        "requests are spread over base_url and these, each to the least busy or the one whose prompt cache holds "
+        "most of it, and away from one that cannot be reached (the http transport)")
     model: str = "gpt-4o-mini"
     api_key: SecretStr | None = Field(default=None, exclude=True, repr=False)
     # the OpenAI account's organization and project ($OPENAI_ORG_ID, $OPENAI_PROJECT_ID, as the OpenAI SDK reads
     # them), sent as headers on both transports; account identifiers, so never written into results or logs
     organization: str | None = Field(default=None, exclude=True, repr=False)
     project: str | None = Field(default=None, exclude=True, repr=False)
-    @field_validator("base_url")
+    @field_validator("base_url", "base_urls")
     @classmethod
-    def _http_url(cls, v: str | None) -> str | None:
+    def _http_urls(cls, v: str | tuple[str, ...] | None) -> str | tuple[str, ...] | None:
+        return tuple(cls._http_url(u) for u in v) if isinstance(v, tuple) else cls._http_url(v)
+
+    @staticmethod
+    def _http_url(v: str | None) -> str | None:
         """An endpoint is an http(s) address: 'not a url' or file:// is a wrong option, not an unreachable server."""
         if v is None:
             return v
@@ -139,6 +147,19 @@ class LLMSettings(_Frozen):
                   "model": env.debatrix_model or env.openai_model, "local_model": env.debatrix_local_model,
                   "organization": env.openai_org_id, "project": env.openai_project_id}
         return {k: v for k, v in fields.items() if v}
+
+    @model_validator(mode="after")
+    def _fleet(self) -> LLMSettings:
+        if self.base_urls and not self.base_url:
+            raise ValueError("base_urls are servers beside base_url: give base_url too")
+        if self.base_urls and self.transport != "http":
+            raise ValueError("several servers (base_urls) are reached by the http transport, not 'langchain'")
+        return self
+
+    @property
+    def endpoints(self) -> tuple[str, ...]:
+        """Every server of the model: base_url, then base_urls (none for the embedded model)."""
+        return (self.base_url, *self.base_urls) if self.base_url else ()
 
     @property
     def uses_local(self) -> bool:
@@ -225,6 +246,8 @@ class JudgeSettings(_Frozen):
             for key in ("base_url", "cache_path"):
                 if llm.get(key):
                     llm[key] = redact_url(llm[key])
+            if llm.get("base_urls"):
+                llm["base_urls"] = [redact_url(u) for u in llm["base_urls"]]
         return data
 
 

@@ -78,7 +78,7 @@ def make_http_model(settings: LLMSettings) -> HTTPChatModel:
                "max_completion_tokens": settings.max_output_tokens}
     return HTTPChatModel(endpoint=Endpoint(settings.base_url or "https://api.openai.com/v1", key, payload,
                                            max_connections=settings.max_concurrency,
-                                           extra_headers=account_headers(settings)))
+                                           extra_headers=account_headers(settings), more=settings.base_urls))
 
 
 def account_headers(settings: LLMSettings) -> dict[str, str]:
@@ -208,7 +208,12 @@ class LLMGateway:
         answers; the embedded model by its name (its port changes from run to run)."""
         if self._own_model:
             s = self.settings
-            where = f"local:{s.local_model}" if s.served_locally else endpoint_key(s.base_url)
+            if s.served_locally:
+                where = f"local:{s.local_model}"
+            elif s.base_urls:  # a fleet of one model's servers: the set (any of them gives the same answers)
+                where = " + ".join(sorted(endpoint_key(u) for u in s.endpoints))
+            else:
+                where = endpoint_key(s.base_url)
             return {"base_url": where, "model": s.model, "temperature": s.temperature,
                     "max_tokens": s.max_output_tokens}
         try:

@@ -15,10 +15,13 @@ import asyncio
 import datetime as dt
 import email.utils
 import json
+import os
 import ssl
+import time
 import urllib.parse
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import aiohttp
@@ -68,19 +71,59 @@ def _authorised(base_url: str | None, api_key: str | None) -> tuple[str | None, 
 
 class Endpoint:
     """Where and how to send: URL, headers, the payload fields every request carries, one connection pool per
-    event loop (an aiohttp session belongs to the loop that made it)."""
+    event loop (an aiohttp session belongs to the loop that made it).
+
+    Given several servers of one model (``more``: a llama.cpp or vLLM fleet), each request goes to one of them:
+    to a server whose last prompt shares a long prefix with it, where that server is not busier than the least
+    busy (its prompt cache then skips the shared part), else to the least busy; a server that refused a
+    connection is left alone for a while, so the retry goes elsewhere."""
+
+    AFFINITY_CHARS = 512  # a shared prefix worth keeping on one server: the system prompt and more
+    RESTING = 10.0  # seconds a server that refused a connection is passed over (unless every one has)
 
     def __init__(self, base_url: str, api_key: str | None, payload: dict[str, Any], max_connections: int,
-                 extra_headers: dict[str, str] | None = None):
-        url, auth = _authorised(base_url, api_key)
-        self.headers = {"Content-Type": "application/json", "Accept": "application/json", **(extra_headers or {}),
-                        **auth}
-        self.url = (url or "").rstrip("/") + "/chat/completions"
+                 extra_headers: dict[str, str] | None = None, more: Sequence[str] = ()):
+        servers = [_authorised(u, api_key) for u in (base_url, *more)]
+        self.headers = {"Content-Type": "application/json", "Accept": "application/json", **(extra_headers or {})}
+        self.urls = [(url or "").rstrip("/") + "/chat/completions" for url, _ in servers]
+        self.auth = [auth for _, auth in servers]  # per server: credentials in one URL are for that server only
+        self.url = self.urls[0]
         self.payload = payload
         self.max_connections = max_connections
-        self.proxy = _env_proxy(self.url)
+        self.proxies = [_env_proxy(u) for u in self.urls]
+        self.busy = [0] * len(self.urls)  # requests in flight, per server
+        self.sent = [0] * len(self.urls)  # requests sent, per server
+        self._last = [""] * len(self.urls)  # the start of each server's last prompt
+        self._resting_until = [0.0] * len(self.urls)
         self._ssl: ssl.SSLContext | None = None
         self._sessions: dict[int, tuple[asyncio.AbstractEventLoop, aiohttp.ClientSession, Any]] = {}
+
+    def choose(self, prompt: str) -> int:
+        """The server for a request whose prompt starts with ``prompt``."""
+        if len(self.urls) == 1:
+            return 0
+        now = time.monotonic()
+        up = [i for i in range(len(self.urls)) if self._resting_until[i] <= now] or list(range(len(self.urls)))
+        least = min(up, key=lambda i: (self.busy[i], self.sent[i]))
+        warm = max(up, key=lambda i: len(os.path.commonprefix((self._last[i], prompt))))
+        if (len(os.path.commonprefix((self._last[warm], prompt))) >= self.AFFINITY_CHARS
+                and self.busy[warm] <= self.busy[least]):
+            return warm
+        return least
+
+    @contextmanager
+    def serving(self, i: int, prompt: str) -> Iterator[None]:
+        """Count a request in flight on server ``i``; a refused connection rests the server."""
+        self.busy[i] += 1
+        self.sent[i] += 1
+        self._last[i] = prompt
+        try:
+            yield
+        except aiohttp.ClientConnectorError:
+            self._resting_until[i] = time.monotonic() + self.RESTING
+            raise
+        finally:
+            self.busy[i] -= 1
 
     def session(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()
@@ -93,7 +136,7 @@ class Endpoint:
                 connector=aiohttp.TCPConnector(limit=self.max_connections, limit_per_host=0, keepalive_timeout=15,
                                                ssl=self._ssl_context()),
                 timeout=aiohttp.ClientTimeout(total=None, sock_connect=30), headers=self.headers,
-                skip_auto_headers=("User-Agent",), json_serialize=json.dumps, proxy=self.proxy)
+                skip_auto_headers=("User-Agent",), json_serialize=json.dumps)
             state = (loop, session, _close_at_loop_shutdown(session))
             self._sessions[id(loop)] = state
         return state[1]
@@ -212,10 +255,15 @@ class HTTPChatModel(BaseChatModel):
             body["stop"] = stop
         if "max_tokens" in body:  # the bound cap wins, under the current name (OpenAI deprecated max_tokens)
             body["max_completion_tokens"] = body.pop("max_tokens")
-        async with self.endpoint.session().post(self.endpoint.url, data=json.dumps(body, ensure_ascii=False)) as r:
-            raw = await r.read()
-            if r.status >= 400:
-                raise ChatHTTPError(r.status, _error_message(raw), retry_after(r.headers))
+        endpoint = self.endpoint
+        prompt = _prompt_start(body["messages"], endpoint.AFFINITY_CHARS * 4) if len(endpoint.urls) > 1 else ""
+        i = endpoint.choose(prompt)
+        with endpoint.serving(i, prompt):
+            async with endpoint.session().post(endpoint.urls[i], data=json.dumps(body, ensure_ascii=False),
+                                               headers=endpoint.auth[i], proxy=endpoint.proxies[i]) as r:
+                raw = await r.read()
+                if r.status >= 400:
+                    raise ChatHTTPError(r.status, _error_message(raw), retry_after(r.headers))
         try:
             data = json.loads(raw)
             choice = data["choices"][0]
@@ -226,6 +274,18 @@ class HTTPChatModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=answer, generation_info={
             "finish_reason": choice.get("finish_reason")})],
             llm_output={"token_usage": data.get("usage") or {}, "model_name": data.get("model")})
+
+
+def _prompt_start(messages: list[dict[str, Any]], chars: int) -> str:
+    """The first ``chars`` characters of a request's messages, as a server's prompt cache would see them."""
+    out, n = [], 0
+    for m in messages:
+        text = f"{m.get('role')}:{m.get('content') or ''}\n"
+        out.append(text)
+        n += len(text)
+        if n >= chars:
+            break
+    return "".join(out)[:chars]
 
 
 def _message(m: BaseMessage) -> dict[str, Any]:
