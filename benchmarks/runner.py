@@ -174,12 +174,13 @@ async def run_benchmark(bench: Benchmark, settings: JudgeSettings, out_dir: Path
                         retry_incomplete: bool = False, chat_model: Any = None,
                         on_record: Callable[[dict[str, Any], int, int], None] | None = None,
                         settle: bool = False, shard: tuple[int, int] | None = None, seed: int = 0,
-                        max_length: int | None = None) -> RunReport:
+                        max_length: int | None = None, ray: str | None = None) -> RunReport:
     """Judge every item in every mode ``repeats`` times, ``concurrency`` items at once, resuming from what
     ``out_dir`` already holds. ``limit``: a seeded sample (``seed``; length-stratified for debates), among the
     items of at most ``max_length`` characters where given; ``shard``:
     (i, N), only the items of shard i. ``settle``: call :func:`debatrix.app.runtime.settle_heap` once the context is
-    built (for a process that does nothing else, like ``debatrix bench``)."""
+    built (for a process that does nothing else, like ``debatrix bench``). ``ray``: judge the items as tasks on the
+    Ray cluster at that address (:mod:`debatrix.benchmarks.cluster`); the folder is written here, as ever."""
     check_repeats(settings, repeats)
     if concurrency < 1:
         raise ConfigurationError("--max-samples must be at least 1")
@@ -200,30 +201,41 @@ async def run_benchmark(bench: Benchmark, settings: JudgeSettings, out_dir: Path
     todo = [(m, k, it) for it in items for k in range(repeats) for m in modes if (m, k, it.id) not in finished]
     appender = _Appender(jsonl)
     started = time.perf_counter()
-    if todo:
+    done = 0
+
+    async def store(mode: str, repeat: int, item: Item, record: dict[str, Any]) -> None:
+        nonlocal done
+        record = {"benchmark": bench.name, "mode": mode, "repeat": repeat, "item": item.id, **record,
+                  **bench.gold_record(item)}
+        result = record.pop("result", None)
+        if result is not None:
+            record["result_file"] = await asyncio.to_thread(_write_result, out_dir, mode, repeat, item.id, result)
+        await appender.append(record)
+        done += 1
+        if on_record:
+            on_record(record, done, len(todo))
+
+    if todo and ray is not None:
+        if chat_model is not None:
+            raise ConfigurationError("--ray sends settings to the cluster's workers, not a chat model object")
+        from .cluster import judged_on_ray
+
+        await asyncio.to_thread(_log_invocation, out_dir, None, len(todo), settings, ray)
+        async for mode, repeat, item, record in judged_on_ray(bench, todo, settings, ray):
+            await store(mode, repeat, item, record)
+    elif todo:
         context = await asyncio.to_thread(JudgeContext.create, settings, chat_model)
         await asyncio.to_thread(_log_invocation, out_dir, context, len(todo))
         if settle:
             settle_heap()
         try:
             gate = asyncio.Semaphore(concurrency)
-            done = 0
 
             async def one(mode: str, repeat: int, item: Item) -> None:
-                nonlocal done
                 async with gate:
                     SAMPLE.set(repeat)  # this task's requests: seed and cache key of repeat k
                     record = await _judge_item(bench, item, settings.model_copy(update={"mode": mode}), context)
-                record = {"benchmark": bench.name, "mode": mode, "repeat": repeat, "item": item.id, **record,
-                          **bench.gold_record(item)}
-                result = record.pop("result", None)
-                if result is not None:
-                    record["result_file"] = await asyncio.to_thread(_write_result, out_dir, mode, repeat, item.id,
-                                                                    result)
-                await appender.append(record)
-                done += 1
-                if on_record:
-                    on_record(record, done, len(todo))
+                await store(mode, repeat, item, record)
 
             async with asyncio.TaskGroup() as tasks:  # one unexpected failure cancels the rest
                 for m, k, it in todo:
@@ -236,16 +248,22 @@ async def run_benchmark(bench: Benchmark, settings: JudgeSettings, out_dir: Path
                      round(time.perf_counter() - started, 2), report[0], report[1])
 
 
-def _log_invocation(out_dir: Path, context: JudgeContext, items: int) -> None:
+def _log_invocation(out_dir: Path, context: JudgeContext | None, items: int, settings: JudgeSettings | None = None,
+                    ray: str | None = None) -> None:
     """One line per invocation in ``runs.jsonl``: what actually ran (run.json holds what was asked for; on the
-    local backend the model, its file and sha256, the context and the server settings are only known now)."""
-    llm = context.settings.llm
-    entry = {"started": datetime.now(UTC).isoformat(timespec="seconds"), "debatrix": __version__,
-             "to_judge": items, "model": context.gateway.description,
-             "served": served_by(context.local_server) if context.local_server is not None else
-             {"backend": "openai", "base_url": redact_url(llm.base_url), "model": llm.model,
-              "context_window": llm.context_window},
-             "settings": context.settings.public_dict()}
+    local backend the model, its file and sha256, the context and the server settings are only known now). On a
+    Ray cluster (no context here: each node has its own) the cluster's address and the settings sent."""
+    entry: dict[str, Any] = {"started": datetime.now(UTC).isoformat(timespec="seconds"), "debatrix": __version__,
+                             "to_judge": items}
+    if context is None:
+        entry.update({"ray": redact_url(ray), "settings": settings.public_dict() if settings else {}})
+    else:
+        llm = context.settings.llm
+        entry.update({"model": context.gateway.description,
+                      "served": served_by(context.local_server) if context.local_server is not None else
+                      {"backend": "openai", "base_url": redact_url(llm.base_url), "model": llm.model,
+                       "context_window": llm.context_window},
+                      "settings": context.settings.public_dict()})
     with (out_dir / "runs.jsonl").open("a", encoding="utf-8") as fh:
         fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
 

@@ -15,6 +15,7 @@ import pytest
 from debatrix import ConfigurationError, JudgeSettings, LLMSettings, MemorySettings
 from debatrix.testing import FakeOpenAIServer
 
+from .conftest import data_required
 from .postgres import postgres_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -203,3 +204,126 @@ def test_a_request_goes_where_its_prompt_is_cached_unless_that_server_is_busier(
         assert fleet.choose(system + "debate A, order 2") == 1  # the warm server is busier: the idle one
     assert fleet.choose(system + "debate A, order 2") == 0  # equally busy: where the prefix is cached
     assert fleet.choose("another prompt altogether") == 1  # nothing shared: the one that has served less
+
+
+# ------------------------------------------------------------------------------------------------ Ray
+
+
+def _stable(server: FakeOpenAIServer):
+    """Answers that depend on the request alone (not on its arrival), so two runs of the same items agree."""
+    import zlib
+
+    return lambda body, n: server.completion(body, zlib.crc32(json.dumps(body["messages"]).encode()) % 1000)
+
+
+RAY = Path(sys.executable).parent / "ray"
+
+
+@pytest.fixture
+def ray_cluster():
+    """A Ray cluster on this machine: a head and one worker node, each its own raylet and worker processes (`ray
+    start`, as a user starts one); yields its address, and stops both."""
+    pytest.importorskip("ray", reason="ray is not installed: pip install 'debatrix[cluster]' (make test does)")
+    from debatrix.llm.local import free_port
+
+    port = free_port()
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
+    start = [str(RAY), "start", "--node-ip-address", "127.0.0.1", "--num-cpus", "1", "--disable-usage-stats"]
+    try:
+        for args in (["--head", "--port", str(port), "--include-dashboard", "false"],
+                     ["--address", f"127.0.0.1:{port}"]):
+            done = subprocess.run([*start, *args], env=env, capture_output=True, text=True, timeout=120)
+            assert done.returncode == 0, done.stdout + done.stderr
+        yield f"127.0.0.1:{port}"
+    finally:
+        import ray
+
+        ray.shutdown()
+        subprocess.run([str(RAY), "stop", "--force"], env=env, capture_output=True, timeout=120)
+
+
+def _kill_worker_node() -> str:
+    """SIGKILL the raylet of the cluster's node that is not the head (its worker processes die with it)."""
+    import ray
+
+    node = next(n for n in ray.nodes() if n["Alive"] and "node:__internal_head__" not in n["Resources"])
+    pids = subprocess.run(["pgrep", "-f", node["RayletSocketName"]], capture_output=True, text=True).stdout.split()
+    for pid in pids:
+        os.kill(int(pid), 9)
+    return node["NodeID"]
+
+
+@data_required
+async def test_a_debateart_sample_judged_on_ray_equals_a_local_run_and_survives_a_lost_worker(ray_cluster,
+                                                                                               tmp_path):
+    import threading
+
+    from debatrix.benchmarks import make_benchmark
+    from debatrix.benchmarks.runner import read_records, run_benchmark
+
+    bench = make_benchmark("debateart")
+    with FakeOpenAIServer(latency=0.2) as server:
+        server.responder = _stable(server)
+
+        def settings(cache: Path) -> JudgeSettings:
+            return JudgeSettings(llm=LLMSettings(base_url=server.base_url, model="fake", api_key="x",
+                                                 cache_path=cache), memory=MemorySettings(embedding="hash"))
+
+        local = await run_benchmark(bench, settings(tmp_path / "local.sqlite"), tmp_path / "local",
+                                    modes=["direct"], limit=4, concurrency=2)
+        assert local.judged == 4
+        alone = len(server.requests)
+        server.requests.clear()
+
+        # the worker node is killed (its raylet and workers) while it judges: its tasks run again on the head
+        killed: list[str] = []
+
+        def kill_worker_midway() -> None:
+            deadline = time.monotonic() + 120
+            while len(server.requests) < alone // 3 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            killed.append(_kill_worker_node())
+
+        killer = threading.Thread(target=kill_worker_midway)
+        killer.start()
+        out = tmp_path / "ray"
+        report = await run_benchmark(bench, settings(out / "llm_cache.sqlite"), out, modes=["direct"], limit=4,
+                                     ray=ray_cluster)
+        killer.join()
+    assert report.judged == 4
+    mine = {r["item"]: r for r in read_records(out / "items.jsonl")}
+    theirs = {r["item"]: r for r in read_records(tmp_path / "local" / "items.jsonl")}
+    assert sorted(mine) == sorted(theirs) and all(r["status"] == "complete" for r in mine.values())
+    assert all(mine[k]["pred"] == theirs[k]["pred"] for k in mine)  # every prediction as the local run's
+    assert killed  # the worker node was lost mid-run, and every item still came back complete
+    assert (out / "summary.md").read_text() and (out / "summary.csv").read_text()
+    # nothing judged twice: every call answered before the kill came from the shared cache; only the calls in
+    # flight on the lost node (at most one item's orders, in 'direct' mode) were sent again
+    sent = len(server.requests)
+    assert alone <= sent <= alone + 4, (alone, sent)
+    print(f"ray: {alone} calls alone, {sent} on the cluster; nodes {[r['worker']['node'][:6] for r in mine.values()]}")
+
+
+@pytest.mark.slow
+@data_required
+async def test_the_embedded_model_runs_one_server_per_node_of_a_ray_cluster(ray_cluster, tmp_path):
+    """Offline on a CPU cluster: each node's tasks call the model server its NodeModel actor started there."""
+    from debatrix.benchmarks import make_benchmark
+    from debatrix.benchmarks.runner import read_records, run_benchmark
+
+    from .conftest import installed_model
+
+    model = installed_model("smollm2-135m")
+    settings = JudgeSettings(orders=1, llm=LLMSettings(backend="local", local_model=model),
+                             memory=MemorySettings(embedding="hash"))
+    out = tmp_path / "ray-local"
+    report = await run_benchmark(make_benchmark("debateart"), settings, out, modes=["direct"], limit=2,
+                                 max_length=6000, ray=ray_cluster)
+    records = read_records(out / "items.jsonl")
+    assert report.judged == 2 and len(records) == 2
+    assert all(r["status"] == "complete" for r in records), [r.get("reason") for r in records]
+    runs = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+    assert runs[-1]["ray"] == ray_cluster and runs[-1]["settings"]["llm"]["local_model"] == model
+    for r in records:  # judged on the local model, through a node's server
+        result = json.loads((out / r["result_file"]).read_text())
+        assert result["settings"]["llm"]["served_locally"] and result["settings"]["llm"]["model"] != "gpt-4o-mini"

@@ -705,6 +705,10 @@ def bench(
                                                         "of speech), e.g. to fit a compute budget")] = None,
     shard: Annotated[str | None, typer.Option(help="i/N: only the items of shard i of N (stable by item id); "
                                                    "join the folders with `debatrix bench merge`")] = None,
+    ray: Annotated[str | None, typer.Option(
+        "--ray", metavar="ADDRESS", help="judge the items as tasks on a Ray cluster: auto (the cluster this machine "
+        "is in), local (one started for this run) or its address; the folder is written here (pip install "
+        "'debatrix[cluster]')")] = None,
     orders: Orders = None,
     temperature: Temperature = None,
     order_layout: OrderLayout = None,
@@ -796,7 +800,7 @@ def bench(
         report = asyncio.run(run_benchmark(b, settings, folder, modes=mode_list, repeats=epochs, limit=limit,
                                            concurrency=max_samples, retry_incomplete=retry_incomplete,
                                            on_record=show, settle=True, shard=where, seed=seed,
-                                           max_length=max_length))
+                                           max_length=max_length, ray=ray))
     except ServiceUnavailable as e:
         _fail(str(e), code=4)
         raise
