@@ -7,7 +7,7 @@ against the same debates judged one after another; the peak memory of one BP deb
 judging process's CPU per LLM call on each transport.
 
     python -m debatrix.benchmarks.perf [--latency 0.2] [--modes debatrix,direct] [--concurrency 1,4,16]
-                                       [--sections modes,throughput,memory,cpu] [--cpu-calls 2000]
+                                       [--sections modes,throughput,memory,cpu,ray] [--cpu-calls 2000]
 """
 
 from __future__ import annotations
@@ -159,6 +159,41 @@ def start_server(latency: float) -> tuple[subprocess.Popen, str]:
     return proc, f"http://127.0.0.1:{port}/v1"
 
 
+async def ray_overhead(url: str, latency: float, items: int) -> None:
+    """A DebateArt sample judged in two processes' worth of parallelism: locally (two items at once) and as tasks
+    on a Ray cluster started here with two worker CPUs; the difference is what the engine costs (starting the
+    cluster, shipping items and results, one model connection per worker process)."""
+    import tempfile
+
+    import ray
+
+    from . import make_benchmark
+    from .runner import run_benchmark
+
+    bench = make_benchmark("debateart")
+    settings = JudgeSettings(llm=LLMSettings(base_url=url, model="fake", api_key="x", max_concurrency=64),
+                             memory=MemorySettings(embedding="hash"))
+    print(f"\n## Ray vs local: {items} DebateArt debates, direct mode, two items at once, L = {latency * 1000:.0f} ms")
+    print("| run | seconds | items/s | vs local |\n|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        t = time.perf_counter()
+        await run_benchmark(bench, settings, Path(tmp) / "local", modes=["direct"], limit=items, concurrency=2)
+        local = time.perf_counter() - t
+        print(f"| local, 2 at once | {local:.1f} | {items / local:.2f} | 1.00 |")
+        t = time.perf_counter()
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        started = time.perf_counter() - t
+        try:
+            t = time.perf_counter()
+            await run_benchmark(bench, settings, Path(tmp) / "ray", modes=["direct"], limit=items, ray="auto")
+            on_ray = time.perf_counter() - t
+        finally:
+            ray.shutdown()
+        print(f"| Ray, 2 workers (cluster up) | {on_ray:.1f} | {items / on_ray:.2f} | {local / on_ray:.2f} |")
+        print(f"| Ray, with starting the cluster | {on_ray + started:.1f} | {items / (on_ray + started):.2f} | "
+              f"{local / (on_ray + started):.2f} |")
+
+
 async def main_async(args: argparse.Namespace) -> None:
     proc, url = start_server(args.latency)
     try:
@@ -173,6 +208,8 @@ async def main_async(args: argparse.Namespace) -> None:
             peak_memory(url)
         if "cpu" in args.sections:
             await cpu_per_call(url, args.cpu_calls)
+        if "ray" in args.sections:
+            await ray_overhead(url, args.latency, args.ray_items)
     finally:
         proc.terminate()
         proc.wait(10)
@@ -188,6 +225,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--sections", type=lambda v: v.split(","), default=["modes", "throughput", "memory", "cpu"],
                     help="what to measure (default: modes,throughput,memory,cpu)")
     ap.add_argument("--cpu-calls", type=int, default=2000, help="calls per transport in the cpu section")
+    ap.add_argument("--ray-items", type=int, default=8, help="debates in the ray section (not in the default "
+                    "sections: it needs the cluster extra)")
     args = ap.parse_args(argv)
     asyncio.run(main_async(args))
 
