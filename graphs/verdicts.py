@@ -113,11 +113,15 @@ def combine(dimension: str, debate: Debate, answers: Sequence[OrderAnswer], allo
     bias = _position_bias(answers, per_order, allow_tie)
     # the comment shown is the judgment of an order that named this winner: one with a paragraph on every debater
     # first (debateart_0616 on the local model: one order wrote "KingArthur: Winner: Type1" and nothing else), then
-    # the most confident
+    # the most confident. Counted as shown: said once, each section its debater's own (debateart_4638: one
+    # order's paragraph on RationalMadman was its paragraph on FishChaser again, the name swapped, and went; the
+    # other order had one of his own)
     names = [d.name for d in debate.debaters]
-    agreeing = [(_covers(a.comment, names), p[winner], i) for i, (a, p) in enumerate(zip(answers, per_order))
+    shown = [own_words(said_once(a.comment), debate) for a in answers]
+    agreeing = [(_covers(shown[i], names), p[winner], i) for i, (a, p) in enumerate(zip(answers, per_order))
                 if (a.winner or TIE) == winner]
-    chosen = answers[max(agreeing)[2]] if agreeing else answers[0]
+    pick = max(agreeing)[2] if agreeing else 0
+    chosen = answers[pick]
     consistent = bool(agreeing) and chosen.consistent
     if not agreeing:
         warnings.append(f"no order's judgment named {winner}: the comment shown argues for "
@@ -129,8 +133,7 @@ def combine(dimension: str, debate: Debate, answers: Sequence[OrderAnswer], allo
             warnings.append(f"order {' / '.join(a.order)}: the decision named {a.decision_winner or TIE} but the "
                             f"judgment argues otherwise; {kept}")
     # shown: said once, each debater's section about its own debater (the orders keep their answers whole)
-    shown = own_words(said_once(chosen.comment), debate)
-    return Verdict(dimension=dimension, comment=shown, winner=None if winner == TIE else winner,
+    return Verdict(dimension=dimension, comment=shown[pick], winner=None if winner == TIE else winner,
                    probabilities=_rounded(mean) if method == "logprobs" or len(answers) > 1 else None,
                    method=method, orders=tuple(answers), position_bias=bias, consistent=consistent,
                    warnings=tuple(warnings))
