@@ -276,3 +276,26 @@ def test_the_status_line_never_prints_a_missing_figure():
     print_summary(result.model_copy(update={"usage": usage}), con)
     text = con.export_text()
     assert "0 prompt tokens read by the model, " in text and "None" not in text
+
+
+def test_judge_several_files_into_a_folder_resumes_and_refuses_what_it_cannot_do(tmp_path):
+    files = [str(EXAMPLES / "school_uniforms.yaml"), str(EXAMPLES / "four_day_week.yaml")]
+    out = tmp_path / "batch"
+    with FakeOpenAIServer() as server:
+        common = ["--base-url", server.base_url, "--model", "fake-model", "--mode", "direct"]
+        res = runner.invoke(app, ["judge", *files, *common, "--out-dir", str(out), "--max-samples", "2"])
+        assert res.exit_code == 0, res.output
+        sent = len(server.requests)
+        assert "2 debates, direct mode (2 judged now, 0 found done)" in res.output
+        records = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
+        assert sorted(r["item"] for r in records) == ["four_day_week", "school_uniforms"]
+        assert all((out / r["result_file"]).exists() and r["pred"]["winner"] for r in records)
+        again = runner.invoke(app, ["judge", *files, *common, "--out-dir", str(out)])
+        assert again.exit_code == 0 and "(0 judged now, 2 found done)" in again.output
+        assert len(server.requests) == sent  # nothing judged twice
+        # several files need a folder; a missing file is found before any call
+        res = runner.invoke(app, ["judge", *files, *common])
+        assert res.exit_code == 2 and "give --out-dir DIR" in res.output
+        res = runner.invoke(app, ["judge", files[0], str(tmp_path / "nope.yaml"), *common, "--out-dir",
+                                  str(tmp_path / "b2")])
+        assert res.exit_code == 2 and "file not found" in res.output and len(server.requests) == sent

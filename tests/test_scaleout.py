@@ -220,14 +220,17 @@ RAY = Path(sys.executable).parent / "ray"
 
 
 @pytest.fixture
-def ray_cluster():
+def ray_cluster(monkeypatch):
     """A Ray cluster on this machine: a head and one worker node, each its own raylet and worker processes (`ray
-    start`, as a user starts one); yields its address, and stops both."""
+    start`, as a user starts one); yields its address, and stops both. Token authentication off: Ray turns it on
+    when ~/.ray/auth_token exists (a local `ray.init()` writes one), and a test cluster must not depend on that."""
     pytest.importorskip("ray", reason="ray is not installed: pip install 'debatrix[cluster]' (make test does)")
     from debatrix.llm.local import free_port
 
     port = free_port()
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")  # for the driver: this process
+    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
+    env = dict(os.environ)
     start = [str(RAY), "start", "--node-ip-address", "127.0.0.1", "--num-cpus", "1", "--disable-usage-stats"]
     try:
         for args in (["--head", "--port", str(port), "--include-dashboard", "false"],
@@ -327,3 +330,18 @@ async def test_the_embedded_model_runs_one_server_per_node_of_a_ray_cluster(ray_
     for r in records:  # judged on the local model, through a node's server
         result = json.loads((out / r["result_file"]).read_text())
         assert result["settings"]["llm"]["served_locally"] and result["settings"]["llm"]["model"] != "gpt-4o-mini"
+
+
+def test_judge_several_files_as_ray_tasks(ray_cluster, tmp_path):
+    from typer.testing import CliRunner
+
+    from debatrix.app.cli import app
+
+    files = [str(ROOT / "examples" / n) for n in ("school_uniforms.yaml", "four_day_week.yaml")]
+    with FakeOpenAIServer() as server:
+        res = CliRunner().invoke(app, ["judge", *files, "--base-url", server.base_url, "--model", "fake-model",
+                                       "--mode", "direct", "--out-dir", str(tmp_path / "out"), "--ray", ray_cluster])
+    assert res.exit_code == 0, res.output
+    assert "2 debates, direct mode (2 judged now, 0 found done)" in res.output
+    records = [json.loads(line) for line in (tmp_path / "out" / "items.jsonl").read_text().splitlines()]
+    assert all(r["status"] == "complete" and r["worker"]["pid"] != os.getpid() for r in records)

@@ -7,6 +7,7 @@ import re
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, get_args
@@ -299,9 +300,60 @@ def _fitted_to_endpoint(llm: LLMSettings, *, model_given: bool, context_given: b
     return llm.model_copy(update=update) if update else llm
 
 
+def _item_progress() -> Callable[[dict[str, Any], int, int], None]:
+    """A progress line per item judged (in a batch or a benchmark, here or on a cluster), with the time left."""
+    started = time.perf_counter()
+
+    def show(record: dict[str, Any], done: int, total: int) -> None:
+        elapsed = time.perf_counter() - started
+        eta = elapsed / done * (total - done)
+        status = ("" if record["status"] == "complete" else
+                  f" [yellow]{plain(record['status'])}: {plain(record.get('reason'))}[/]")
+        console.print(f"[dim]{elapsed:7.1f}s {done:>4}/{total}, ~{eta:.0f}s left[/] {plain(record['mode'])} "
+                      f"#{record['repeat']} {plain(record['item'])}{status}", highlight=False)
+
+    return show
+
+
+def _judge_batch(paths: list[Path], settings: JudgeSettings, out_dir: Path, max_samples: int,
+                 ray: str | None) -> None:
+    """Several debates into one folder, as ``debatrix bench`` writes one (resumable; ``ray``: as cluster tasks)."""
+    from debatrix.benchmarks.batch import DebateFiles
+    from debatrix.benchmarks.runner import read_records, run_benchmark
+
+    for p in paths:  # every file read before anything is paid for
+        _load(p)
+    if out_dir.exists() and not out_dir.is_dir():
+        _fail(f"--out-dir {out_dir} is a file: give a folder (created if missing)")
+    files = DebateFiles(paths)
+    try:
+        report = asyncio.run(run_benchmark(files, settings, out_dir, modes=[settings.mode], concurrency=max_samples,
+                                           on_record=_item_progress(), ray=ray))
+    except ServiceUnavailable as e:
+        _fail(str(e), code=4)
+        raise
+    except DebatrixError as e:
+        _fail(str(e).replace("\n", "; "))
+        raise
+    latest = {r["item"]: r for r in read_records(out_dir / "items.jsonl") if r["mode"] == settings.mode}
+    table = Table(title=f"{len(latest)} debates, {settings.mode} mode ({report.judged} judged now, "
+                        f"{report.skipped} found done)")
+    for column in ("debate", "status", "winner", "result"):
+        table.add_column(column)
+    for item in files.load():
+        r = latest.get(item.id)
+        if r is not None:
+            table.add_row(item.id, r["status"], str((r.get("pred") or {}).get("winner") or "-"),
+                          str(out_dir / r["result_file"]) if r.get("result_file") else plain(r.get("reason")))
+    out_console.print(table)
+    if any(r["status"] != "complete" for r in latest.values()):
+        raise typer.Exit(3)
+
+
 @app.command()
 def judge(
-    path: Annotated[Path, typer.Argument(help="debate file (YAML/JSON, or a preset motion/<id>.yml)")],
+    paths: Annotated[list[Path], typer.Argument(help="debate file(s) (YAML/JSON, or a preset motion/<id>.yml); "
+                                                     "several need --out-dir")],
     mode: Annotated[Mode, typer.Option(help="judge mode (the paper's ablations)")] = Mode.debatrix,  # type: ignore
     dimensions: Dimensions = None,
     base_url: BaseUrl = None,
@@ -346,11 +398,22 @@ def judge(
                                               "report shows them per speech and dimension")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="print the result JSON to stdout")] = False,
     quiet: Annotated[bool, typer.Option(help="no progress lines")] = False,
+    out_dir: Annotated[Path | None, typer.Option(help="judge every file into this folder: one result each, a "
+                                                      "table of winners; a rerun judges only what is missing")] = None,
+    max_samples: Annotated[int, typer.Option(min=1, help="with --out-dir: debates judged at once")] = 1,
+    ray: Annotated[str | None, typer.Option(
+        "--ray", metavar="ADDRESS", help="with --out-dir: judge the debates as tasks on a Ray cluster (auto, local "
+        "or its address)")] = None,
 ) -> None:
-    """Judge one debate: winners, scores and reasons per dimension.
+    """Judge a debate: winners, scores and reasons per dimension (several, with --out-dir).
 
     Prints per-dimension winners, debater scores and the general winner with the panel's reason."""
-    debate = _load(path)
+    batch = out_dir is not None or len(paths) > 1 or ray is not None
+    if batch and out_dir is None:
+        _fail("several debates (or --ray) are judged into a folder: give --out-dir DIR")
+    if batch and (out is not None or json_output):
+        _fail("--out and --json are for one debate; with --out-dir every result is written there")
+    debate = None if batch else _load(paths[0])
     settings = _make_settings(
         mode=mode.value, dimensions=dimensions, dimension_dir=dimension_dir, base_url=base_url, model=model,
         local_model=local_model, backend=backend, analysis_words=analysis_words, comment_words=comment_words,
@@ -360,6 +423,9 @@ def judge(
                     retrieval=retrieval), cache=cache, requests_per_second=rps, transport=transport,
         orders=orders, temperature=temperature, escalate_to=escalate_to, escalate_base_url=escalate_base_url,
         escalate_below=escalate_below, order_layout=order_layout)
+    if batch:
+        _judge_batch(paths, settings, out_dir, max_samples, ray)
+        return
     if out:
         _check_writable(out)  # before anything is paid for
     try:
@@ -784,16 +850,7 @@ def bench(
     except (DebatrixError, ValueError) as e:
         _fail(str(e))
         raise
-    started = time.perf_counter()
-
-    def show(record: dict[str, Any], done: int, total: int) -> None:
-        elapsed = time.perf_counter() - started
-        eta = elapsed / done * (total - done)
-        status = ("" if record["status"] == "complete" else
-                  f" [yellow]{plain(record['status'])}: {plain(record.get('reason'))}[/]")
-        console.print(f"[dim]{elapsed:7.1f}s {done:>4}/{total}, ~{eta:.0f}s left[/] {plain(record['mode'])} "
-                      f"#{record['repeat']} {plain(record['item'])}{status}", highlight=False)
-
+    show = _item_progress()
     if folder.exists() and not folder.is_dir():
         _fail(f"--out {folder} is a file: give a results folder (created if missing)")
     try:

@@ -1,0 +1,60 @@
+"""Debate files judged as a batch (``debatrix judge FILES... --out-dir DIR``): the benchmark runner's folder,
+resumption and Ray tasks, with no gold labels to score against."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from debatrix.core.loader import load_debate
+from debatrix.core.models import Debate, JudgeResult
+
+from .base import Benchmark, Item, MetricRow
+
+
+class DebateFiles(Benchmark):
+    """``paths`` as items, each named by its file (``a.yaml`` → ``a``; two files of one name: ``a``, ``a-2``)."""
+
+    name = "judge"
+    description = "debate files judged as a batch (no gold labels)"
+    headline = ()
+
+    def __init__(self, paths: Sequence[Path]):
+        self.paths = [Path(p) for p in paths]
+        self._debates: dict[str, Debate] = {}
+
+    def load(self) -> list[Item]:
+        items, seen = [], set()
+        for path in self.paths:
+            stem, k = path.stem, 1
+            while (name := stem if k == 1 else f"{stem}-{k}") in seen:
+                k += 1
+            seen.add(name)
+            items.append(Item(id=name, path=path))
+        return items
+
+    def subset(self, items: list[Item], limit: int | None, seed: int = 0) -> list[Item]:
+        return items[:limit] if limit else items  # the files given, in their order
+
+    def debate(self, item: Item) -> Debate:
+        if item.id not in self._debates:
+            self._debates[item.id] = load_debate(item.path)
+        return self._debates[item.id]
+
+    def size(self, item: Item) -> int:
+        return sum(len(s.content) for s in self.debate(item).speeches)
+
+    def predictions(self, item: Item, debate: Debate, result: JudgeResult) -> dict[str, Any]:
+        general = result.general.verdict if result.general else None
+        return {"winner": general.winner if general else None,
+                **{d.name: d.verdict.winner for d in result.dimensions if d.verdict is not None}}
+
+    def gold_record(self, item: Item) -> dict[str, Any]:
+        return {"file": str(item.path)}
+
+    def metrics(self, records: list[dict[str, Any]]) -> list[MetricRow]:
+        return []
+
+    def baselines(self, items: list[Item]) -> list[MetricRow]:
+        return []
