@@ -227,22 +227,43 @@ def ray_cluster(monkeypatch):
     pytest.importorskip("ray", reason="ray is not installed: pip install 'debatrix[cluster]' (make test does)")
     from debatrix.llm.local import free_port
 
+    import shutil
+    import tempfile
+
     port = free_port()
     monkeypatch.setenv("RAY_AUTH_MODE", "disabled")  # for the driver: this process
     monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
     env = dict(os.environ)
+    # its own session folder (short: Ray's socket paths must fit), so that stopping it touches no other Ray
+    # cluster on this machine (`ray stop` would stop them all)
+    session = tempfile.mkdtemp(prefix="dxray", dir="/tmp")
     start = [str(RAY), "start", "--node-ip-address", "127.0.0.1", "--num-cpus", "1", "--disable-usage-stats"]
     try:
-        for args in (["--head", "--port", str(port), "--include-dashboard", "false"],
+        for args in (["--head", "--port", str(port), "--include-dashboard", "false", "--temp-dir", session],
                      ["--address", f"127.0.0.1:{port}"]):
-            done = subprocess.run([*start, *args], env=env, capture_output=True, text=True, timeout=120)
+            done = subprocess.run([*start, *args], env=env, capture_output=True, text=True, timeout=120,
+                                  start_new_session=True)  # its own process group, which teardown kills
             assert done.returncode == 0, done.stdout + done.stderr
         yield f"127.0.0.1:{port}"
     finally:
         import ray
+        import signal
 
         ray.shutdown()
-        subprocess.run([str(RAY), "stop", "--force"], env=env, capture_output=True, timeout=120)
+        # the cluster's processes name the session folder; their helpers (agents) share their process groups
+        found = subprocess.run(["pgrep", "-f", session], capture_output=True, text=True).stdout.split()
+        groups = set()
+        for pid in map(int, found):
+            try:
+                groups.add(os.getpgid(pid))
+            except ProcessLookupError:
+                pass
+        for group in groups - {os.getpgrp()}:
+            try:
+                os.killpg(group, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        shutil.rmtree(session, ignore_errors=True)
 
 
 def _kill_worker_node() -> str:
