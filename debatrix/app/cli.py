@@ -300,6 +300,25 @@ def _fitted_to_endpoint(llm: LLMSettings, *, model_given: bool, context_given: b
     return llm.model_copy(update=update) if update else llm
 
 
+def _run(work: Any, files_too: bool = False) -> Any:
+    """Run ``work`` (a coroutine); a failure is one line on stderr and an exit status: 4 where the model's service
+    is unavailable (not the input's fault, so scripts can retry), 2 for the rest; ``files_too``: also a folder
+    that cannot be read or written."""
+    try:
+        return asyncio.run(work)
+    except ServiceUnavailable as e:
+        _fail(str(e), code=4)
+        raise
+    except DebatrixError as e:
+        _fail(str(e).replace("\n", "; "))
+        raise
+    except OSError as e:
+        if not files_too:
+            raise
+        _fail(f"{e.filename}: {e.strerror}" if e.filename else str(e))
+        raise
+
+
 def _item_progress() -> Callable[[dict[str, Any], int, int], None]:
     """A progress line per item judged (in a batch or a benchmark, here or on a cluster), with the time left."""
     started = time.perf_counter()
@@ -326,15 +345,8 @@ def _judge_batch(paths: list[Path], settings: JudgeSettings, out_dir: Path, max_
     if out_dir.exists() and not out_dir.is_dir():
         _fail(f"--out-dir {out_dir} is a file: give a folder (created if missing)")
     files = DebateFiles(paths)
-    try:
-        report = asyncio.run(run_benchmark(files, settings, out_dir, modes=[settings.mode], concurrency=max_samples,
-                                           on_record=_item_progress(), ray=ray))
-    except ServiceUnavailable as e:
-        _fail(str(e), code=4)
-        raise
-    except DebatrixError as e:
-        _fail(str(e).replace("\n", "; "))
-        raise
+    report = _run(run_benchmark(files, settings, out_dir, modes=[settings.mode], concurrency=max_samples,
+                                on_record=_item_progress(), ray=ray), files_too=True)
     latest = {r["item"]: r for r in read_records(out_dir / "items.jsonl") if r["mode"] == settings.mode}
     table = Table(title=f"{len(latest)} debates, {settings.mode} mode ({report.judged} judged now, "
                         f"{report.skipped} found done)")
@@ -405,7 +417,7 @@ def judge(
         "--ray", metavar="ADDRESS", help="with --out-dir: judge the debates as tasks on a Ray cluster (auto, local "
         "or its address)")] = None,
 ) -> None:
-    """Judge a debate: winners, scores and reasons per dimension (several, with --out-dir).
+    """Judge debates: winners, scores and reasons per dimension.
 
     Prints per-dimension winners, debater scores and the general winner with the panel's reason."""
     batch = out_dir is not None or len(paths) > 1 or ray is not None
@@ -428,14 +440,7 @@ def judge(
         return
     if out:
         _check_writable(out)  # before anything is paid for
-    try:
-        result = asyncio.run(_judge(debate, settings, quiet))
-    except ServiceUnavailable as e:  # not the input's fault: a different exit status, so scripts can retry
-        _fail(str(e), code=4)
-        raise
-    except DebatrixError as e:
-        _fail(str(e).replace("\n", "; "))
-        raise
+    result = _run(_judge(debate, settings, quiet))
     if out:
         out = _save(out, result)
     if json_output:
@@ -853,20 +858,10 @@ def bench(
     show = _item_progress()
     if folder.exists() and not folder.is_dir():
         _fail(f"--out {folder} is a file: give a results folder (created if missing)")
-    try:
-        report = asyncio.run(run_benchmark(b, settings, folder, modes=mode_list, repeats=epochs, limit=limit,
-                                           concurrency=max_samples, retry_incomplete=retry_incomplete,
-                                           on_record=show, settle=True, shard=where, seed=seed,
-                                           max_length=max_length, ray=ray))
-    except ServiceUnavailable as e:
-        _fail(str(e), code=4)
-        raise
-    except DebatrixError as e:
-        _fail(str(e).replace("\n", "; "))
-        raise
-    except OSError as e:  # the data folder missing or unreadable, the results folder not writable
-        _fail(f"{e.filename}: {e.strerror}" if e.filename else str(e))
-        raise
+    report = _run(run_benchmark(b, settings, folder, modes=mode_list, repeats=epochs, limit=limit,
+                                concurrency=max_samples, retry_incomplete=retry_incomplete, on_record=show,
+                                settle=True, shard=where, seed=seed, max_length=max_length, ray=ray),
+                  files_too=True)
     out_console.print((folder / "summary.md").read_text(encoding="utf-8"), markup=False, highlight=False)
     console.print(f"{report.judged} judged now, {report.skipped} already done, {report.seconds:.1f}s; results in "
                   f"{folder}/ (items.jsonl, summary.csv, summary.md, summary.png)", highlight=False)
