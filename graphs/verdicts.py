@@ -18,7 +18,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from debatrix.core import probabilities as prob
-from debatrix.core.textchecks import borrowed_from, mentions, misread_answer, said_once, says_what_it_answers
+from debatrix.core.textchecks import (borrowed_from, mentions, misread_answer, said_once, says_what_it_answers,
+                                      wrong_sides)
 from debatrix.core.models import Debate, DebaterJudgment, OrderAnswer, Verdict
 
 
@@ -210,7 +211,9 @@ def own_words(judgment: str, debate: Debate) -> str:
     Ben's "hospitals, prisons and schools run on shifts" in the paragraph on Ana), or that are about another
     debater alone (see :func:`_about_other`), or that get wrong whose point the debater answers
     (:func:`debatrix.core.textchecks.misread_answer`: "Ben challenged the claim ... by citing a Scottish trial",
-    Ana's trial, in the demo's source judgment). The section keeps its heading,
+    Ana's trial, in the demo's source judgment), or that put the debater on the side they did not argue
+    (debateart_0752: "I argued that 5G internet is a death grid", in the paragraph on Barney, who argued it is
+    not). The section keeps its heading,
     so it is still found; a reader is better served by the rest of the paragraph than by a point of the wrong
     debater."""
     names = [d.name for d in debate.debaters]
@@ -231,7 +234,7 @@ def own_words(judgment: str, debate: Debate) -> str:
             continue
         sentences = re.split(r"(?<=[.!?])\s+", content if hit else line)
         kept = [x for x in sentences if not borrowed_from(x, debate, who) and not _about_other(x, who, names)
-                and not misread_answer(x, debate, who)]
+                and not misread_answer(x, debate, who) and who not in wrong_sides(f"{who}. {x}", debate)]
         if len(kept) == len(sentences):
             lines.append(raw)
         elif hit is not None and not (kept and kept[0] == sentences[0] and content == _LEAD.sub("", line).replace(

@@ -180,8 +180,10 @@ def test_result_flags_name_what_to_distrust(uniforms):
     assert any("argument, speech 3 (Maya): repeats the analysis of speech 1" in f for f in flags)
     assert "argument: the judgment has no paragraph on Theo" in flags
     assert "panel: the reason cites nothing said in the debate" in flags
-    # a comment's sentences that name no one speak of its debater
-    assert "source: the comment on Maya puts Maya on the wrong side of the motion" in flags
+    # a comment's sentences that name no one speak of its debater: one putting her on the wrong side is left out
+    # of what is shown (the order's answer keeps it), which leaves no paragraph on her
+    assert "source: the judgment has no paragraph on Maya" in flags
+    assert "argues against requiring" in result.dimension("source").verdict.orders[0].comment
     assert result.checks.panel_grounded is False
     assert [j.comment for j in result.dimension("argument").debater_judgments] == ["Maya argued on argument.", ""]
 
@@ -554,3 +556,24 @@ def test_a_judgment_leaves_out_a_sentence_that_misreads_what_its_debater_answers
                                          "Ben: Ben says hospitals run on shifts.")
     comment = judgment.split("Ben: ", 1)[1]  # as a comment, the check names both sentences
     assert [bool(T.misread_answer(s, demo, "Ben")) for s in T._SENTENCE.split(comment)] == [True, True, False]
+
+
+def test_a_side_is_read_in_the_past_tense_too():
+    # debateart_0466's source judgment on the local model (real output), of blamonkey, who argued against the motion
+    said = "Blamonkey argued that the US should increase military spending because the BoP is shared."
+    assert T.wrong_sides(said, MILITARY) == ["blamonkey"]
+    assert T.wrong_sides("Alec argued that the US should increase military spending.", MILITARY) == []
+    assert T.wrong_sides("blamonkey opposed the motion.", MILITARY) == []
+    assert T.wrong_sides("Alec opposed the motion.", MILITARY) == ["Alec"]
+
+
+def test_a_judgment_leaves_out_a_sentence_that_puts_its_debater_on_the_wrong_side():
+    from debatrix.graphs.verdicts import own_words
+
+    fiveg = Debate(id="g", motion="5g internet is a death grid",
+                   debaters=(Debater(name="crossed", side=Side.PRO), Debater(name="Barney", side=Side.CON)),
+                   speeches=(Speech(speaker="crossed", content="It kills."), Speech(speaker="Barney", content="No.")))
+    # debateart_0752's argument judgment on the local model (real output), in the paragraph on Barney (con)
+    judgment = ("Barney: I argued that 5G internet is a death grid because it will cause deaths. I provided strong "
+                "evidence and rebuttals to the pro's claim.")
+    assert own_words(judgment, fiveg) == "Barney: I provided strong evidence and rebuttals to the pro's claim."

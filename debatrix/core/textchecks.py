@@ -108,16 +108,19 @@ def mentions(text: str, name: str) -> bool:
 # or opposition followed by most of the motion's own words ("supports the idea that the US should increase military
 # spending"). A sentence that names no debater speaks of the last one named ("He argues ..."); a sentence naming
 # several is never held against any of them ("Ana supports the motion, Ben opposes it").
-_PRO = re.compile(r"\b(supports?|supporting|defends?|defending|argues? for|arguing for|in favou?r of|proposes?|"
-                  r"proposing) (the|this) motion\b|\b(for|behind) the motion\b|\bon the (pro|proposition|affirmative)"
+_PRO = re.compile(r"\b(supports?|supported|supporting|defends?|defended|defending|argues? for|argued for|arguing for|"
+                  r"in favou?r of|proposes?|proposed|proposing) (the|this) motion\b|\b(for|behind) the motion\b|\bon the (pro|proposition|affirmative)"
                   r" side\b|\bas (the )?(pro|proposition|affirmative)\b")
-_CON = re.compile(r"\b(opposes?|opposing|rejects?|rejecting|argues? against|arguing against|attacks?|attacking) "
-                  r"(the|this) motion\b|\bagainst the motion\b|\bon the (con|opposition|negative) side\b|"
+_CON = re.compile(r"\b(opposes?|opposed|opposing|rejects?|rejected|rejecting|argues? against|argued against|"
+                  r"arguing against|attacks?|attacked|attacking) (the|this) motion\b|\bagainst the motion\b|\bon the (con|opposition|negative) side\b|"
                   r"\bas (the )?(con|opposition|negative)\b")
-_PRO_VERB = re.compile(r"\b(supports?|supporting|argues?|arguing|claims?|believes?|advocates?|defends?|in favou?r of|"
-                       r"wants?|calls? for|case for|in support of)\b")
-_CON_VERB = re.compile(r"\b(opposes?|opposing|rejects?|rejecting|against|denies|disputes?|argues? against|"
-                       r"arguing against)\b")
+# present and past: the analyses say "argues", the judgments often "argued" (debateart_0466's source judgment on the
+# local model: "Blamonkey argued that the US should increase military spending", of the debater against it)
+_PRO_VERB = re.compile(r"\b(supports?|supported|supporting|argues?|argued|arguing|claims?|claimed|believes?|believed|"
+                       r"advocates?|advocated|defends?|defended|in favou?r of|wants?|wanted|calls? for|called for|"
+                       r"case for|in support of)\b")
+_CON_VERB = re.compile(r"\b(opposes?|opposed|opposing|rejects?|rejected|rejecting|against|denies|denied|disputes?|"
+                       r"disputed|argues? against|argued against|arguing against)\b")
 _NEGATION = re.compile(r"\b(not|no|never|shouldn't|should not|don't|doesn't)\b")
 # Where the motion's words stop being the debater's own: a question ("the question of whether ..."), a claim the
 # sentence weighs rather than makes ("no evidence for the claim that ...") or another party's ("a rebuttal to pro's
