@@ -14,6 +14,7 @@ tasks call it. The items' files must be readable at the same paths on every node
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
@@ -45,6 +46,7 @@ def _model_name(node_id: str) -> str:
     return f"debatrix-model-{node_id}"
 
 
+@functools.cache
 def _node_model_class() -> Any:
     import ray
 
@@ -78,16 +80,17 @@ def start_node_models(settings: JudgeSettings) -> list[Any]:
     """One model server per alive node (embedded model only), each pinned to its node; returned so the driver
     keeps them (they stop with it)."""
     import ray
+
+    return [node_model(node["NodeID"], settings) for node in ray.nodes() if node.get("Alive")]
+
+
+def node_model(node: str, settings: JudgeSettings) -> Any:
+    """The model server actor of node ``node``: the running one, or one started there now."""
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-    cls = _node_model_class()
-    actors = []
-    for node in ray.nodes():
-        if node.get("Alive"):
-            actors.append(cls.options(name=_model_name(node["NodeID"]), namespace=NAMESPACE, get_if_exists=True,
-                                      scheduling_strategy=NodeAffinitySchedulingStrategy(node["NodeID"], soft=False)
-                                      ).remote(settings))
-    return actors
+    return _node_model_class().options(
+        name=_model_name(node), namespace=NAMESPACE, get_if_exists=True,
+        scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False)).remote(settings)
 
 
 # one context per worker process and settings: the model connection (or the node's server) is opened once
@@ -103,12 +106,7 @@ def _worker_context(settings: JudgeSettings) -> Any:
     ctx = _contexts.get(key)
     if ctx is None:
         if settings.llm.uses_local:  # this node's model server, started by the driver (or now, for a new node)
-            node = ray.get_runtime_context().get_node_id()
-            from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
-            actor = _node_model_class().options(
-                name=_model_name(node), namespace=NAMESPACE, get_if_exists=True,
-                scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False)).remote(settings)
+            actor = node_model(ray.get_runtime_context().get_node_id(), settings)
             settings = settings.for_local_backend().model_copy(update={"llm": ray.get(actor.settings.remote())})
         ctx = _contexts[key] = JudgeContext.create(settings)
     return ctx
