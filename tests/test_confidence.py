@@ -32,3 +32,15 @@ def test_shipped_maps_are_read():
     direct = maps()[("qwen2.5-coder-1.5b", "direct")]
     assert direct.n >= 20 and 0.75 < direct(0.99) < 0.9 and "debatrix bench calibrate" in direct.source
     assert ("qwen2.5-coder-1.5b", "debatrix") not in maps()
+
+
+def test_a_reason_shown_in_one_line_keeps_its_headings_readable():
+    from debatrix.core.probabilities import reason_of
+
+    # the demo's panel reason on the local model (real shape): "Ana" on a line of its own, then her paragraph
+    assert reason_of("Ana\n\nAna clearly articulated the problem with tired staff.\nWinner: Ana") == (
+        "Ana: Ana clearly articulated the problem with tired staff.")
+    assert reason_of("Sir.Lancelot\nHe won.") == "Sir.Lancelot: He won."
+    assert reason_of("Ana:\nShe argued.") == "Ana: She argued."
+    assert reason_of("Ana argued well.\nBen") == "Ana argued well. Ben"  # a sentence is no heading
+    assert reason_of("The overall winner is Alec.\n\nAlec argued well.") == "The overall winner is Alec. Alec argued well."

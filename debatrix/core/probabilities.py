@@ -170,8 +170,14 @@ WINNER_LINE = re.compile(r"(?im)^(?![^\S\n]*│)[\W_]*(?:overall\s+)?winner[\W_]
 
 def reason_of(comment: str) -> str:
     """A verdict's comment as one paragraph, without its closing "Winner:" line (displays show the winner beside
-    it)."""
-    return " ".join(ln.strip() for ln in comment.splitlines() if ln.strip() and not WINNER_LINE.match(ln))
+    it). A heading line ("Ana", a name and nothing else, before her paragraph) keeps a colon, so that joined it
+    still reads as one: the demo's panel wrote "Ana" on a line of its own, shown as "Ana Ana clearly articulated"."""
+    lines = [ln.strip() for ln in comment.splitlines() if ln.strip() and not WINNER_LINE.match(ln)]
+    return " ".join(f"{ln}:" if k + 1 < len(lines) and _HEADING.match(ln) and not ln.rstrip("*_ ").endswith(
+        (".", "!", "?")) else ln for k, ln in enumerate(lines))
+
+
+_HEADING = re.compile(r"^[*_#\s]*[\w.'-]+(?:\s+[\w.'-]+){0,2}[*_\s]*$")  # a name-like line: no sentence, no colon
 
 
 def named_winner(text: str, choices: Sequence[str]) -> tuple[str, int] | None:
