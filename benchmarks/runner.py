@@ -100,14 +100,29 @@ def record_key(r: dict[str, Any]) -> tuple[str, int, str]:
 
 
 class _Appender:
+    """Appends records to items.jsonl one at a time. A write once begun is finished even if its task is cancelled
+    (its thread would finish it anyway): :meth:`drain` waits for those, so that when a run returns or fails, the
+    file holds every record it will ever write (a test read it while a cancelled task's write was still landing)."""
+
     def __init__(self, path: Path):
         self.path = path
         self.lock = asyncio.Lock()
+        self._pending: set[asyncio.Future] = set()
 
     async def append(self, record: dict[str, Any]) -> None:
         line = json.dumps(record, ensure_ascii=False) + "\n"
+        write = asyncio.ensure_future(self._write_in_turn(line))
+        self._pending.add(write)
+        write.add_done_callback(self._pending.discard)
+        await asyncio.shield(write)
+
+    async def _write_in_turn(self, line: str) -> None:
         async with self.lock:
             await asyncio.to_thread(self._write, line)
+
+    async def drain(self) -> None:
+        if self._pending:
+            await asyncio.gather(*self._pending, return_exceptions=True)
 
     def _write(self, line: str) -> None:
         with self.path.open("a", encoding="utf-8") as fh:
@@ -215,33 +230,39 @@ async def run_benchmark(bench: Benchmark, settings: JudgeSettings, out_dir: Path
         if on_record:
             on_record(record, done, len(todo))
 
-    if todo and ray is not None:
-        if chat_model is not None:
-            raise ConfigurationError("--ray sends settings to the cluster's workers, not a chat model object")
-        from .cluster import judged_on_ray
+    async def judge_all() -> None:
+        if todo and ray is not None:
+            if chat_model is not None:
+                raise ConfigurationError("--ray sends settings to the cluster's workers, not a chat model object")
+            from .cluster import judged_on_ray
 
-        await asyncio.to_thread(_log_invocation, out_dir, None, len(todo), settings, ray)
-        async for mode, repeat, item, record in judged_on_ray(bench, todo, settings, ray):
-            await store(mode, repeat, item, record)
-    elif todo:
-        context = await asyncio.to_thread(JudgeContext.create, settings, chat_model)
-        await asyncio.to_thread(_log_invocation, out_dir, context, len(todo))
-        if settle:
-            settle_heap()
-        try:
-            gate = asyncio.Semaphore(concurrency)
-
-            async def one(mode: str, repeat: int, item: Item) -> None:
-                async with gate:
-                    SAMPLE.set(repeat)  # this task's requests: seed and cache key of repeat k
-                    record = await _judge_item(bench, item, settings.model_copy(update={"mode": mode}), context)
+            await asyncio.to_thread(_log_invocation, out_dir, None, len(todo), settings, ray)
+            async for mode, repeat, item, record in judged_on_ray(bench, todo, settings, ray):
                 await store(mode, repeat, item, record)
+        elif todo:
+            context = await asyncio.to_thread(JudgeContext.create, settings, chat_model)
+            await asyncio.to_thread(_log_invocation, out_dir, context, len(todo))
+            if settle:
+                settle_heap()
+            try:
+                gate = asyncio.Semaphore(concurrency)
 
-            async with asyncio.TaskGroup() as tasks:  # one unexpected failure cancels the rest
-                for m, k, it in todo:
-                    tasks.create_task(one(m, k, it))
-        finally:
-            context.close()
+                async def one(mode: str, repeat: int, item: Item) -> None:
+                    async with gate:
+                        SAMPLE.set(repeat)  # this task's requests: seed and cache key of repeat k
+                        record = await _judge_item(bench, item, settings.model_copy(update={"mode": mode}), context)
+                    await store(mode, repeat, item, record)
+
+                async with asyncio.TaskGroup() as tasks:  # one unexpected failure cancels the rest
+                    for m, k, it in todo:
+                        tasks.create_task(one(m, k, it))
+            finally:
+                context.close()
+
+    try:
+        await judge_all()
+    finally:
+        await appender.drain()
     ids = {it.id for it in items}
     report = summarize_folder(bench, out_dir, modes, ids, items)
     return RunReport(out_dir, len(todo), len(items) * len(modes) * repeats - len(todo),
