@@ -213,9 +213,8 @@ def own_words(judgment: str, debate: Debate) -> str:
     (:func:`debatrix.core.textchecks.misread_answer`: "Ben challenged the claim ... by citing a Scottish trial",
     Ana's trial, in the demo's source judgment), or that put the debater on the side they did not argue
     (debateart_0752: "I argued that 5G internet is a death grid", in the paragraph on Barney, who argued it is
-    not). The section keeps its heading,
-    so it is still found; a reader is better served by the rest of the paragraph than by a point of the wrong
-    debater."""
+    not). The section keeps its heading, so it is still found; a reader is better served by the rest of the
+    paragraph than by a point of the wrong debater."""
     names = [d.name for d in debate.debaters]
     ordered = sorted(names, key=len, reverse=True)
     who: str | None = None

@@ -109,11 +109,11 @@ def mentions(text: str, name: str) -> bool:
 # spending"). A sentence that names no debater speaks of the last one named ("He argues ..."); a sentence naming
 # several is never held against any of them ("Ana supports the motion, Ben opposes it").
 _PRO = re.compile(r"\b(supports?|supported|supporting|defends?|defended|defending|argues? for|argued for|arguing for|"
-                  r"in favou?r of|proposes?|proposed|proposing) (the|this) motion\b|\b(for|behind) the motion\b|\bon the (pro|proposition|affirmative)"
-                  r" side\b|\bas (the )?(pro|proposition|affirmative)\b")
+                  r"in favou?r of|proposes?|proposed|proposing) (the|this) motion\b|\b(for|behind) the motion\b|"
+                  r"\bon the (pro|proposition|affirmative) side\b|\bas (the )?(pro|proposition|affirmative)\b")
 _CON = re.compile(r"\b(opposes?|opposed|opposing|rejects?|rejected|rejecting|argues? against|argued against|"
-                  r"arguing against|attacks?|attacked|attacking) (the|this) motion\b|\bagainst the motion\b|\bon the (con|opposition|negative) side\b|"
-                  r"\bas (the )?(con|opposition|negative)\b")
+                  r"arguing against|attacks?|attacked|attacking) (the|this) motion\b|\bagainst the motion\b|"
+                  r"\bon the (con|opposition|negative) side\b|\bas (the )?(con|opposition|negative)\b")
 # present and past: the analyses say "argues", the judgments often "argued" (debateart_0466's source judgment on the
 # local model: "Blamonkey argued that the US should increase military spending", of the debater against it)
 _PRO_VERB = re.compile(r"\b(supports?|supported|supporting|argues?|argued|arguing|claims?|claimed|believes?|believed|"
@@ -343,6 +343,7 @@ _LEFT_UNANSWERED = re.compile(
 _CITING = re.compile(r"\b(?:by\s+)?(?:citing|pointing\s+to|referring\s+to|mentioning)\b")
 _CLAUSE_END = re.compile(r"[,;:]|\s(?:but|which|while|whereas|because|although|though|and\s+(?:he|she|they|instead))\s")
 _SUBJECT_WORDS = 4  # words before the verb: "Sir.Lancelot does not directly answer", "Ana, however, never addresses"
+_OTHER_SUBJECT = re.compile(r"\b(opponent|opposition|other side|it|they)\b")
 # words that name what is answered, not what it is about ("the claim that ...", "the issue of ...")
 _ANSWERED_STOCK = _ANSWERS_STOCK | frozenset(content_words(
     "claim claims point points argument arguments concern concerns idea issue issues fact statement case question"))
@@ -413,14 +414,14 @@ def misread_answer(sentence: str, debate: Debate, debater: str, upto: int | None
     others = [d.name for d in debate.debaters if d.name != debater]
     if not evidence and (len(before) > _SUBJECT_WORDS + len(words(debater)) or _CLAUSE_END.search(text[:m.start()])
                          or any(mentions(text[:m.start()], n) for n in others)
-                         or re.search(r"\b(opponent|opposition|other side|it|they)\b", text[:m.start()])):
+                         or _OTHER_SUBJECT.search(text[:m.start()])):
         return None
     rest = _CLAUSE_END.split(text[m.end():], maxsplit=1)[0]
     own, theirs, skip = _said_by(debate, debater, upto)
-    said = {}
+    said: dict[str, str] = {}
     for w in content_words(rest):
-        if _root(w) not in skip:
-            said.setdefault(_root(w), w)
+        said.setdefault(_root(w), w)
+    said = {st: w for st, w in said.items() if st not in skip}
     everyone = frozenset().union(*theirs.values())
     mine = [w for st, w in said.items() if st in own and st not in everyone]
     other = [w for st, w in said.items() if st in everyone and st not in own]
@@ -432,17 +433,20 @@ def misread_answer(sentence: str, debate: Debate, debater: str, upto: int | None
     return None
 
 
+def _bare_sentences(analysis: str) -> list[str]:
+    """An analysis's sentences, its quotations taken out."""
+    return [s.strip() for s in _SENTENCE.split(_QUOTED.sub(" ", normalized(analysis))) if s.strip()]
+
+
 def answers_of(analysis: str) -> list[str]:
     """An analysis's sentences on what its speaker answers (the complement of :func:`notes_of`)."""
-    bare = _QUOTED.sub(" ", normalized(analysis))
-    return [s.strip() for s in _SENTENCE.split(bare) if s.strip() and _ANSWERS.search(s)]
+    return [s for s in _bare_sentences(analysis) if _ANSWERS.search(s)]
 
 
 def notes_of(analysis: str) -> list[str]:
     """An analysis's notes: its sentences without the quotations, less those on what it answers (which may restate
     what they answer)."""
-    bare = _QUOTED.sub(" ", normalized(analysis))
-    return [s.strip() for s in _SENTENCE.split(bare) if s.strip() and not _ANSWERS.search(s)]
+    return [s for s in _bare_sentences(analysis) if not _ANSWERS.search(s)]
 
 
 @lru_cache(maxsize=64)

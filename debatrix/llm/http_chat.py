@@ -105,11 +105,9 @@ class Endpoint:
         now = time.monotonic()
         up = [i for i in range(len(self.urls)) if self._resting_until[i] <= now] or list(range(len(self.urls)))
         least = min(up, key=lambda i: (self.busy[i], self.sent[i]))
-        warm = max(up, key=lambda i: len(os.path.commonprefix((self._last[i], prompt))))
-        if (len(os.path.commonprefix((self._last[warm], prompt))) >= self.AFFINITY_CHARS
-                and self.busy[warm] <= self.busy[least]):
-            return warm
-        return least
+        shared = {i: len(os.path.commonprefix((self._last[i], prompt))) for i in up}
+        warm = max(up, key=shared.__getitem__)
+        return warm if shared[warm] >= self.AFFINITY_CHARS and self.busy[warm] <= self.busy[least] else least
 
     @contextmanager
     def serving(self, i: int, prompt: str) -> Iterator[None]:
