@@ -16,13 +16,14 @@ from debatrix.core.settings import JudgeSettings
 
 
 def data_root() -> Path:
-    """The shared data folder: ``$DEBATRIX_DATA``, else ``../shared/data`` beside the project checkout (or beside
-    the current directory), else the team's ``/work/shared/data``."""
+    """The shared data folder: ``$DEBATRIX_DATA``, else the first ``shared/data`` found beside the project checkout
+    or one of the folders above it (a clone anywhere under the team's folder finds it), then the same from the
+    current directory."""
     env = os.environ.get("DEBATRIX_DATA")
     if env:
         return Path(env)
-    candidates = [Path(__file__).resolve().parents[1].parent / "shared" / "data",
-                  Path.cwd().resolve().parent / "shared" / "data", Path("/work/shared/data")]
+    starts = (Path(__file__).resolve().parents[1], Path.cwd().resolve())
+    candidates = [folder / "shared" / "data" for start in starts for folder in start.parents]
     return next((c for c in candidates if c.is_dir()), candidates[0])
 
 

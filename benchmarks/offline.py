@@ -35,6 +35,7 @@ from debatrix.core.errors import ContextWindowExceeded
 from debatrix.core.models import Debate, JudgeResult
 from debatrix.core.modes import MODES
 from debatrix.core.settings import DEFAULT_LOCAL_MODEL
+from debatrix.graphs.budget import plan_run
 from debatrix.app.runtime import settle_heap
 
 from .base import data_root
@@ -145,7 +146,7 @@ async def local_table(names: list[str], modes: list[str], model: str) -> None:
                               memory=MemorySettings(embedding="hash"))
             started = time.perf_counter()
             try:
-                ctx = await asyncio.to_thread(JudgeContext.create, s, None, [debate])
+                ctx = await asyncio.to_thread(JudgeContext.create, s, None, [plan_run(debate, s)])
             except ContextWindowExceeded as e:  # refused before the model started: say so and go on
                 rows.append([name, mode, f"refused in {time.perf_counter() - started:.1f} s: {e}"] + ["-"] * 8)
                 print(_row(rows[-1]), flush=True)

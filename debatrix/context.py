@@ -12,6 +12,7 @@ from debatrix.core.dimension import DimensionRegistry
 from debatrix.core.errors import ContextWindowExceeded, require_extra
 from debatrix.llm.gateway import LLMGateway
 from debatrix.core.models import Debate
+from debatrix.core.modes import RunPlan
 from debatrix.core.settings import JudgeSettings
 
 
@@ -26,26 +27,20 @@ def local_window(settings: JudgeSettings) -> tuple[int, str]:
     return trained, f"the largest context {settings.llm.local_model} allows ({trained} tokens, its trained context)"
 
 
-def local_context(settings: JudgeSettings, debates: Sequence[Debate]) -> int:
-    """The server context for judging ``debates`` locally: what their largest request needs, up to
+def local_context(settings: JudgeSettings, plans: Sequence[RunPlan]) -> int:
+    """The server context for the runs ``plans`` describe: what their largest request needs, up to
     :func:`local_window`. Raises :class:`ContextWindowExceeded` (before any server starts) when one cannot fit."""
-    from debatrix.graphs.budget import largest_request
-
     from debatrix.llm.local import context_for
-    from debatrix.core.modes import resolve_dimensions
 
     window, what = local_window(settings)
-    if not debates:
+    # a plan without a largest request is over the call budget: its run is refused, nothing sent
+    sized = [(p.debate.id, p.largest) for p in plans if p.largest is not None]
+    if not sized:
         return window
-    registry = DimensionRegistry(settings.dimension_dirs)
-    needed = 0
-    for debate in debates:
-        dims = resolve_dimensions(settings.mode, settings.dimensions, debate.format, registry)
-        request = largest_request(debate, settings.mode, settings, dims)
-        if request.tokens > window:
-            raise ContextWindowExceeded(request.tokens, window, f"{debate.id}: {request.what}", limit=what)
-        needed = max(needed, request.tokens)
-    return context_for(needed, window)
+    for debate_id, largest in sized:
+        if largest.tokens > window:
+            raise ContextWindowExceeded(largest.tokens, window, f"{debate_id}: {largest.what}", limit=what)
+    return context_for(max(r.tokens for _, r in sized), window)
 
 
 @dataclass
@@ -55,16 +50,20 @@ class JudgeContext:
     memory: Any  # debatrix.memory.MemoryStore with retrieval, else None (chromadb is an extra, and heavy)
     registry: DimensionRegistry = field(default_factory=DimensionRegistry)
     local_server: Any = None  # a debatrix.llm.local.LocalServer this context started and must stop
+    # the plans of the runs this context was made for (debatrix.graphs.budget.plan_run): each run's first step
+    # takes its own instead of working it out again
+    plans: tuple[RunPlan, ...] = ()
     # compiled judge graphs bound to this context, by (mode, merge_score_call, score_in_analysis): filled by
     # debatrix.graphs.compiled (the context knows nothing of the graphs it serves)
     _graphs: dict[str, Any] = field(default_factory=dict, repr=False)  # compiled graphs by mode (graphs.compiled)
 
     @classmethod
     def create(cls, settings: JudgeSettings | None = None, chat_model: BaseChatModel | None = None,
-               debates: Sequence[Debate] = (), on_start: Callable[[JudgeSettings], None] | None = None
+               plans: Sequence[RunPlan] = (), on_start: Callable[[JudgeSettings], None] | None = None
                ) -> JudgeContext:
-        """Build the context. With the local backend (no endpoint configured) this starts the embedded model
-        server, with the context the largest request of ``debates`` needs (none given: all the model allows);
+        """Build the context for the runs ``plans`` describe (:func:`debatrix.graphs.budget.plan_run` with these
+        settings; none: any run). With the local backend (no endpoint configured) this starts the embedded model
+        server, with the context their largest request needs (no plan: all the model allows);
         a debate that cannot fit raises :class:`ContextWindowExceeded` before the server starts, and ``on_start``
         (given the local settings) is called only once the debates fit, just before it starts. Call
         :meth:`close` (or use the context as a context manager) to stop it."""
@@ -83,7 +82,7 @@ class JudgeContext:
             from debatrix.llm.local import LocalServer, local_llm_settings
 
             settings = settings.for_local_backend()
-            context = local_context(settings, debates)
+            context = local_context(settings, plans)
             if on_start is not None:
                 on_start(settings)
             server = LocalServer(settings.llm.local_model, parallel=settings.llm.local_parallel,
@@ -92,11 +91,15 @@ class JudgeContext:
         try:
             return cls(settings=settings, gateway=LLMGateway(settings.llm, chat_model),
                        memory=memory, registry=DimensionRegistry(settings.dimension_dirs),
-                       local_server=server)
+                       local_server=server, plans=tuple(plans))
         except BaseException:
             if server is not None:
                 server.stop()
             raise
+
+    def plan_for(self, debate: Debate, mode: str) -> RunPlan | None:
+        """The plan this context was made with for this very debate object in ``mode``, if any."""
+        return next((p for p in self.plans if p.debate is debate and p.mode == mode), None)
 
     def close(self) -> None:
         self.gateway.close()

@@ -1,23 +1,21 @@
-"""How much context a judgment needs, known before any call: the largest request a mode makes on a debate.
+"""What a run will do, known before any call (its :class:`RunPlan`): its dimensions, its calls and the largest
+request a mode makes on a debate.
 
 The prompts are the real ones, rendered with the debate's own speeches; answers not written yet (earlier analyses,
-judgments) stand in at their token caps, so the estimate is an upper bound of what the run will send. Used by the
-graph's ``prepare`` step, by the local backend to size (or refuse) the model server before it starts, and by
-``debatrix validate --mode``.
+judgments) stand in at their token caps, so the estimate is an upper bound of what the run will send. A run's plan
+is made once: by its caller before the local backend sizes (or refuses) the model server, else by the graph's
+``prepare`` step; ``debatrix validate --mode`` makes one per file.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from langchain_core.messages import BaseMessage
 
 from debatrix.core import prompting as P
-from debatrix.core.dimension import Dimension
-from debatrix.core.errors import ContextWindowExceeded
+from debatrix.core.dimension import Dimension, DimensionRegistry
 from debatrix.llm.gateway import token_cap
 from debatrix.core.models import Debate, SpeechAnalysis
-from debatrix.core.modes import get_mode
+from debatrix.core.modes import Request, RunPlan, expected_calls, get_mode, resolve_dimensions
 from debatrix.core.settings import JudgeSettings
 from debatrix.core.tokens import count_message_tokens, count_tokens
 
@@ -28,12 +26,6 @@ from .answers import analysis_answer_tokens
 # PanelBench debates, so estimates for a local model carry a 10% margin (the server still refuses a prompt that
 # does not fit, which the gateway reports as ContextWindowExceeded).
 LOCAL_TOKEN_MARGIN = 1.10
-
-
-@dataclass(frozen=True)
-class Request:
-    tokens: int  # prompt plus room for the answer
-    what: str
 
 
 RETRY_TOKENS = 96  # what an answer asked again is told (prompts/analysis_retry.j2 and the like), generously
@@ -117,10 +109,24 @@ def _candidates(debate: Debate, settings: JudgeSettings) -> list[int]:
     return sorted(out)
 
 
-def fit_problem(debate: Debate, mode: str, settings: JudgeSettings, dims: list[Dimension],
-                window: int) -> ContextWindowExceeded | None:
-    """The error a run would meet, or None when its largest request fits ``window``."""
-    need = largest_request(debate, mode, settings, dims)
-    if need.tokens > window:
-        return ContextWindowExceeded(need.tokens, window, need.what)
-    return None
+def plan_run(debate: Debate, settings: JudgeSettings, registry: DimensionRegistry | None = None,
+             mode: str | None = None) -> RunPlan:
+    """The plan of judging ``debate`` in ``mode`` (the settings' by default) with ``settings`` as the run will see
+    them (the local backend's shorter answers applied). The call count comes first: a debate of thousands of
+    speeches over the call budget is not rendered to size its context."""
+    mode = mode or settings.mode
+    if settings.llm.uses_local:
+        settings = settings.for_local_backend()
+    dims = resolve_dimensions(mode, settings.dimensions, debate.format,
+                              registry or DimensionRegistry(settings.dimension_dirs))
+    llm = settings.llm
+    calls = expected_calls(mode, len(debate.speeches), len(debate.debaters), len(dims), llm.merge_score_call,
+                           settings.orders, llm.speech_score_merged(mode))
+    over = over_budget(mode, calls, settings)
+    return RunPlan(debate, mode, tuple(dims), calls, None if over else largest_request(debate, mode, settings, dims))
+
+
+def over_budget(mode: str, calls: int, settings: JudgeSettings) -> bool:
+    """Whether a run of ``calls`` calls is refused by ``max_llm_calls`` (the single-speech judge is never: its
+    calls are one speech's)."""
+    return mode != "speech" and calls > settings.max_llm_calls

@@ -11,7 +11,7 @@ from debatrix.testing import ScriptedChatModel
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-DATA = data_root()  # $DEBATRIX_DATA, ../shared/data, or /work/shared/data
+DATA = data_root()  # $DEBATRIX_DATA, else shared/data beside the checkout or a folder above it
 PANELBENCH = DATA / "panelbench"
 
 

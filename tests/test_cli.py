@@ -27,6 +27,18 @@ def test_validate_ok_and_bad(tmp_path):
     assert res.exit_code == 2 and "unknown speaker 'C'" in res.output
 
 
+def test_validate_names_a_debate_over_the_call_budget(tmp_path):
+    """A debate whose run would be refused for its calls is said so (and not rendered to size it)."""
+    speeches = "".join(f"  - {{speaker: {'AB'[i % 2]}, content: Point {i}.}}\n" for i in range(700))
+    long = tmp_path / "long.yaml"
+    long.write_text(f"motion: M\ndebaters: [{{name: A, side: pro}}, {{name: B, side: con}}]\nspeeches:\n{speeches}")
+    res = runner.invoke(app, ["validate", str(long), str(EXAMPLES / "school_uniforms.yaml"), "--mode", "debatrix",
+                              "--base-url", "http://127.0.0.1:9/v1"])
+    assert res.exit_code == 3, res.output
+    assert "too many calls" in res.output and "2116 LLM calls, more than max_llm_calls = 2000" in res.output
+    assert "ok " in res.output and "school_uniforms" in res.output
+
+
 def test_judge_bad_input_is_one_line_and_nonzero(tmp_path):
     missing = tmp_path / "missing.yaml"
     proc = subprocess.run([sys.executable, "-m", "debatrix.app.cli", "judge", str(missing)], capture_output=True,

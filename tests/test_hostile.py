@@ -108,6 +108,34 @@ async def test_700_speeches_are_refused_before_any_call(uniforms, tmp_path):
     assert "2116 LLM calls" in result.incomplete_reason and model.calls == []
 
 
+async def test_a_run_works_out_its_plan_once(uniforms, monkeypatch):
+    """The dimensions are resolved, and the largest request rendered, once per run: by the caller, which sizes the
+    context with it, and the graph's first step takes the same plan (before, the local sizing and the graph each
+    did it again)."""
+    from debatrix.core import modes
+    from debatrix.graphs import budget
+
+    seen = {"resolve": 0, "largest": 0}
+
+    def counted(name, real):
+        def wrapper(*args, **kwargs):
+            seen[name] += 1
+            return real(*args, **kwargs)
+        return wrapper
+
+    monkeypatch.setattr(budget, "resolve_dimensions", counted("resolve", modes.resolve_dimensions))
+    monkeypatch.setattr(budget, "largest_request", counted("largest", budget.largest_request))
+    model = ScriptedChatModel(script=winner_script(DIMS, "Maya"))
+    result = await ajudge_debate(uniforms, settings("debatrix"), model)
+    assert result.status is Status.COMPLETE and seen == {"resolve": 1, "largest": 1}
+    # a graph run without a plan (a deployment's input) makes its own, once
+    from debatrix.context import JudgeContext
+
+    with JudgeContext.create(settings("debatrix"), model) as ctx:
+        result = await ajudge_debate(uniforms, ctx.settings, context=ctx)
+    assert result.status is Status.COMPLETE and seen == {"resolve": 2, "largest": 2}
+
+
 def test_control_characters_in_names_are_rejected(tmp_path):
     path = tmp_path / "bad.yaml"
     path.write_text("motion: m\ndebaters:\n  - {name: \"Ma\\x00ya\", side: pro}\n  - {name: Theo, side: con}\n"

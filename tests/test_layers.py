@@ -11,18 +11,32 @@ ROOT = Path(__file__).resolve().parent.parent
 # each room: its files, the package its relative imports resolve in, and what it may import from debatrix (besides
 # itself); every other debatrix module is above it. ``debatrix`` itself (the package's __init__) re-exports core
 # names eagerly and the judge's API lazily: a lazy name counts as ``debatrix.app.api``, where it comes from.
+# From the bottom: the core; the LLM access; the memory; the run's context; the graphs; the judge's API (and its
+# deployment); the benchmarks, which judge through the API; at the top the CLI, the web page and the reports, which
+# may use any room (they show benchmark results too).
+BELOW_GRAPHS = {"debatrix.core", "debatrix.llm", "debatrix.memory", "debatrix.context", "debatrix.prompts",
+                "debatrix.dimensions"}
+API = ("debatrix/app/api.py", "debatrix/app/deployment.py", "debatrix/app/runtime.py", "debatrix/app/progress.py")
 ROOMS = {
-    "core": ("debatrix/core/*.py", "debatrix.core", {"debatrix.core", "debatrix.dimensions", "debatrix.prompts"}),
-    "llm": ("debatrix/llm/*.py", "debatrix.llm", {"debatrix.core"}),
-    "memory": ("memory/*.py", "debatrix.memory", {"debatrix.core"}),
-    # the one upward import left (inside a function): sizing the local server for a debate renders the graph's
-    # largest prompt (graphs.budget); building and caching the compiled graphs is no longer the context's
-    "context": ("debatrix/context.py", "debatrix", {"debatrix.core", "debatrix.llm", "debatrix.memory",
-                                                    "debatrix.graphs.budget"}),
-    "graphs": ("graphs/*.py", "debatrix.graphs", {"debatrix.core", "debatrix.llm", "debatrix.memory",
-                                                  "debatrix.context", "debatrix.prompts", "debatrix.dimensions"}),
+    "core": (("debatrix/core/*.py",), "debatrix.core", {"debatrix.core", "debatrix.dimensions", "debatrix.prompts"}),
+    "llm": (("debatrix/llm/*.py",), "debatrix.llm", {"debatrix.core"}),
+    "memory": (("memory/*.py",), "debatrix.memory", {"debatrix.core"}),
+    "testing": (("debatrix/testing.py",), "debatrix", {"debatrix.core"}),
+    "context": (("debatrix/context.py",), "debatrix", {"debatrix.core", "debatrix.llm", "debatrix.memory"}),
+    "graphs": (("graphs/*.py",), "debatrix.graphs", BELOW_GRAPHS),
+    "api": (API, "debatrix.app", BELOW_GRAPHS | {"debatrix.graphs"}),
+    "benchmarks": (("benchmarks/*.py",), "debatrix.benchmarks",
+                   BELOW_GRAPHS | {"debatrix.graphs", "debatrix.testing", "debatrix.app.api", "debatrix.app.runtime"}),
 }
 ALLOWED = {room: allowed for room, (_, _, allowed) in ROOMS.items()}
+
+
+def _module(path: Path) -> str:
+    """A file's import name: the root folders are packaged under ``debatrix`` (pyproject's package-dir)."""
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[0] != "debatrix":
+        parts.insert(0, "debatrix")
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 def _lazy_names() -> set[str]:
@@ -68,13 +82,21 @@ def _within(module: str, allowed: set[str]) -> bool:
 
 @pytest.mark.parametrize("room", sorted(ROOMS))
 def test_a_room_imports_nothing_from_the_rooms_above_it(room):
-    pattern, package, allowed = ROOMS[room]
-    files = sorted(ROOT.glob(pattern))
+    patterns, package, allowed = ROOMS[room]
+    files = sorted({f for pattern in patterns for f in ROOT.glob(pattern)})
     assert files
-    own = {package} if package != "debatrix" else set()
+    own = {_module(f) for f in files}  # a room's files may import each other, nothing else of their package
     wrong = {f"{f.name}: {m}" for f in files for m in _debatrix_imports(f, package)
              if not _within(m, allowed | own)}
     assert not wrong, f"{room} imports from above it: {sorted(wrong)}"
+
+
+def test_every_module_is_in_a_room_or_at_the_top():
+    """A new file is placed in a room (and so checked), or is one of the front ends at the top."""
+    top = {"debatrix.app.cli", "debatrix.app.ui", "debatrix.app.report", "debatrix", "debatrix.app"}
+    roomed = {_module(f) for patterns, _, _ in ROOMS.values() for pattern in patterns for f in ROOT.glob(pattern)}
+    every = {_module(f) for room in ("debatrix", "graphs", "memory", "benchmarks") for f in (ROOT / room).rglob("*.py")}
+    assert every - roomed - top == set()
 
 
 def test_the_layer_check_sees_an_upward_import(tmp_path):
@@ -86,6 +108,10 @@ def test_the_layer_check_sees_an_upward_import(tmp_path):
     found = _debatrix_imports(bad, "debatrix.graphs")
     assert found == {"debatrix.app.api", "debatrix.__version__"}
     assert not all(_within(m, ALLOWED["graphs"]) for m in found)
+    # the API may not reach the benchmarks built on it, nor they the CLI above them; the context not the graphs
+    assert not _within("debatrix.benchmarks.runner", ALLOWED["api"])
+    assert not _within("debatrix.app.cli", ALLOWED["benchmarks"] | {_module(ROOT / "benchmarks" / "runner.py")})
+    assert not _within("debatrix.graphs.budget", ALLOWED["context"])
 
 
 # the folders at the root that setuptools maps into the package (pyproject's package-dir): importable only as

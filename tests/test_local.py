@@ -203,10 +203,15 @@ def test_server_context_is_sized_to_the_debate(small_model, uniforms):
     from debatrix.context import local_context
     from debatrix.core.errors import ContextWindowExceeded
 
-    assert local_context(local_settings("direct"), [uniforms]) == 4096
+    from debatrix.graphs.budget import plan_run
+
+    def fitted(settings):
+        return local_context(settings, [plan_run(uniforms, settings)])
+
+    assert fitted(local_settings("direct")) == 4096
     assert local_context(local_settings("direct"), []) == 8192  # no debate given: all the model allows
     with pytest.raises(ContextWindowExceeded, match="--context-window 600"):
-        local_context(local_settings("direct", context_window=600), [uniforms])
+        fitted(local_settings("direct", context_window=600))
 
 
 def test_gguf_header_is_read_without_loading_the_model(tmp_path):

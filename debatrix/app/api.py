@@ -12,6 +12,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
 
 from debatrix.graphs import MODES, build_graph, compiled
+from debatrix.graphs.budget import plan_run
 from debatrix.graphs.serde import checkpoint_serializer, checkpoint_types
 
 from debatrix.context import JudgeContext
@@ -156,7 +157,8 @@ async def ajudge_debate(debate: Debate, settings: JudgeSettings | None = None,
     settings = settings or (context.settings if context else JudgeSettings())
     if context is None:
         try:  # the local backend is sized for this debate, or refused before its model server starts
-            ctx = await asyncio.to_thread(JudgeContext.create, settings, chat_model, [debate])
+            ctx = await asyncio.to_thread(JudgeContext.create, settings, chat_model,
+                                          [await asyncio.to_thread(plan_run, debate, settings)])
         except ContextWindowExceeded as e:
             return refused(debate, settings, e)
     else:

@@ -163,11 +163,9 @@ def validate(
 
     No model is called. Each file is loaded and checked; then the largest request of --mode is sized against the backend's context.
     Exit 2: an invalid file; 3: a valid debate that cannot be judged in that context."""
-    from debatrix.graphs.budget import largest_request
-
     from debatrix.context import local_window
     from debatrix.core.dimension import DimensionRegistry
-    from debatrix.core.modes import resolve_dimensions
+    from debatrix.graphs.budget import plan_run
 
     settings = _make_settings(mode=mode.value, dimensions=dimensions, base_url=base_url, backend=backend,
                               local_model=local_model, context_window=context_window,
@@ -189,14 +187,19 @@ def validate(
             bad += 1
             console.print(f"[red]invalid[/] {plain(str(e).replace(chr(10), '; '))}", highlight=False, soft_wrap=True)
             continue
-        dims = resolve_dimensions(settings.mode, settings.dimensions, d.format, registry)
-        need = largest_request(d, settings.mode, settings, dims)
+        plan = plan_run(d, settings, registry)
+        about = f"{plain(path)}: {plain(d.id)} ({d.format.value}, {len(d.debaters)} debaters, {len(d.speeches)} speeches)"
+        need = plan.largest
+        if need is None:  # over the call budget: the run would be refused before its first call
+            too_big += 1
+            out_console.print(f"[red]too many calls[/] {about}; mode {settings.mode}: {plan.calls} LLM calls, more "
+                              f"than max_llm_calls = {settings.max_llm_calls}", highlight=False, soft_wrap=True)
+            continue
         fits = need.tokens <= window
         too_big += not fits
         verdict = "[green]ok[/]" if fits else "[red]too long[/]"
-        out_console.print(f"{verdict} {plain(path)}: {plain(d.id)} ({d.format.value}, {len(d.debaters)} debaters, "
-                          f"{len(d.speeches)} speeches); mode {settings.mode}: largest request {need.tokens} "
-                          f"tokens ({need.what}), {'within' if fits else 'more than'} {limit}",
+        out_console.print(f"{verdict} {about}; mode {settings.mode}: largest request {need.tokens} tokens "
+                          f"({need.what}), {'within' if fits else 'more than'} {limit}",
                           highlight=False, soft_wrap=True)
     if bad:
         raise typer.Exit(2)
@@ -481,8 +484,9 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
     from debatrix.app.api import ajudge_debate, refused
     from debatrix.context import JudgeContext
     from debatrix.core.errors import ContextWindowExceeded
-    from debatrix.core.modes import calls_of_run, order_count, resolve_dimensions, steps_per_row
+    from debatrix.core.modes import calls_of_run, order_count, steps_per_row
     from debatrix.app.progress import JudgeProgress
+    from debatrix.graphs.budget import plan_run
 
     def starting(local: JudgeSettings) -> None:  # the debate fits: the local model is about to start
         why = ("--backend local" if local.llm.backend == "local" else
@@ -496,8 +500,9 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
                          ", speeches analysed, then scored"),
                       highlight=False)
 
+    plan = await asyncio.to_thread(plan_run, debate, settings)  # the run's own: its first step takes it
     try:  # sized for this debate; one that cannot fit is refused before the model server starts
-        ctx = await asyncio.to_thread(JudgeContext.create, settings, None, [debate], starting)
+        ctx = await asyncio.to_thread(JudgeContext.create, settings, None, [plan], starting)
     except ContextWindowExceeded as e:
         return refused(debate, settings.for_local_backend() if settings.llm.uses_local else settings, e)
     settle_heap()
@@ -506,17 +511,17 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
             console.print(f"local model ready in {ctx.local_server.load_seconds:.1f}s at {ctx.local_server.base_url} "
                           f"({ctx.settings.llm.context_window} tokens of context: what this debate needs, "
                           f"up to what the model allows)", highlight=False)
-        dims = resolve_dimensions(settings.mode, settings.dimensions, debate.format, ctx.registry)
-        total, single = calls_of_run(settings, debate, len(dims)), calls_of_run(settings, debate, len(dims), 1)
-        orders = (f" ({total - single} of them to judge in {order_count(len(debate.debaters), settings.orders)} "
+        dims, run = plan.dimensions, ctx.settings
+        total, single = plan.calls, calls_of_run(run, debate, len(dims), 1)
+        orders = (f" ({total - single} of them to judge in {order_count(len(debate.debaters), run.orders)} "
                   "orders of the debaters; --orders 1 judges in one)" if total > single else "")
         console.print(f"judging [bold]{plain(debate.id)}[/] ({debate.format.value}, {len(debate.speeches)} speeches) in "
                       f"mode [bold]{settings.mode}[/] on {', '.join(d.name for d in dims)}: {total} LLM calls"
                       f"{orders} with {ctx.gateway.description}"
                       + (f" at {plain(redact_url(ctx.settings.llm.base_url))}" if ctx.settings.llm.base_url else ""),
                       highlight=False)
-        rows = steps_per_row(settings.mode, [d.name for d in dims], len(debate.speeches),
-                             settings.llm.merge_score_call, settings.llm.speech_score_merged(settings.mode))
+        rows = steps_per_row(run.mode, [d.name for d in dims], len(debate.speeches),
+                             run.llm.merge_score_call, run.llm.speech_score_merged(run.mode))
         with JudgeProgress(console, total, rows, lambda: ctx.gateway.completed_requests, plain, quiet) as progress:
             return await ajudge_debate(debate, ctx.settings, context=ctx, on_event=progress.event)
     finally:

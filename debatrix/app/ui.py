@@ -38,9 +38,10 @@ from debatrix.core.dimension import DimensionRegistry
 from debatrix.core.errors import ContextWindowExceeded, DebatrixError, InvalidDebateError
 from debatrix.core.loader import debate_from_dict, debate_from_text, preset_from_text
 from debatrix.core.models import Debate, JudgeResult
-from debatrix.core.modes import MODES, calls_of_run, resolve_dimensions
+from debatrix.core.modes import MODES, RunPlan
 from debatrix.core.probabilities import reason_of
 from debatrix.context import JudgeContext
+from debatrix.graphs.budget import plan_run
 from debatrix.core.settings import JudgeSettings, LLMSettings
 from debatrix.llm.gateway import endpoint_key
 
@@ -99,7 +100,7 @@ class Run:
     id: str
     debate: Debate
     settings: JudgeSettings
-    dimensions: list[str]
+    plan: RunPlan  # made when the run was asked for (its dimensions shown at once)
     events: list[dict[str, Any]] = field(default_factory=list)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task | None = None
@@ -109,6 +110,10 @@ class Run:
     context: JudgeContext | None = None  # the run's own, once made (Stop ends its calls)
     stop_asked: bool = False
     started: float = field(default_factory=time.monotonic)
+
+    @property
+    def dimensions(self) -> list[str]:
+        return [d.name for d in self.plan.dimensions]
 
     def push(self, event: dict[str, Any]) -> None:
         self.events.append(event)
@@ -243,7 +248,7 @@ class JudgeUI:
         except ValueError as e:
             raise FieldError("options", str(e).splitlines()[0]) from None
 
-    def _prepare(self, body: RunRequest) -> tuple[Debate, JudgeSettings, list[str]]:
+    def _prepare(self, body: RunRequest) -> tuple[Debate, JudgeSettings, RunPlan]:
         """The debate and the run's settings, checked as the CLI checks them (in a thread: parsing a large debate
         must not hold up the page)."""
         if body.form is not None:
@@ -265,12 +270,11 @@ class JudgeUI:
             except InvalidDebateError as e:
                 raise FieldError("debate", str(e)) from None
         settings = self._settings(body)
-        try:
-            dims = resolve_dimensions(settings.mode, settings.dimensions, debate.format,
-                                      DimensionRegistry(settings.dimension_dirs))
+        try:  # the run's plan, made once: its dimensions are shown now, its size fits the local server
+            plan = plan_run(debate, settings, DimensionRegistry(settings.dimension_dirs))
         except DebatrixError as e:
             raise FieldError("dimensions", str(e)) from None
-        return debate, settings, [d.name for d in dims]
+        return debate, settings, plan
 
     async def start(self, request: Request) -> Response:
         refusal = self._forbidden(request)
@@ -288,14 +292,14 @@ class JudgeUI:
             return JSONResponse({"field": str(err["loc"][0]) if err["loc"] else "debate",
                                  "message": f"{where}: {err['msg']}"}, status_code=400)
         try:
-            debate, settings, dims = await asyncio.to_thread(self._prepare, body)
+            debate, settings, plan = await asyncio.to_thread(self._prepare, body)
         except FieldError as e:
             return JSONResponse({"field": e.field, "message": e.message}, status_code=400)
-        run = Run(id=uuid.uuid4().hex[:12], debate=debate, settings=settings, dimensions=dims)
+        run = Run(id=uuid.uuid4().hex[:12], debate=debate, settings=settings, plan=plan)
         self._keep(run)
         run.task = asyncio.create_task(self._judge(run))
         run.task.add_done_callback(lambda task: _stopped_before_it_began(run, task))
-        calls = calls_of_run(settings, debate, len(dims))
+        calls = plan.calls
         return JSONResponse({"run_id": run.id, "dimensions": run.dimensions, "mode": settings.mode, "calls": calls,
                              "per_speech": MODES[settings.mode].per_speech, "motion": debate.motion,
                              "speeches": [{"number": i + 1, "speaker": s.speaker}
@@ -313,7 +317,7 @@ class JudgeUI:
 
         try:
             try:  # the context is the run's own, so that Stop can end its calls and keep what they answered
-                context = await asyncio.to_thread(JudgeContext.create, run.settings, self.chat_model, [run.debate])
+                context = await asyncio.to_thread(JudgeContext.create, run.settings, self.chat_model, [run.plan])
             except ContextWindowExceeded as e:
                 run.result = refused(run.debate, run.settings, e)
             else:

@@ -127,6 +127,28 @@ def calls_of_run(settings: JudgeSettings, debate: Debate, n_dimensions: int, ord
                           llm.speech_score_merged(settings.mode))
 
 
+@dataclass(frozen=True)
+class Request:
+    """A request's size, known before it is sent: prompt plus room for the answer, in tokens, and what it is."""
+
+    tokens: int
+    what: str
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """What a run will do, worked out once before its first call (:func:`debatrix.graphs.budget.plan_run`): the
+    dimensions it judges, the calls a complete run makes, and its largest request (None where the calls alone are
+    over ``max_llm_calls``: nothing was rendered, the run is refused). The local backend sizes its model server
+    from the plan, and the graph's first step checks the same plan rather than working it out again."""
+
+    debate: Debate
+    mode: str
+    dimensions: tuple[Dimension, ...]
+    calls: int
+    largest: Request | None
+
+
 def steps_per_row(mode: str, dimensions: list[str], n_speeches: int, merge_score_call: bool,
                   score_in_analysis: bool = False) -> dict[str, int]:
     """The progress events a complete run gives each dimension (per speech an analysis, and its score unless
