@@ -18,8 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from debatrix.core import probabilities as prob
-from debatrix.core.textchecks import (borrowed_from, mentions, misread_answer, said_once, says_what_it_answers,
-                                      wrong_sides)
+from debatrix.core.textchecks import mentions, said_once, says_what_it_answers, sentence_faults
 from debatrix.core.models import Debate, DebaterJudgment, OrderAnswer, Verdict
 
 
@@ -206,15 +205,15 @@ def _headed(line: str, ordered: Sequence[str]) -> tuple[str | None, str]:
 
 
 def own_words(judgment: str, debate: Debate) -> str:
-    """A judgment without the sentences that give a debater, in the section on them, another debater's points as
-    their own (:func:`debatrix.core.textchecks.borrowed_from`; the demo's argument judgment on the local model put
-    Ben's "hospitals, prisons and schools run on shifts" in the paragraph on Ana), or that are about another
-    debater alone (see :func:`_about_other`), or that get wrong whose point the debater answers
-    (:func:`debatrix.core.textchecks.misread_answer`: "Ben challenged the claim ... by citing a Scottish trial",
-    Ana's trial, in the demo's source judgment), or that put the debater on the side they did not argue
+    """A judgment without the sentences in a debater's section that the result's checks flag as misattributed
+    (:func:`debatrix.core.textchecks.sentence_faults`): another debater's points given as the debater's own (the
+    demo's argument judgment on the local model put Ben's "hospitals, prisons and schools run on shifts" in the
+    paragraph on Ana), whose point the debater answers got wrong ("Ben challenged the claim ... by citing a Scottish
+    trial", Ana's trial, in the demo's source judgment), or a debater put on the side they did not argue
     (debateart_0752: "I argued that 5G internet is a death grid", in the paragraph on Barney, who argued it is
-    not). The section keeps its heading, so it is still found; a reader is better served by the rest of the
-    paragraph than by a point of the wrong debater."""
+    not); and the sentences about another debater alone (see :func:`_about_other`). The
+    section keeps its heading, so it is still found; a reader is better served by the rest of the paragraph than by
+    a point of the wrong debater."""
     names = [d.name for d in debate.debaters]
     ordered = sorted(names, key=len, reverse=True)
     who: str | None = None
@@ -232,8 +231,8 @@ def own_words(judgment: str, debate: Debate) -> str:
             lines.append(raw)
             continue
         sentences = re.split(r"(?<=[.!?])\s+", content if hit else line)
-        kept = [x for x in sentences if not borrowed_from(x, debate, who) and not _about_other(x, who, names)
-                and not misread_answer(x, debate, who) and who not in wrong_sides(f"{who}. {x}", debate)]
+        kept = [x for x in sentences
+                if not _about_other(x, who, names) and not sentence_faults(x, debate, who).misattributed]
         if len(kept) == len(sentences):
             lines.append(raw)
         elif hit is not None and not (kept and kept[0] == sentences[0] and content == _LEAD.sub("", line).replace(

@@ -417,11 +417,18 @@ def test_a_comment_that_gives_its_debater_the_other_debaters_points_is_flagged()
     # the demo's argument judgment on the default local model (real output): Ben's points in the paragraph on Ana
     on_ana = ("Ana (pro) argues that tired staff make mistakes, which is a valid point. Ana argues that hospitals, "
               "prisons and schools run on shifts: a ward still needs staff seven days a week.")
-    assert T.comment_restates(on_ana, demo, "Ana") == ["Ben"]
+    assert T.comment_faults(on_ana, demo, "Ana").restates == ("Ben",)
     # her own points, and a sentence on what she answers of Ben's, are hers
-    assert T.comment_restates("Ana argues that tired staff make mistakes. Ana answers that hospitals, prisons and "
-                              "schools run on shifts only until rotas are redesigned.", demo, "Ana") == []
-    assert T.comment_restates("Ana says Ben's hospitals, prisons and schools can change rotas.", demo, "Ana") == []
+    assert not T.comment_faults("Ana argues that tired staff make mistakes. Ana answers that hospitals, prisons and "
+                                "schools run on shifts only until rotas are redesigned.", demo, "Ana")
+    assert not T.comment_faults("Ana says Ben's hospitals, prisons and schools can change rotas.", demo, "Ana")
+    # one sentence's faults, the same whether a reader is shown the section or the result is checked: written as
+    # the debater; on the wrong side (Ana argued for the motion)
+    assert T.sentence_faults("I argued that rotas can be redesigned.", demo, "Ana") == T.SentenceFaults(
+        first_person=True)
+    assert T.sentence_faults("Ana argued against the motion.", demo, "Ana").wrong_sides == ("Ana",)
+    assert T.comment_faults("Ana argued against the motion. I argued that rotas can be redesigned.", demo,
+                            "Ana") == T.SentenceFaults(wrong_sides=("Ana",), first_person=True)
 
 
 def test_a_section_that_is_only_a_name_is_empty_and_a_quotation_naming_the_other_is_not_a_swap():

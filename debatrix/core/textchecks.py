@@ -477,14 +477,6 @@ def borrowed_from(sentence: str, debate: Debate, debater: str) -> str | None:
     return source if len(borrowed) >= NOTE_FOREIGN and len(borrowed) > len(mine & own) else None
 
 
-def comment_restates(comment: str, debate: Debate, debater: str) -> list[str]:
-    """Debaters whose words a comment gives its debater (see :func:`borrowed_from`; the demo's argument judgment,
-    real output: "Ana argues that hospitals, prisons and schools run on shifts", Ben's point, in the paragraph on
-    Ana)."""
-    found = [borrowed_from(s, debate, debater) for s in _SENTENCE.split(comment)]
-    return list(dict.fromkeys(f for f in found if f))
-
-
 _FIRST_PERSON = re.compile(r"(?:^|[.!?]\s+)(i|my|we)\s+(argued|argue|provided|provide|believe|think|rebutted|"
                            r"showed|show|also|strongly|have|am|was|will|cited|claim|claimed)\b")
 
@@ -494,6 +486,52 @@ def first_person(comment: str) -> bool:
     debateart_0752 on the local model) rather than about them: a sentence that opens with "I ...", "My ..." or
     "We ..." and a verb of the debater's own."""
     return bool(_FIRST_PERSON.search(normalized(comment)))
+
+
+@dataclass(frozen=True)
+class SentenceFaults:
+    """What is wrong with one sentence said of ``who`` (in the section of a judgment on them): the debaters whose
+    words it gives ``who`` (:func:`borrowed_from`), its misreading of whose point ``who`` answers
+    (:func:`misread_answer`), the debaters it puts on the wrong side of the motion, and whether it is written as
+    ``who`` ("I argued ...")."""
+
+    restates: tuple[str, ...] = ()
+    answers_misread: tuple[str, ...] = ()
+    wrong_sides: tuple[str, ...] = ()
+    first_person: bool = False
+
+    @property
+    def misattributed(self) -> bool:
+        """Whether it gives someone what they did not say or argue (what a shown section leaves out; a sentence
+        merely written in the first person keeps its content and is flagged only)."""
+        return bool(self.restates or self.answers_misread or self.wrong_sides)
+
+    def __bool__(self) -> bool:
+        return self.misattributed or self.first_person
+
+    def __or__(self, other: SentenceFaults) -> SentenceFaults:
+        return SentenceFaults(*(tuple(dict.fromkeys(a + b)) for a, b in (
+            (self.restates, other.restates), (self.answers_misread, other.answers_misread),
+            (self.wrong_sides, other.wrong_sides))), first_person=self.first_person or other.first_person)
+
+
+def sentence_faults(sentence: str, debate: Debate, who: str) -> SentenceFaults:
+    """The faults of one sentence on ``who``: the one list both what a reader is shown (a judgment's section leaves
+    such a sentence out, :func:`debatrix.graphs.verdicts.own_words`) and what the result's checks flag
+    (:func:`check_result`) are read from, so the two cannot drift apart."""
+    source = borrowed_from(sentence, debate, who)
+    misread = misread_answer(sentence, debate, who)
+    return SentenceFaults(restates=(source,) if source else (), answers_misread=(misread.text,) if misread else (),
+                          wrong_sides=tuple(wrong_sides(f"{who}. {sentence}", debate)),
+                          first_person=first_person(sentence))
+
+
+def comment_faults(comment: str, debate: Debate, who: str) -> SentenceFaults:
+    """The faults of every sentence of a comment on ``who`` (see :func:`sentence_faults`)."""
+    found = SentenceFaults()
+    for s in _SENTENCE.split(comment):
+        found = found | sentence_faults(s, debate, who)
+    return found
 
 
 def cites_debate(text: str, debate: Debate, n: int = 2) -> bool:
@@ -551,15 +589,14 @@ def check_result(result: JudgeResult, debate: Debate) -> TextChecks:
             if not j.comment:
                 flags.append(f"{d.name}: the judgment has no paragraph on {j.debater}")
                 continue
-            # the comment's sentences that name no one speak of its debater
-            wrong = tuple(wrong_sides(f"{j.debater}. {j.comment}", debate))
+            # each sentence read as the section shown reads it (a sentence that names no one speaks of its debater)
+            faults = comment_faults(j.comment, debate, j.debater)
+            wrong = faults.wrong_sides
             others = [n for n in names if n != j.debater and mentions(j.comment, n)]
             check = CommentCheck(dimension=d.name, debater=j.debater, wrong_sides=wrong,
                                  names_other_only=bool(others) and not mentions(j.comment, j.debater),
-                                 restates=tuple(comment_restates(j.comment, debate, j.debater)),
-                                 first_person=first_person(j.comment),
-                                 answers_misread=tuple(m.text for m in (
-                                     misread_answer(x, debate, j.debater) for x in _SENTENCE.split(j.comment)) if m))
+                                 restates=faults.restates, first_person=faults.first_person,
+                                 answers_misread=faults.answers_misread)
             comments.append(check)
             if check.names_other_only:
                 flags.append(f"{d.name}: the comment on {j.debater} is about {', '.join(others)}")
