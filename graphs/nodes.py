@@ -135,6 +135,12 @@ async def _ask_again_if_borrowed(ctx: JudgeContext, debate: Debate, i: int, dime
         # a misread "answers" sentence alone is left out, not asked about: the notes stand, and another call (a
         # reading of the whole conversation again) would cost more than the one sentence is worth
         return _without_faulty(answer, faults), lp, records, messages
+    if {k for k, note in enumerate(answer.shown_notes(), 1) if note} - {f.note for f in faults}:
+        # a note is right: the faulty ones are left out, not asked about. Asked again, the default local model
+        # seldom mended a note without garbling another (the second answer, kept only with fewer faults, lost on
+        # most retries), and each retry reads the whole conversation again; one that would show quotations alone
+        # is still asked
+        return _without_faulty(answer, faults), lp, records, messages
     retry = M.analysis_retry(ctx.gateway.as_sent(messages, schema), answer.written, debate, i,
                              [f.text for f in faults])
     window = after + "".join(str(m.content) for m in retry[-2:])  # nor may it repeat its first answer

@@ -336,10 +336,13 @@ async def test_an_analysis_that_restates_the_other_debater_is_asked_once_more(un
     ("Theo argues that the daily competition over brands disappears, and so does bullying.", "brands"),
     ("Theo argues that we should require school uniforms in public secondary schools.", "should require"),
 ], ids=["restates Maya", "wrong side"])
-async def test_a_note_still_at_fault_after_the_retry_is_left_out(uniforms, faulty, gone):
-    # asked again, the model writes the same faulty first note (Maya's words, or Maya's side of the motion): that
-    # note is left out of the analysis (its quotation, Theo's own words, stays) and of what the later analyses read;
-    # its own second note stays
+@pytest.mark.parametrize("retried", [True, False], ids=["every note at fault", "one note right"])
+async def test_a_note_still_at_fault_after_the_retry_is_left_out(uniforms, faulty, gone, retried):
+    # every note at fault: asked again, the model writes the same faulty first note (Maya's words, or Maya's side
+    # of the motion) and mends the second; one note right from the start: not asked again (a retry reads the whole
+    # conversation again, and the local model seldom mends a note without garbling another). Either way the faulty
+    # note is left out of the analysis (its quotation, Theo's own words, stays) and of what the later analyses
+    # read; the right note stays
     from debatrix.testing import speech_passages
 
     restated = faulty
@@ -347,8 +350,10 @@ async def test_a_note_still_at_fault_after_the_retry_is_left_out(uniforms, fault
     def analyze(c):
         if c.index == 1 and c.dimension == "argument":
             first, second = speech_passages(c)[:2]
+            mended = not retried or "Answer again" in str(c.messages[-1].content)
             return {"points": [{"quote": first, "note": restated},
-                               {"quote": second, "note": "Theo says a uniform costs families more than it saves."}],
+                               {"quote": second, "note": "Theo says a uniform costs families more than it saves."
+                                if mended else restated}],
                     "answers": "Theo answers the claims of speech 1.", **({"score": 5} if '"score"' in str(c.messages[-1].content)
                                                            else {})}
         return analysis_of(c)
@@ -358,7 +363,7 @@ async def test_a_note_still_at_fault_after_the_retry_is_left_out(uniforms, fault
     assert result.status is Status.COMPLETE, result.incomplete_reason
     theo = next(a for a in result.dimensions[0].analyses if a.index == 1)
     asked = [c for c in model.calls if c.node == "analyze_speech" and c.dimension == "argument" and c.index == 1]
-    assert len(asked) == 2  # asked once more, told which note
+    assert len(asked) == (2 if retried else 1)  # asked once more (told which notes) only when none was right
     assert gone not in theo.analysis and "costs families more" in theo.analysis
     assert theo.analysis.count('"') == 4 and gone not in theo.memo  # both quotations, one note
     later = next(c for c in model.calls if c.node == "analyze_speech" and c.dimension == "argument" and c.index == 2)
@@ -483,30 +488,35 @@ async def test_a_shared_order_layout_gives_every_order_the_same_material(uniform
 
 async def test_an_answers_sentence_that_answers_nothing_is_checked_as_a_note(uniforms):
     # the demo on the local model: Ben's "answers" sentence gave him Ana's trials ("Ben argues that ..."); it said
-    # nothing of what he answers, so it is checked like a note: asked again, and left out if still wrong
+    # nothing of what he answers, so it is checked like a note: asked again when no note is right (told which
+    # sentence), else left out at once; left out if still wrong
     from debatrix.testing import speech_passages
 
     restated = "Theo argues that the daily competition over brands disappears, and so does bullying."
 
-    def analyze(c):
-        if c.index == 1 and c.dimension == "argument":
-            told = str(c.messages[-1].content)
-            if "Answer again" in told:
-                assert 'the "answers" sentence restates what Maya said' in told
-            first, second = speech_passages(c)[:2]
-            return {"points": [{"quote": first, "note": "Theo says a uniform costs families more than it saves."},
-                               {"quote": second, "note": "Theo says the policy is unfair to poorer families."}],
-                    "answers": restated, **({"score": 5} if '"score"' in str(c.messages[-1].content) else {})}
-        return analysis_of(c)
+    for notes_right in (True, False):
+        def analyze(c):
+            if c.index == 1 and c.dimension == "argument":
+                told = str(c.messages[-1].content)
+                if "Answer again" in told:
+                    assert 'the "answers" sentence restates what Maya said' in told
+                first, second = speech_passages(c)[:2]
+                right = notes_right or "Answer again" in told
+                return {"points": [{"quote": first, "note": "Theo says a uniform costs families more than it saves."
+                                    if right else restated},
+                                   {"quote": second, "note": "Theo says the policy is unfair to poorer families."}
+                                   if right else {"quote": second, "note": restated}],
+                        "answers": restated, **({"score": 5} if '"score"' in told else {})}
+            return analysis_of(c)
 
-    model = ScriptedChatModel(script={**script(), "analyze_speech": analyze})
-    result = await ajudge_debate(uniforms, settings("debatrix"), model)
-    assert result.status is Status.COMPLETE, result.incomplete_reason
-    asked = [c for c in model.calls if c.node == "analyze_speech" and c.dimension == "argument" and c.index == 1]
-    assert len(asked) == 2
-    theo = next(a for a in result.dimensions[0].analyses if a.index == 1)
-    assert "brands" not in theo.analysis and "costs families more" in theo.analysis
-    assert not any("speech 2 (Theo)" in f for f in result.checks.flags if f.startswith("argument"))
+        model = ScriptedChatModel(script={**script(), "analyze_speech": analyze})
+        result = await ajudge_debate(uniforms, settings("debatrix"), model)
+        assert result.status is Status.COMPLETE, result.incomplete_reason
+        asked = [c for c in model.calls if c.node == "analyze_speech" and c.dimension == "argument" and c.index == 1]
+        assert len(asked) == (1 if notes_right else 2)
+        theo = next(a for a in result.dimensions[0].analyses if a.index == 1)
+        assert "brands" not in theo.analysis and "costs families more" in theo.analysis
+        assert not any("speech 2 (Theo)" in f for f in result.checks.flags if f.startswith("argument"))
 
 
 async def test_an_answers_sentence_that_misreads_whose_point_it_is_is_left_out_without_another_call(uniforms):
