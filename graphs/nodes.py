@@ -19,8 +19,8 @@ from debatrix.core.errors import IncompleteJudgment, StructuredOutputError
 from debatrix.core.settings import JudgeSettings
 from debatrix.core.models import Debate, OrderAnswer, SpeechAnalysis, SpeechJudgment
 from debatrix.core import probabilities as prob
-from debatrix.core.textchecks import (COPY_SHARE, NoteFault, misread_answer, note_faults, says_what_it_answers,
-                                      shared_share, unglued)
+from debatrix.core.textchecks import (COPY_SHARE, NoteFault, misread_answer, note_faults, said_once,
+                                      says_what_it_answers, shared_share, unglued)
 from debatrix.core.tokens import count_tokens
 
 from . import messages as M
@@ -303,7 +303,7 @@ async def judge_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
                                                          words=words)
         named, probs = V.judgment_reading(text, lp, V.choices_in(order, ties_allowed(debate, dim)))
         try:
-            text, more = await _with_missing_paragraphs(ctx, messages, text, list(order), dim.name, words)
+            text, more = await _with_missing_paragraphs(ctx, messages, text, list(order), dim.name, words, debate)
         except IncompleteJudgment as e:  # the run stops here: what was paid for is still counted
             e.calls = [record, *getattr(e, "calls", [])]
             raise
@@ -316,19 +316,23 @@ async def judge_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
 
 
 async def _with_missing_paragraphs(ctx: JudgeContext, messages: list[BaseMessage], text: str, names: list[str],
-                                   dimension: str, words: int) -> tuple[str, list[Any]]:
+                                   dimension: str, words: int, debate: Debate) -> tuple[str, list[Any]]:
     """The judgment with a paragraph on every debater: where it has none on some (the default local model often
     folds one debater into the other's paragraph, so the report's comment on that debater would be empty), the
     judge is asked once for the missing ones, in the same conversation, and they are put before the Winner line.
-    The verdict stays the first answer's (its Winner line and probabilities); a paragraph under a debater's name
-    with nothing in it (debateart_4024: "Sir.Lancelot:" then the Winner line) is missing too. One that cannot be
-    had leaves the judgment as it was (the check flags it), as does a judgment in which no name heads a paragraph
-    (it did not follow the format at all, and its comments are read from it as it is)."""
-    sections = V.judgment_sections(text, names)  # once: debater_paragraph would cut the judgment again per name
-    written = {who for who, part in sections if who and part}
-    headed = {who for who, _ in sections if who}
+    The verdict stays the first answer's (its Winner line and probabilities). Missing is judged on the judgment as
+    a reader is shown it (said once, each section its debater's own): a paragraph under a debater's name with
+    nothing in it (debateart_4024: "Sir.Lancelot:" then the Winner line), or one that is another debater's paragraph
+    again with the name swapped (19% of the comments on the text benchmark showed empty for that), is missing too,
+    and the paragraph written for it replaces it. One that cannot be had leaves the judgment as it was (the check
+    flags it), as does a judgment in which no name heads a paragraph (it did not follow the format at all, and its
+    comments are read from it as it is)."""
+    if not any(who for who, _ in V.judgment_sections(text, names)):  # not written per debater at all
+        return text, []
+    shown = V.judgment_sections(V.own_words(said_once(text), debate), names)
+    written = {who for who, part in shown if who and part}
     missing = [n for n in names if n not in written]
-    if not missing or not headed:  # complete, or not written per debater at all (no name heads a paragraph)
+    if not missing:
         return text, []
     ask = M.judgment_missing(messages, text, dimension, missing)
     more, _, record = await ctx.gateway.text_probed(ask, node="judge_debate", dimension=dimension,
@@ -342,6 +346,7 @@ async def _with_missing_paragraphs(ctx: JudgeContext, messages: list[BaseMessage
             added.append((who, part))
     if not added:
         return text, [record]
+    text = V.without_sections(text, names, [who for who, _ in added])  # what the new paragraphs replace
     lines = text.rstrip().split("\n")
     cut = next((k for k, line in enumerate(lines) if V.WINNER_LINE.match(line.strip())), len(lines))
     new = [f"{who}: {part}" for who, part in added]

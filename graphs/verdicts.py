@@ -244,6 +244,23 @@ def own_words(judgment: str, debate: Debate) -> str:
     return "\n".join(lines)
 
 
+def without_sections(judgment: str, names: list[str], drop: Sequence[str]) -> str:
+    """A judgment without the sections (heading line to the next heading or Winner line) on the debaters ``drop``:
+    where a paragraph written again replaces the one the judgment had."""
+    ordered = sorted(names, key=len, reverse=True)
+    kept, who = [], None
+    for raw in judgment.split("\n"):
+        line = raw.strip()
+        if WINNER_LINE.match(line):
+            who = None
+        elif line:
+            hit, _ = _headed(line, ordered)
+            who = hit if hit is not None else who
+        if who not in drop or who is None:
+            kept.append(raw)
+    return "\n".join(kept)
+
+
 def _about_other(sentence: str, who: str, names: Sequence[str]) -> bool:
     """Whether a sentence in the section on ``who`` is about another debater alone ("Brendo presents a viable
     alternative" in the paragraph on Bazza97125, debateart_0601, real output): it names another and not ``who``,

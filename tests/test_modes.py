@@ -375,7 +375,7 @@ async def test_a_judgment_without_a_paragraph_on_one_debater_is_asked_for_it(uni
     # the local model's habit: Theo folded into Maya's paragraph. Asked once more in the same conversation, the
     # judge writes Theo's paragraph, which goes before the Winner line; the verdict stays the first answer's
     def judge(c):
-        if "has no paragraph starting with Theo" in str(c.messages[-1].content):
+        if "has no paragraph of its own on Theo" in str(c.messages[-1].content):
             assert c.messages[-2].type == "ai"  # the same conversation, after its judgment
             return f"Theo: Theo's rebuttal on {c.dimension} was thin."
         return f"Maya: Maya argued well on {c.dimension}, and Theo did not answer her.\nWinner: Maya"
@@ -393,7 +393,7 @@ async def test_a_judgment_without_a_paragraph_on_one_debater_is_asked_for_it(uni
 
     # the names written with nothing under them (debateart_4024's source judgment): both are asked for
     def empty(c):
-        if "has no paragraph starting with" in str(c.messages[-1].content):
+        if "has no paragraph of its own on" in str(c.messages[-1].content):
             return f"Theo: Theo's rebuttal on {c.dimension} was thin.\nMaya: Maya's case on {c.dimension} held."
         return "Theo:\nWinner: Maya\n\nMaya:\n"
 
@@ -406,7 +406,7 @@ async def test_a_judgment_without_a_paragraph_on_one_debater_is_asked_for_it(uni
 
     # asked, the model repeats the paragraph it wrote under the missing name (debateart_0601): nothing is added
     def copies(c):
-        if "has no paragraph starting with Theo" in str(c.messages[-1].content):
+        if "has no paragraph of its own on Theo" in str(c.messages[-1].content):
             return f"Theo: Maya argued well on {c.dimension}, and Theo did not answer her."
         return judge(c)
 
@@ -414,6 +414,24 @@ async def test_a_judgment_without_a_paragraph_on_one_debater_is_asked_for_it(uni
     result = await ajudge_debate(uniforms, settings("dimensional"), model)
     assert all(j.comment == "" for d in result.dimensions for j in d.debater_judgments if j.debater == "Theo")
     assert any("no paragraph on Theo" in f for f in result.checks.flags)
+
+    # the paragraph on Theo is Maya's again with the name swapped (the local model's habit: 19% of the text
+    # benchmark's comments showed empty for it): it says nothing new, so it is missing as shown, asked for, and the
+    # paragraph written replaces it
+    def swapped(c):
+        if "has no paragraph of its own on Theo" in str(c.messages[-1].content):
+            return f"Theo: Theo's rebuttal on {c.dimension} was thin."
+        return (f"Maya: Maya argued clearly and with strong evidence on {c.dimension}.\n"
+                f"Theo: Theo argued clearly and with strong evidence on {c.dimension}.\nWinner: Maya")
+
+    model = ScriptedChatModel(script={**script(), "judge_debate": swapped})
+    result = await ajudge_debate(uniforms, settings("dimensional"), model)
+    assert result.usage.by_node["judge_debate"].calls == 3 * 2 * 2
+    for d in result.dimensions:
+        comments = {j.debater: j.comment for j in d.debater_judgments}
+        assert comments == {"Maya": f"Maya argued clearly and with strong evidence on {d.name}.",
+                            "Theo": f"Theo's rebuttal on {d.name} was thin."}
+        assert d.verdict.comment.count("Theo:") == 1 and d.verdict.winner == "Maya"
 
 
 async def test_a_verdict_the_first_judge_cannot_vouch_for_goes_to_the_second(uniforms):
