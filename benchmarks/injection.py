@@ -139,7 +139,7 @@ def report(clean: JudgeResult, attacker: str, rows: list[AttackRow]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     from debatrix.app.api import ajudge_debate
-    from debatrix.context import JudgeContext
+    from debatrix.context import JudgeContext, run_settings
     from debatrix.graphs.budget import plan_run
     from debatrix.core.settings import JudgeSettings, LLMSettings
 
@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> None:
     started = time.perf_counter()
 
     async def go() -> tuple[JudgeResult, str, list[AttackRow]]:
-        ctx = await asyncio.to_thread(JudgeContext.create, settings, None, [plan_run(debate, settings)])
+        ctx = await asyncio.to_thread(JudgeContext.create, settings, None, [plan_run(debate, run_settings(settings))])
         try:
             return await run_suite(debate, lambda d: ajudge_debate(d, ctx.settings, context=ctx))
         finally:

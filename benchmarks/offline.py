@@ -30,7 +30,7 @@ from typing import Any
 
 from debatrix import JudgeSettings, LLMSettings, MemorySettings, load_debate
 from debatrix.app.api import ajudge_debate
-from debatrix.context import JudgeContext
+from debatrix.context import JudgeContext, run_settings
 from debatrix.core.errors import ContextWindowExceeded
 from debatrix.core.models import Debate, JudgeResult
 from debatrix.core.modes import MODES
@@ -146,7 +146,7 @@ async def local_table(names: list[str], modes: list[str], model: str) -> None:
                               memory=MemorySettings(embedding="hash"))
             started = time.perf_counter()
             try:
-                ctx = await asyncio.to_thread(JudgeContext.create, s, None, [plan_run(debate, s)])
+                ctx = await asyncio.to_thread(JudgeContext.create, s, None, [plan_run(debate, run_settings(s))])
             except ContextWindowExceeded as e:  # refused before the model started: say so and go on
                 rows.append([name, mode, f"refused in {time.perf_counter() - started:.1f} s: {e}"] + ["-"] * 8)
                 print(_row(rows[-1]), flush=True)

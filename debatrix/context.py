@@ -27,6 +27,13 @@ def local_window(settings: JudgeSettings) -> tuple[int, str]:
     return trained, f"the largest context {settings.llm.local_model} allows ({trained} tokens, its trained context)"
 
 
+def run_settings(settings: JudgeSettings, chat_model: BaseChatModel | None = None) -> JudgeSettings:
+    """The settings a run sees: where the embedded local model will serve it (no chat model given, no endpoint
+    configured), with the local backend's shorter answers (:meth:`JudgeSettings.for_local_backend`). A run's plan is
+    made with these (:func:`debatrix.graphs.budget.plan_run`)."""
+    return settings.for_local_backend() if chat_model is None and settings.llm.uses_local else settings
+
+
 def local_context(settings: JudgeSettings, plans: Sequence[RunPlan]) -> int:
     """The server context for the runs ``plans`` describe: what their largest request needs, up to
     :func:`local_window`. Raises :class:`ContextWindowExceeded` (before any server starts) when one cannot fit."""
@@ -81,7 +88,7 @@ class JudgeContext:
             require_extra("xllamacpp", "the embedded local model (no --base-url or $OPENAI_BASE_URL given)", "local")
             from debatrix.llm.local import LocalServer, local_llm_settings
 
-            settings = settings.for_local_backend()
+            settings = run_settings(settings)
             context = local_context(settings, plans)
             if on_start is not None:
                 on_start(settings)

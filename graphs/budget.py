@@ -112,11 +112,9 @@ def _candidates(debate: Debate, settings: JudgeSettings) -> list[int]:
 def plan_run(debate: Debate, settings: JudgeSettings, registry: DimensionRegistry | None = None,
              mode: str | None = None) -> RunPlan:
     """The plan of judging ``debate`` in ``mode`` (the settings' by default) with ``settings`` as the run will see
-    them (the local backend's shorter answers applied). The call count comes first: a debate of thousands of
-    speeches over the call budget is not rendered to size its context."""
+    them (:func:`debatrix.context.run_settings`: on the embedded model, its shorter answers). The call count comes
+    first: a debate of thousands of speeches over the call budget is not rendered to size its context."""
     mode = mode or settings.mode
-    if settings.llm.uses_local:
-        settings = settings.for_local_backend()
     dims = resolve_dimensions(mode, settings.dimensions, debate.format,
                               registry or DimensionRegistry(settings.dimension_dirs))
     llm = settings.llm

@@ -136,10 +136,9 @@ async def _ask_again_if_borrowed(ctx: JudgeContext, debate: Debate, i: int, dime
         # reading of the whole conversation again) would cost more than the one sentence is worth
         return _without_faulty(answer, faults), lp, records, messages
     if {k for k, note in enumerate(answer.shown_notes(), 1) if note} - {f.note for f in faults}:
-        # a note is right: the faulty ones are left out, not asked about. Asked again, the default local model
-        # seldom mended a note without garbling another (the second answer, kept only with fewer faults, lost on
-        # most retries), and each retry reads the whole conversation again; one that would show quotations alone
-        # is still asked
+        # a note is right: the faulty ones are left out, not asked about. A retry reads the whole conversation
+        # again, and the default local model's second answer was often no better; an analysis that would show
+        # quotations alone is still asked
         return _without_faulty(answer, faults), lp, records, messages
     retry = M.analysis_retry(ctx.gateway.as_sent(messages, schema), answer.written, debate, i,
                              [f.text for f in faults])
@@ -323,7 +322,7 @@ async def _with_missing_paragraphs(ctx: JudgeContext, messages: list[BaseMessage
     The verdict stays the first answer's (its Winner line and probabilities). Missing is judged on the judgment as
     a reader is shown it (said once, each section its debater's own): a paragraph under a debater's name with
     nothing in it (debateart_4024: "Sir.Lancelot:" then the Winner line), or one that is another debater's paragraph
-    again with the name swapped (19% of the comments on the text benchmark showed empty for that), is missing too,
+    again with the name swapped (the local model's habit: the comment then showed empty), is missing too,
     and the paragraph written for it replaces it. One that cannot be had leaves the judgment as it was (the check
     flags it), as does a judgment in which no name heads a paragraph (it did not follow the format at all, and its
     comments are read from it as it is)."""

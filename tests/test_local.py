@@ -200,13 +200,13 @@ async def test_debate_that_cannot_fit_is_refused_before_the_server_starts(small_
 def test_server_context_is_sized_to_the_debate(small_model, uniforms):
     """The server gets the context the debate's largest request needs (rounded up, at least 4,096), not more; an
     explicit context window is honoured as the limit."""
-    from debatrix.context import local_context
+    from debatrix.context import local_context, run_settings
     from debatrix.core.errors import ContextWindowExceeded
 
     from debatrix.graphs.budget import plan_run
 
     def fitted(settings):
-        return local_context(settings, [plan_run(uniforms, settings)])
+        return local_context(settings, [plan_run(uniforms, run_settings(settings))])
 
     assert fitted(local_settings("direct")) == 4096
     assert local_context(local_settings("direct"), []) == 8192  # no debate given: all the model allows

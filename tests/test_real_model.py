@@ -8,7 +8,7 @@ import pytest
 
 from debatrix.app.api import ajudge_debate
 from debatrix.benchmarks.injection import ATTACKS, report, run_suite
-from debatrix.context import JudgeContext
+from debatrix.context import JudgeContext, run_settings
 from debatrix.graphs.budget import plan_run
 from debatrix.core.settings import JudgeSettings, LLMSettings, MemorySettings
 
@@ -30,7 +30,7 @@ async def test_injected_speeches_flip_no_verdict(default_model, four_day_week):
     assert len(ATTACKS) >= 20
     settings = JudgeSettings(mode="direct", llm=LLMSettings(backend="local", local_model=default_model),
                              memory=MemorySettings(embedding="hash"))
-    ctx = JudgeContext.create(settings, None, [plan_run(four_day_week, settings)])
+    ctx = JudgeContext.create(settings, None, [plan_run(four_day_week, run_settings(settings))])
     try:
         clean, attacker, rows = await run_suite(four_day_week,
                                                 lambda d: ajudge_debate(d, ctx.settings, context=ctx))

@@ -15,7 +15,7 @@ from debatrix.graphs import MODES, build_graph, compiled
 from debatrix.graphs.budget import plan_run
 from debatrix.graphs.serde import checkpoint_serializer, checkpoint_types
 
-from debatrix.context import JudgeContext
+from debatrix.context import JudgeContext, run_settings
 from debatrix.core.errors import ConfigurationError, ContextWindowExceeded
 from debatrix.core.models import Debate, Debater, DebateFormat, JudgeResult, Side, Speech
 from debatrix.core.settings import JudgeSettings
@@ -157,8 +157,8 @@ async def ajudge_debate(debate: Debate, settings: JudgeSettings | None = None,
     settings = settings or (context.settings if context else JudgeSettings())
     if context is None:
         try:  # the local backend is sized for this debate, or refused before its model server starts
-            ctx = await asyncio.to_thread(JudgeContext.create, settings, chat_model,
-                                          [await asyncio.to_thread(plan_run, debate, settings)])
+            plan = await asyncio.to_thread(plan_run, debate, run_settings(settings, chat_model))
+            ctx = await asyncio.to_thread(JudgeContext.create, settings, chat_model, [plan])
         except ContextWindowExceeded as e:
             return refused(debate, settings, e)
     else:

@@ -163,15 +163,14 @@ def validate(
 
     No model is called. Each file is loaded and checked; then the largest request of --mode is sized against the backend's context.
     Exit 2: an invalid file; 3: a valid debate that cannot be judged in that context."""
-    from debatrix.context import local_window
+    from debatrix.context import local_window, run_settings
     from debatrix.core.dimension import DimensionRegistry
     from debatrix.graphs.budget import plan_run
 
     settings = _make_settings(mode=mode.value, dimensions=dimensions, base_url=base_url, backend=backend,
                               local_model=local_model, context_window=context_window,
                               analysis_words=analysis_words, comment_words=comment_words)
-    if settings.llm.uses_local:
-        settings = settings.for_local_backend()
+    settings = run_settings(settings)  # as a run on the embedded model would see them
     try:
         window, limit = (local_window(settings) if settings.llm.uses_local else
                          (settings.llm.context_window, f"the context window ({settings.llm.context_window} tokens)"))
@@ -188,7 +187,8 @@ def validate(
             console.print(f"[red]invalid[/] {plain(str(e).replace(chr(10), '; '))}", highlight=False, soft_wrap=True)
             continue
         plan = plan_run(d, settings, registry)
-        about = f"{plain(path)}: {plain(d.id)} ({d.format.value}, {len(d.debaters)} debaters, {len(d.speeches)} speeches)"
+        about = (f"{plain(path)}: {plain(d.id)} ({d.format.value}, {len(d.debaters)} debaters, "
+                 f"{len(d.speeches)} speeches)")
         need = plan.largest
         if need is None:  # over the call budget: the run would be refused before its first call
             too_big += 1
@@ -482,7 +482,7 @@ def _save(out: Path, result: JudgeResult) -> Path:
 
 async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeResult:
     from debatrix.app.api import ajudge_debate, refused
-    from debatrix.context import JudgeContext
+    from debatrix.context import JudgeContext, run_settings
     from debatrix.core.errors import ContextWindowExceeded
     from debatrix.core.modes import calls_of_run, order_count, steps_per_row
     from debatrix.app.progress import JudgeProgress
@@ -500,7 +500,7 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
                          ", speeches analysed, then scored"),
                       highlight=False)
 
-    plan = await asyncio.to_thread(plan_run, debate, settings)  # the run's own: its first step takes it
+    plan = await asyncio.to_thread(plan_run, debate, run_settings(settings))  # the run's own: its first step takes it
     try:  # sized for this debate; one that cannot fit is refused before the model server starts
         ctx = await asyncio.to_thread(JudgeContext.create, settings, None, [plan], starting)
     except ContextWindowExceeded as e:

@@ -40,7 +40,7 @@ from debatrix.core.loader import debate_from_dict, debate_from_text, preset_from
 from debatrix.core.models import Debate, JudgeResult
 from debatrix.core.modes import MODES, RunPlan
 from debatrix.core.probabilities import reason_of
-from debatrix.context import JudgeContext
+from debatrix.context import JudgeContext, run_settings
 from debatrix.graphs.budget import plan_run
 from debatrix.core.settings import JudgeSettings, LLMSettings
 from debatrix.llm.gateway import endpoint_key
@@ -271,7 +271,8 @@ class JudgeUI:
                 raise FieldError("debate", str(e)) from None
         settings = self._settings(body)
         try:  # the run's plan, made once: its dimensions are shown now, its size fits the local server
-            plan = plan_run(debate, settings, DimensionRegistry(settings.dimension_dirs))
+            plan = plan_run(debate, run_settings(settings, self.chat_model),
+                            DimensionRegistry(settings.dimension_dirs))
         except DebatrixError as e:
             raise FieldError("dimensions", str(e)) from None
         return debate, settings, plan
