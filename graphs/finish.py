@@ -118,8 +118,10 @@ def _missing(d: DimensionResult, debate: Debate, per_speech: bool) -> list[str]:
 def make_finish(mode: str, per_speech: bool, panel: bool) -> Callable:
     async def finish(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
         debate = state["debate"]
+        # a mode's map is fitted on its overall verdict against the audience's: in a panel mode that is the panel's
+        # verdict, so the dimensions' own verdicts stay uncalibrated (nothing was fitted on them)
         cmap = calibration_for(ctx.settings.llm.model, mode)
-        dims = [_dimension_result(state, d, cmap) for d in state.get("dimensions", [])]
+        dims = [_dimension_result(state, d, None if panel else cmap) for d in state.get("dimensions", [])]
         if debate.format is DebateFormat.SINGLE:
             general = None
         elif panel:
