@@ -574,6 +574,22 @@ def test_a_side_is_read_in_the_past_tense_too():
     assert T.wrong_sides("Alec opposed the motion.", MILITARY) == ["Alec"]
 
 
+def test_an_argument_for_the_other_side_is_a_side_taken():
+    from pathlib import Path
+
+    from debatrix.core.loader import load_debate
+
+    demo = load_debate(Path(__file__).resolve().parents[1] / "examples" / "four_day_week.yaml")
+    # the demo's language judgment on the local model (real output), in the paragraph on Ben (con)
+    said = ("Ben also introduced the risk of the four-day week on patients and pupils, which is a strong argument "
+            "for the pro side.")
+    assert T.sentence_faults(said, demo, "Ben").wrong_sides == ("Ben",)
+    # said of the debater's own side, as the model mostly does, it is no fault
+    assert not T.sentence_faults("Ana provides evidence that the four-day week reduced sick days and burnout, which "
+                                 "is a strong argument for the pro side.", demo, "Ana")
+    assert not T.sentence_faults("Ben uses clear language, which is a strong point for the con.", demo, "Ben")
+
+
 def test_a_judgment_leaves_out_a_sentence_that_puts_its_debater_on_the_wrong_side():
     from debatrix.graphs.verdicts import own_words
 

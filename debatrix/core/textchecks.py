@@ -110,10 +110,13 @@ def mentions(text: str, name: str) -> bool:
 # several is never held against any of them ("Ana supports the motion, Ben opposes it").
 _PRO = re.compile(r"\b(supports?|supported|supporting|defends?|defended|defending|argues? for|argued for|arguing for|"
                   r"in favou?r of|proposes?|proposed|proposing) (the|this) motion\b|\b(for|behind) the motion\b|"
-                  r"\bon the (pro|proposition|affirmative) side\b|\bas (the )?(pro|proposition|affirmative)\b")
+                  r"\bon the (pro|proposition|affirmative) side\b|\bas (the )?(pro|proposition|affirmative)\b|"
+                  # "which is a strong argument for the pro side" (the local model's judgments say it of either side)
+                  r"\b(argument|point|case|reason|evidence)s? for the (pro|proposition|affirmative)\b")
 _CON = re.compile(r"\b(opposes?|opposed|opposing|rejects?|rejected|rejecting|argues? against|argued against|"
                   r"arguing against|attacks?|attacked|attacking) (the|this) motion\b|\bagainst the motion\b|"
-                  r"\bon the (con|opposition|negative) side\b|\bas (the )?(con|opposition|negative)\b")
+                  r"\bon the (con|opposition|negative) side\b|\bas (the )?(con|opposition|negative)\b|"
+                  r"\b(argument|point|case|reason|evidence)s? for the (con|opposition|negative)\b")
 # present and past: the analyses say "argues", the judgments often "argued" (debateart_0466's source judgment on the
 # local model: "Blamonkey argued that the US should increase military spending", of the debater against it)
 _PRO_VERB = re.compile(r"\b(supports?|supported|supporting|argues?|argued|arguing|claims?|claimed|believes?|believed|"
