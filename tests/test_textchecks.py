@@ -330,14 +330,10 @@ def test_a_claim_weighed_questioned_or_anothers_puts_no_one_on_a_side():
     assert check.wrong_sides == ()
 
 
-def test_a_note_that_says_again_the_speakers_earlier_speech_is_stale():
+def test_a_note_that_says_again_the_speakers_earlier_speech_is_stale(four_day_week):
     # the demo's argument analysis of Ana's second speech (real output of the default local model): its notes are
     # her first speech's points; speech 3 is about rotas and Ben's shift pattern
-    from pathlib import Path
-
-    from debatrix.core.loader import load_debate
-
-    demo = load_debate(Path(__file__).resolve().parents[1] / "examples" / "four_day_week.yaml")
+    demo = four_day_week
     stale = ["Ana argues that tired staff make mistakes, which is valid.",
              "Ana argues that trials in Iceland and the UK kept output level and sick days and burnout fell.",
              "Ana argues that rotas can be redesigned, as Scottish trials are doing.",
@@ -408,12 +404,8 @@ def test_an_answers_sentence_that_only_echoes_the_instruction_is_left_out():
     assert answer.text()[0] == '"Hospitals run on shifts." Ben uses a short, clear sentence.'
 
 
-def test_a_comment_that_gives_its_debater_the_other_debaters_points_is_flagged():
-    from pathlib import Path
-
-    from debatrix.core.loader import load_debate
-
-    demo = load_debate(Path(__file__).resolve().parents[1] / "examples" / "four_day_week.yaml")
+def test_a_comment_that_gives_its_debater_the_other_debaters_points_is_flagged(four_day_week):
+    demo = four_day_week
     # the demo's argument judgment on the default local model (real output): Ben's points in the paragraph on Ana
     on_ana = ("Ana (pro) argues that tired staff make mistakes, which is a valid point. Ana argues that hospitals, "
               "prisons and schools run on shifts: a ward still needs staff seven days a week.")
@@ -441,16 +433,13 @@ def test_a_section_that_is_only_a_name_is_empty_and_a_quotation_naming_the_other
     assert not check.names_other_only
 
 
-def test_the_node_checks_notes_as_shown_with_glued_words_split():
+def test_the_node_checks_notes_as_shown_with_glued_words_split(four_day_week):
     # the demo's language analysis of Ana's second speech, as the DRY sampler had the local model write it (real
     # output): "sickdays" hid her first speech's words from the node's check, and the result's check found them
-    from pathlib import Path
-
-    from debatrix.core.loader import load_debate
     from debatrix.graphs.answers import analysis_answer
     from debatrix.graphs.nodes import _faults
 
-    demo = load_debate(Path(__file__).resolve().parents[1] / "examples" / "four_day_week.yaml")
+    demo = four_day_week
     quote = "Rotas can be redesigned, as Scottish trials are doing, and overtime"
     schema = analysis_answer((quote,), "Ana", first=False, words=60)
     answer = schema.model_validate({"points": [{"quote": quote, "note": "Ana provides evidence that the four-day "
@@ -461,13 +450,10 @@ def test_the_node_checks_notes_as_shown_with_glued_words_split():
     assert [f.earlier for f in _faults(answer, demo, 2, task)] == [0]
 
 
-def test_a_judgment_keeps_each_debaters_own_points_in_their_section():
-    from pathlib import Path
-
-    from debatrix.core.loader import load_debate
+def test_a_judgment_keeps_each_debaters_own_points_in_their_section(four_day_week):
     from debatrix.graphs.verdicts import debater_paragraph, own_words
 
-    demo = load_debate(Path(__file__).resolve().parents[1] / "examples" / "four_day_week.yaml")
+    demo = four_day_week
     # the demo's argument judgments on the default local model (real output, shortened)
     one = ("Ana (pro) argues that tired staff make mistakes, which is a valid point. Ana argues that hospitals, "
            "prisons and schools run on shifts: a ward still needs staff seven days a week. Ana's argument is "
@@ -547,13 +533,10 @@ def test_an_answers_sentence_that_gets_wrong_whose_point_it_is_is_flagged():
     assert check.misattributed and check.answers_misread == (own.text,)
 
 
-def test_a_judgment_leaves_out_a_sentence_that_misreads_what_its_debater_answers():
-    from pathlib import Path
-
-    from debatrix.core.loader import load_debate
+def test_a_judgment_leaves_out_a_sentence_that_misreads_what_its_debater_answers(four_day_week):
     from debatrix.graphs.verdicts import own_words
 
-    demo = load_debate(Path(__file__).resolve().parents[1] / "examples" / "four_day_week.yaml")
+    demo = four_day_week
     # the demo's source judgment on the local model (real output; the panel repeated its first sentence on Ben)
     judgment = ("Ana: Ana provided evidence that sick days and burnout fell.\n"
                 "Ben: Ben challenged the claim that four-day weeks reduce error by citing a Scottish trial that found "
@@ -574,12 +557,8 @@ def test_a_side_is_read_in_the_past_tense_too():
     assert T.wrong_sides("Alec opposed the motion.", MILITARY) == ["Alec"]
 
 
-def test_an_argument_for_the_other_side_is_a_side_taken():
-    from pathlib import Path
-
-    from debatrix.core.loader import load_debate
-
-    demo = load_debate(Path(__file__).resolve().parents[1] / "examples" / "four_day_week.yaml")
+def test_an_argument_for_the_other_side_is_a_side_taken(four_day_week):
+    demo = four_day_week
     # the demo's language judgment on the local model (real output), in the paragraph on Ben (con)
     said = ("Ben also introduced the risk of the four-day week on patients and pupils, which is a strong argument "
             "for the pro side.")

@@ -504,7 +504,7 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
     try:  # sized for this debate; one that cannot fit is refused before the model server starts
         ctx = await asyncio.to_thread(JudgeContext.create, settings, None, [plan], starting)
     except ContextWindowExceeded as e:
-        return refused(debate, settings.for_local_backend() if settings.llm.uses_local else settings, e)
+        return refused(debate, run_settings(settings), e)
     settle_heap()
     try:
         if ctx.local_server is not None:
