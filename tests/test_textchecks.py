@@ -67,6 +67,19 @@ def test_misattribution_names_the_other_debater_or_the_wrong_side():
     assert T.mentions("Ana's case", "Ana") and not T.mentions("Banana bread", "Ana")
 
 
+def test_a_point_credited_to_the_opponent_puts_its_debater_on_the_wrong_side(four_day_week):
+    # the demo's source comment on Ana (pro), real output: her Scottish trial given to Ben's case
+    real = ("Ana also cited a Scottish trial that found that overtime is already what burnout costs us today, which "
+            "supports Ben's argument that redesigning rotas is a promise, but not a plan.")
+    assert T.wrong_sides(real, four_day_week) == ["Ana"]
+    assert T.sentence_faults(real, four_day_week, "Ana").misattributed
+    assert T.wrong_sides("Ana cited a trial. It strengthens Ben's case.", DEBATE) == ["Ana"]  # the last one named
+    # a debater's own or a teammate's argument, a weakened one, a negated one: no side taken
+    assert T.wrong_sides("Ben cites hospitals, which supports Ben's argument.", DEBATE) == []
+    assert T.wrong_sides("Ben's rebuttal undermines Ana's argument.", DEBATE) == []
+    assert T.wrong_sides("Ana cited a trial, which does not support Ben's argument.", DEBATE) == []
+
+
 def test_a_reason_made_of_weights_cites_nothing_said():
     assert not T.cites_debate("The final decision is Ana, as she has the highest weight of 3 out of 5.", DEBATE)
     assert not T.cites_debate("Ana wins the four-day week debate.", DEBATE)  # the motion's words are not a point

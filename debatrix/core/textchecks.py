@@ -187,12 +187,44 @@ def side_claims(text: str, names: Sequence[str], motion: str = "") -> list[tuple
     return out
 
 
+# "..., which supports Ben's argument" said of Ana: her point credited to the other side (the demo's source comment on
+# Ana, real output, of a Scottish trial she cited). Weakening verbs ("undermines Ben's argument") are no side taken.
+_CREDITS = (r"\b(supports?|supported|supporting|strengthens?|strengthened|bolsters?|bolstered|reinforces?|reinforced|"
+            r"backs? up|backed up|helps?|helped|favou?rs?|favou?red)\s+(?:\w+\s+){0,2}?")
+_POINT = r"'s?\s+(argument|case|position|point|claim|side|stance)s?\b"
+
+
+def credited_to_other(text: str, debate: Debate) -> list[str]:
+    """Debaters whose point a sentence says supports an opponent's argument ("Ana cited ..., which supports Ben's
+    argument"): the sentence's debater is the one it names other than the opponent, else the last one named."""
+    sides = {d.name: d.side for d in debate.debaters}
+    out: set[str] = set()
+    last: str | None = None
+    for sentence in _SENTENCE.split(text):
+        named = [n for n in sides if mentions(sentence, n)]
+        s = normalized(sentence)
+        # "does not support Ben's argument" credits nothing (a negation in the clause before the verb)
+        credited = {n for n in named for m in re.finditer(_CREDITS + re.escape(normalized(n)) + _POINT, s)
+                    if not _NEGATION.search(s[:m.start()].rsplit(",", 1)[-1])}
+        subjects = [n for n in named if n not in credited]
+        who = subjects[0] if len(subjects) == 1 else (last if not subjects else None)
+        if who and any(sides[who] is not sides[c] for c in credited):
+            out.add(who)
+        if len(named) == 1:
+            last = named[0]
+        elif named:
+            last = None
+    return sorted(out)
+
+
 def wrong_sides(text: str, debate: Debate) -> list[str]:
-    """Debaters the text puts on the side of the motion they did not argue (1v1 and BP)."""
+    """Debaters the text puts on the side of the motion they did not argue (1v1 and BP), or whose point it credits
+    to the other side."""
     if debate.format is DebateFormat.SINGLE:
         return []
     sides = {d.name: d.side for d in debate.debaters}
-    return sorted({name for name, side in side_claims(text, list(sides), debate.motion) if sides[name] is not side})
+    claimed = {name for name, side in side_claims(text, list(sides), debate.motion) if sides[name] is not side}
+    return sorted(claimed | set(credited_to_other(text, debate)))
 
 
 NOTE_N = 2  # content-word n-grams for a note: one sentence is short, and "Iceland UK" carries the claim
