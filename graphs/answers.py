@@ -170,10 +170,26 @@ class _AnalysisAnswer(_Answer):
         return " ".join(q + n for q, n in parts), " ".join(n for _, n in parts if n), cut
 
 
+# Words no sentence ends on: a note that stops on one was broken off by the model ("which is a strong and.", the
+# demo's language note; "to connect the argument to the.", on the text benchmark)
+_DANGLING = frozenset("a an the and or but nor of to with for from by in on at as which that who whose is are was "
+                      "were its their his her".split())
+
+
 def _whole(note: str, limit: int) -> tuple[str, bool]:
-    """A note the grammar stopped at its length limit, cut back to its last sentence end (or word, marked "…")."""
+    """A note the grammar stopped at its length limit, cut back to its last sentence end (or word, marked "…"); one
+    the model broke off on a word no sentence ends on, cut back to its last clause (or marked "…") the same way."""
     if not limit or len(note) < limit - 1:
-        return (note if note.endswith((".", "!", "?")) else f"{note}."), False
+        body = note.rstrip(" .!?")
+        last = body.rsplit(" ", 1)[-1].lower()
+        if last not in _DANGLING or " " not in body:
+            return (note if note.endswith((".", "!", "?")) else f"{note}."), False
+        clause = max(body.rfind(", "), body.rfind("; "))
+        if clause >= len(body) // 2:
+            return body[:clause] + ".", False
+        while body.rsplit(" ", 1)[-1].lower() in _DANGLING and " " in body:
+            body = body.rsplit(" ", 1)[0].rstrip(",;:")
+        return body + " …", False
     end = max(note.rfind(". "), note.rfind("! "), note.rfind("? "))
     if end >= limit // 2:
         return note[:end + 1], True

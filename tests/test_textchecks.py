@@ -417,6 +417,23 @@ def test_an_answers_sentence_that_only_echoes_the_instruction_is_left_out():
     assert answer.text()[0] == '"Hospitals run on shifts." Ben uses a short, clear sentence.'
 
 
+def test_a_note_broken_off_on_a_word_no_sentence_ends_on_is_cut_back():
+    from debatrix.graphs.answers import analysis_answer
+
+    schema = analysis_answer(("Tired staff make mistakes.",), "Ana", first=True, words=60)
+
+    def shown(note: str) -> str:
+        return schema.model_validate({"points": [{"quote": "Tired staff make mistakes.", "note": note}]}).text()[1]
+
+    # the demo's language note (real output) ends "a strong and.": back to its last clause
+    assert shown("Ana uses clear and concise phrases to state the problem, which is a strong and.") == (
+        "Ana uses clear and concise phrases to state the problem.")
+    # no clause to go back to (a text-benchmark note, real output): the broken words go, the cut is marked
+    assert shown("Ana uses the word 'therefore' to connect the argument to the.") == (
+        "Ana uses the word 'therefore' to connect the argument …")
+    assert shown("Ana says tired staff make mistakes") == "Ana says tired staff make mistakes."  # whole: kept
+
+
 def test_a_comment_that_gives_its_debater_the_other_debaters_points_is_flagged(four_day_week):
     demo = four_day_week
     # the demo's argument judgment on the default local model (real output): Ben's points in the paragraph on Ana
