@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from debatrix.core import probabilities as prob
-from debatrix.core.textchecks import mentions, said_once, says_what_it_answers, sentence_faults
+from debatrix.core.textchecks import mentions, said_once, says_what_it_answers, sentence_faults, wrong_sides
 from debatrix.core.models import Debate, DebaterJudgment, OrderAnswer, Verdict
 
 
@@ -228,7 +228,12 @@ def own_words(judgment: str, debate: Debate) -> str:
         if hit is not None:
             who = hit
         if who is None:
-            lines.append(raw)
+            # outside any debater's section (a reason in prose): a sentence putting a debater on the side they did
+            # not argue goes (the demo's panel reason, real output: "Ana also cited a Scottish trial ..., which
+            # supports Ben's argument", of Ana's own evidence)
+            sentences = re.split(r"(?<=[.!?])\s+", line)
+            kept = [x for x in sentences if not wrong_sides(x, debate)]
+            lines.append(raw if len(kept) == len(sentences) else " ".join(kept))
             continue
         sentences = re.split(r"(?<=[.!?])\s+", content if hit else line)
         kept = [x for x in sentences

@@ -510,6 +510,11 @@ def test_a_judgment_keeps_each_debaters_own_points_in_their_section(four_day_wee
     about = ("Ana: Ana clearly stated the main argument. Ben presents a viable alternative, suggesting testing in "
              "offices. Ben's point on shifts went unanswered.")
     assert own_words(about, demo) == "Ana: Ana clearly stated the main argument. Ben's point on shifts went unanswered."
+    # a reason in prose, outside any section: a sentence putting a debater on the side they did not argue goes
+    # (debateart_4642's panel reason in debatrix mode, real output, names and motion changed)
+    prose = ("Ana wins.\n\nThe argument is that the trials worked, which is supported by the shift rotas Ben "
+             "explained, so Ben argues for the motion. Ana provides a clear argument about the trials.")
+    assert own_words(prose, demo) == "Ana wins.\n\nAna provides a clear argument about the trials."
 
 
 def test_an_analysis_of_quotations_alone_is_flagged():
