@@ -229,8 +229,9 @@ def own_words(judgment: str, debate: Debate) -> str:
             who = hit
         if who is None:
             # outside any debater's section (a reason in prose): a sentence putting a debater on the side they did
-            # not argue goes (the demo's panel reason, real output: "Ana also cited a Scottish trial ..., which
-            # supports Ben's argument", of Ana's own evidence)
+            # not argue goes, as it does inside one (debateart_4642's panel reason in debatrix mode, real output:
+            # Les Miserables' case "supported by the detailed explanation of the Phantom's origin story ...
+            # provided by Sir.Lancelot", who argued for the Phantom); each sentence is read alone
             sentences = re.split(r"(?<=[.!?])\s+", line)
             kept = [x for x in sentences if not wrong_sides(x, debate)]
             lines.append(raw if len(kept) == len(sentences) else " ".join(kept))
