@@ -227,16 +227,15 @@ def own_words(judgment: str, debate: Debate) -> str:
             continue  # "Ana Winner: Ana" heads nothing: the verdict says who won, the reader needs no empty heading
         if hit is not None:
             who = hit
+        sentences = re.split(r"(?<=[.!?])\s+", content if hit else line)
         if who is None:
             # outside any debater's section (a reason in prose): a sentence putting a debater on the side they did
             # not argue goes, as it does inside one (debateart_4642's panel reason in debatrix mode, real output:
             # Les Miserables' case "supported by the detailed explanation of the Phantom's origin story ...
             # provided by Sir.Lancelot", who argued for the Phantom); each sentence is read alone
-            sentences = re.split(r"(?<=[.!?])\s+", line)
             kept = [x for x in sentences if not wrong_sides(x, debate)]
             lines.append(raw if len(kept) == len(sentences) else " ".join(kept))
             continue
-        sentences = re.split(r"(?<=[.!?])\s+", content if hit else line)
         kept = [x for x in sentences
                 if not _about_other(x, who, names) and not sentence_faults(x, debate, who).misattributed]
         if len(kept) == len(sentences):
