@@ -74,6 +74,11 @@ def test_a_point_credited_to_the_opponent_puts_its_debater_on_the_wrong_side(fou
     assert T.wrong_sides(real, four_day_week) == ["Ana"]
     assert T.sentence_faults(real, four_day_week, "Ana").misattributed
     assert T.wrong_sides("Ana cited a trial. It strengthens Ben's case.", DEBATE) == ["Ana"]  # the last one named
+    # the same note cut at its length cap right after the name (the demo's source analysis, real output)
+    cut = ("Ana cites a Scottish trial that found that overtime is already what burnout costs us today, which supports "
+           "Ben's …")
+    assert T.wrong_sides(cut, four_day_week) == ["Ana"]
+    assert T.note_faults([cut], four_day_week, 2)[0].wrong_side
     # a debater's own or a teammate's argument, a weakened one, a negated one: no side taken
     assert T.wrong_sides("Ben cites hospitals, which supports Ben's argument.", DEBATE) == []
     assert T.wrong_sides("Ben's rebuttal undermines Ana's argument.", DEBATE) == []

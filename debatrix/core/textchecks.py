@@ -191,7 +191,9 @@ def side_claims(text: str, names: Sequence[str], motion: str = "") -> list[tuple
 # Ana, real output, of a Scottish trial she cited). Weakening verbs ("undermines Ben's argument") are no side taken.
 _CREDITS = (r"\b(supports?|supported|supporting|strengthens?|strengthened|bolsters?|bolstered|reinforces?|reinforced|"
             r"backs? up|backed up|helps?|helped|favou?rs?|favou?red)\s+(?:\w+\s+){0,2}?")
-_POINT = r"'s?\s+(argument|case|position|point|claim|side|stance)s?\b"
+# the thing credited, or a note cut at its cap right after the name ("which supports Ben's …", the demo's source
+# analysis of Ana's second speech, real output)
+_POINT = r"'s?(\s+(argument|case|position|point|claim|side|stance)s?\b|\s*(…|\.\.\.))"  # NFKC: … is ...
 
 
 def credited_to_other(text: str, debate: Debate) -> list[str]:
