@@ -163,9 +163,51 @@ def reliability_plot(path: Path, modes: dict[str, Verdicts], bins: int = BINS) -
     plt.close(fig)
 
 
+def place_shares(result: dict[str, Any], dimension: str = "general") -> list[float] | None:
+    """The share of a result's winner probability each speaking place got, averaged over the orders as the model
+    gave them (before any place prior): what :class:`debatrix.core.confidence.PlacePrior` averages. None where
+    the verdict has no probabilities or the orders put everything on a tie."""
+    part = result.get("general") if dimension == "general" else next(
+        (d for d in result.get("dimensions") or [] if d.get("name") == dimension), None)
+    verdict = (part or {}).get("verdict") or {}
+    orders = [o.get("probabilities") for o in verdict.get("orders") or []]
+    if not orders or any(p is None for p in orders):
+        return None
+    first: dict[str, int] = {}
+    for k, s in enumerate(result.get("speeches") or []):
+        first.setdefault(s.get("speaker"), k)
+    places = sorted(first, key=first.__getitem__)
+    mean = {n: sum(p.get(n, 0.0) for p in orders) / len(orders) for n in places}
+    total = sum(mean.values())
+    return [mean[n] / total for n in places] if total > 1e-9 else None
+
+
+def _results(folder: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for r in rows:
+        path = folder / str(r.get("result_file") or "")
+        if r.get("status") == "complete" and r.get("result_file") and path.is_file():
+            out.append(json.loads(path.read_text(encoding="utf-8")))
+    return out
+
+
+def place_prior(results: list[dict[str, Any]], dimension: str = "general") -> tuple[list[float], int] | None:
+    """(mean share of each speaking place, debates) over results whose orders read the debate in speaking order,
+    of one number of debaters (the commonest); None without any."""
+    shares = [s for s in (place_shares(r, dimension) for r in results) if s]
+    if not shares:
+        return None
+    size = max({len(s) for s in shares}, key=lambda k: sum(len(s) == k for s in shares))
+    kept = [s for s in shares if len(s) == size]
+    return [round(sum(s[k] for s in kept) / len(kept), 4) for k in range(size)], len(kept)
+
+
 def calibrate_folder(folder: Path, model: str, dimension: str = "general") -> dict[str, Any]:
     """Fit every mode of a DebateArt results folder: {mode: {figures..., a, b}}; writes ``calibration.json``
-    (the maps, for ``debatrix/llm/calibration.json``) and ``reliability.png`` into the folder."""
+    (the maps, for ``debatrix/llm/calibration.json``) and ``reliability.png`` into the folder. Where the run read
+    every debate once in speaking order (``order_layout`` shared), the mode's place prior is measured too (from
+    the orders' probabilities as the model gave them, the audience's verdicts unread), and the map is fitted on
+    the verdicts of that layout (with the prior the run applied, if any)."""
     from .runner import latest_records  # a retried item's newest record, damaged lines named
 
     by_mode: dict[str, list[dict[str, Any]]] = {}
@@ -173,20 +215,35 @@ def calibrate_folder(folder: Path, model: str, dimension: str = "general") -> di
         if r.get("benchmark") == "debateart":
             by_mode.setdefault(r.get("mode", ""), []).append(r)
     out: dict[str, Any] = {}
-    maps, fitted = [], {}
+    maps, priors, fitted = [], [], {}
     for mode, rows in sorted(by_mode.items()):
+        results = _results(folder, rows)
+        layouts = {(r.get("settings") or {}).get("order_layout_used") or (r.get("settings") or {}).get(
+            "order_layout") or "grouped" for r in results}
+        layout = layouts.pop() if len(layouts) == 1 else "grouped"
+        if layout == "shared" and (prior := place_prior(results, dimension)):
+            shares, n = prior
+            out.setdefault(mode, {})["place_prior"] = shares
+            priors.append({"model": model, "mode": mode, "shares": shares, "n": n,
+                           "source": f"debatrix bench calibrate on the {n} DebateArt debates of {folder.name} "
+                                     f"judged in {mode} mode, every order reading the debate once in speaking "
+                                     f"order: the mean share of the {dimension} winner probability per speaking "
+                                     "place (audience verdicts not read)"})
         v = verdicts(rows, dimension)
         if len(v) < 2 * FOLDS:
-            out[mode] = {"n": len(v), "skipped": f"fewer than {2 * FOLDS} decisive verdicts with a probability"}
+            out[mode] = {**out.get(mode, {}), "n": len(v),
+                         "skipped": f"fewer than {2 * FOLDS} decisive verdicts with a probability"}
             continue
         a, b = platt(v.p, v.right)
-        out[mode] = {**figures(v), "a": round(a, 4), "b": round(b, 4)}
+        out[mode] = {**out.get(mode, {}), **figures(v), "a": round(a, 4), "b": round(b, 4), "layout": layout}
         fitted[mode] = v
         maps.append({"model": model, "mode": mode, "a": round(a, 4), "b": round(b, 4), "n": len(v),
+                     "layout": layout,
                      "source": f"debatrix bench calibrate on {len(v)} DebateArt verdicts ({dimension}) of "
-                               f"{folder.name}: ECE {out[mode]['ece_raw']:.3f} -> "
+                               f"{folder.name} (order layout {layout}): ECE {out[mode]['ece_raw']:.3f} -> "
                                f"{out[mode]['ece_calibrated_cv']:.3f} ({FOLDS}-fold cross-validated)"})
-    (folder / "calibration.json").write_text(json.dumps({"maps": maps}, indent=1) + "\n", encoding="utf-8")
+    doc = {"maps": maps, **({"place_priors": priors} if priors else {})}
+    (folder / "calibration.json").write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
     if fitted:
         reliability_plot(folder / "reliability.png", fitted)
     return out

@@ -12,7 +12,7 @@ from debatrix import __version__
 from debatrix.context import JudgeContext
 from debatrix.core.dimension import Dimension
 from debatrix.llm.local import served_by
-from debatrix.core.confidence import CalibrationMap, calibration_for, shown
+from debatrix.core.confidence import CalibrationMap, calibration_for, resolved_layout, shown
 from debatrix.core.textchecks import check_result
 from debatrix.core.models import (
     Debate,
@@ -120,7 +120,8 @@ def make_finish(mode: str, per_speech: bool, panel: bool) -> Callable:
         debate = state["debate"]
         # a mode's map is fitted on its overall verdict against the audience's: in a panel mode that is the panel's
         # verdict, so the dimensions' own verdicts stay uncalibrated (nothing was fitted on them)
-        cmap = calibration_for(ctx.settings.llm.model, mode)
+        layout = resolved_layout(ctx.settings.order_layout, ctx.settings.llm.model, mode, len(debate.debaters))
+        cmap = calibration_for(ctx.settings.llm.model, mode, layout)
         dims = [_dimension_result(state, d, None if panel else cmap) for d in state.get("dimensions", [])]
         if debate.format is DebateFormat.SINGLE:
             general = None
@@ -145,7 +146,8 @@ def make_finish(mode: str, per_speech: bool, panel: bool) -> Callable:
             position_bias=round(sum(biases) / len(biases), 4) if biases else None,
             usage=Usage.from_calls(state.get("calls", []), (finished - started).total_seconds()),
             call_log=tuple(state.get("calls", [])) if ctx.settings.llm.log_calls else (),
-            settings={**ctx.settings.public_dict(), "model": ctx.gateway.description, "run_id": state["run_id"],
+            settings={**ctx.settings.public_dict(), "order_layout_used": layout, "model": ctx.gateway.description,
+                      "run_id": state["run_id"],
                       **({"served": served_by(ctx.local_server)} if ctx.local_server is not None else {})},
             started_at=started, finished_at=finished,
         )

@@ -14,6 +14,7 @@ from langgraph.types import Send
 
 from debatrix.core import prompting as P
 from debatrix.context import JudgeContext
+from debatrix.core.confidence import PlacePrior, place_prior_for, resolved_layout
 from debatrix.core.dimension import Dimension
 from debatrix.core.errors import IncompleteJudgment, StructuredOutputError
 from debatrix.core.settings import JudgeSettings
@@ -247,9 +248,19 @@ def expected_score(logprobs: prob.Logprobs) -> float | None:
 # The orders' answers are combined by :mod:`.verdicts`.
 
 
-def grouped_orders(settings: JudgeSettings, orders: Sequence[tuple[str, ...]]) -> bool:
-    """Whether each order reads the material grouped its own way (``order_layout="grouped"``, several orders)."""
-    return len(orders) > 1 and settings.order_layout == "grouped"
+def grouped_orders(settings: JudgeSettings, orders: Sequence[tuple[str, ...]], mode: str) -> bool:
+    """Whether each order reads the material grouped its own way (the run's order layout is grouped, several
+    orders)."""
+    return len(orders) > 1 and resolved_layout(settings.order_layout, settings.llm.model, mode,
+                                               len(orders[0])) == "grouped"
+
+
+def place_prior(settings: JudgeSettings, orders: Sequence[tuple[str, ...]], mode: str) -> PlacePrior | None:
+    """The prior that takes a lean toward a speaking place out of the orders' probabilities: where every order
+    read the material once, in speaking order, and one was measured for the model and mode."""
+    if grouped_orders(settings, orders, mode):
+        return None
+    return place_prior_for(settings.llm.model, mode)
 
 
 def orders_of(debate: Debate, settings: JudgeSettings) -> list[tuple[str, ...]]:
@@ -281,23 +292,23 @@ async def judge_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
     analyses = sorted(state.get("analyses", []), key=lambda a: a.index)  # the column's: its dimension's
     words = judgment_words(ctx.settings, debate)
     orders = orders_of(debate, ctx.settings)
+    grouped = grouped_orders(ctx.settings, orders, state.get("mode", ""))
 
     if ctx.settings.llm.merge_score_call:
         async def judged_with_scores(order: tuple[str, ...]) -> tuple[OrderAnswer, list[Any]]:
             choices = V.choices_in(order, ties_allowed(debate, dim))
-            messages = M.ask_merged(judgment_messages(debate, dim, analyses, words, order,
-                                                      grouped_orders(ctx.settings, orders)), scores=True)
+            messages = M.ask_merged(judgment_messages(debate, dim, analyses, words, order, grouped), scores=True)
             answer, lp, records = await ctx.gateway.structured_probed(
                 messages, decision_answer(order, choices, True), node="judge_debate", dimension=dim.name,
                 words=words, meta=decision_meta(order, choices))
             return V.order_answer(order, choices, answer.comment, decision=answer, decision_logprobs=lp), records
 
         done = await gathered(judged_with_scores(o) for o in orders)
-        return {**_decided(debate, dim, [a for a, _ in done], with_analysis=True),
+        return {**_decided(state, ctx, [a for a, _ in done], with_analysis=True),
                 "calls": [r for _, records in done for r in records]}
 
     async def written(order: tuple[str, ...]) -> tuple[list[BaseMessage], DebateAnalysis, list[Any]]:
-        messages = judgment_messages(debate, dim, analyses, words, order, grouped_orders(ctx.settings, orders))
+        messages = judgment_messages(debate, dim, analyses, words, order, grouped)
         text, lp, record = await ctx.gateway.text_probed(messages, node="judge_debate", dimension=dim.name,
                                                          words=words)
         named, probs = V.judgment_reading(text, lp, V.choices_in(order, ties_allowed(debate, dim)))
@@ -369,7 +380,7 @@ async def decide_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]
                               named_probs=judgment.probabilities, decision=answer, decision_logprobs=lp), records
 
     done = await gathered(decide(k, j) for k, j in enumerate(judgments))
-    return {**_decided(debate, dim, [a for a, _ in done]), "calls": [r for _, records in done for r in records]}
+    return {**_decided(state, ctx, [a for a, _ in done]), "calls": [r for _, records in done for r in records]}
 
 
 def decision_meta(order: Sequence[str], choices: list[str]) -> dict[str, Any]:
@@ -377,9 +388,11 @@ def decision_meta(order: Sequence[str], choices: list[str]) -> dict[str, Any]:
     return {"debatrix_names": list(order), "debatrix_choices": choices}
 
 
-def _decided(debate: Debate, dim: Dimension, answers: list[OrderAnswer], with_analysis: bool = False
+def _decided(state: ColumnState, ctx: JudgeContext, answers: list[OrderAnswer], with_analysis: bool = False
              ) -> dict[str, Any]:
-    decision = V.combine(dim.name, debate, answers, ties_allowed(debate, dim))
+    debate, dim = state["debate"], state["dimension"]
+    prior = place_prior(ctx.settings, orders_of(debate, ctx.settings), state.get("mode", ""))
+    decision = V.combine(dim.name, debate, answers, ties_allowed(debate, dim), prior=prior)
     out: dict[str, Any] = {"debater_judgments": V.debater_judgments(dim.name, debate, decision),
                            "winner_decisions": [decision]}
     if with_analysis:

@@ -45,6 +45,7 @@ def make_prepare(mode: str) -> Callable:
             "debate": debate,
             "dimensions": list(plan.dimensions),
             "run_id": state.get("run_id") or uuid.uuid4().hex[:16],
+            "mode": mode,
             "started_at": datetime.now(UTC).isoformat(),
             "failures": failures,
         }
@@ -55,6 +56,6 @@ def make_prepare(mode: str) -> Callable:
 def to_columns(state: JudgeState) -> list[Any]:
     if state.get("failures"):
         return ["finish"]
-    return [Send("column", {"debate": state["debate"], "run_id": state["run_id"],
+    return [Send("column", {"debate": state["debate"], "run_id": state["run_id"], "mode": state.get("mode", ""),
                             "dimension": d})
             for d in state["dimensions"]]

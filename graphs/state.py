@@ -84,6 +84,7 @@ class JudgeState(TypedDict, total=False):
     failures: Annotated[list[str], operator.add]
     debate: Debate
     run_id: str
+    mode: str
     started_at: str
     dimensions: list[Dimension]
     panel_comments: list[DebateAnalysis]  # the chair's comment in each order
@@ -94,6 +95,7 @@ class JudgeState(TypedDict, total=False):
 class ColumnState(Accumulated, total=False):
     debate: Debate
     run_id: str
+    mode: str  # the run's (the order layout and place prior of a judgment depend on it)
     dimension: Dimension
     index: int
     # the request that produced the latest analysis / the judgment: where the server caches prompts, the score is

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from debatrix.core import probabilities as prob
+from debatrix.core.confidence import PlacePrior
 from debatrix.core.textchecks import mentions, said_once, says_what_it_answers, sentence_faults, wrong_sides
 from debatrix.core.models import Debate, DebaterJudgment, OrderAnswer, Verdict
 
@@ -88,15 +89,21 @@ def _as_probabilities(a: OrderAnswer, choices: Sequence[str]) -> dict[str, float
     return {c: float(c == (a.winner or TIE)) for c in choices}
 
 
-def combine(dimension: str, debate: Debate, answers: Sequence[OrderAnswer], allow_tie: bool) -> Verdict:
+def combine(dimension: str, debate: Debate, answers: Sequence[OrderAnswer], allow_tie: bool,
+            prior: PlacePrior | None = None) -> Verdict:
     """The orders' answers as one decision: winner probabilities averaged (each answer counting as certainty where
-    the server gave none), the most probable choice the winner; an exact draw between debaters goes to the higher
-    mean score, then to the first order's answer."""
+    the server gave none), divided by the ``prior`` of the debaters' speaking places where the orders read the
+    debate once in speaking order (probabilities only: an answer without them is a vote, not a lean to divide),
+    the most probable choice the winner; an exact draw between debaters goes to the higher mean score, then to the
+    first order's answer."""
     names = [d.name for d in debate.debaters]
     choices = choices_in(names, allow_tie)
     method = "logprobs" if all(a.probabilities is not None for a in answers) else "argmax"
     per_order = [_as_probabilities(a, choices) for a in answers]
     mean = {c: sum(p[c] for p in per_order) / len(per_order) for c in choices}
+    applied = prior is not None and method == "logprobs" and len(prior.shares) == len(names)
+    if applied:
+        mean = prior(mean, speaking_places(debate))
     warnings = []
     best = max(mean.values())
     top = [c for c in choices if abs(mean[c] - best) < 1e-9]
@@ -136,7 +143,15 @@ def combine(dimension: str, debate: Debate, answers: Sequence[OrderAnswer], allo
     return Verdict(dimension=dimension, comment=shown[pick], winner=None if winner == TIE else winner,
                    probabilities=_rounded(mean) if method == "logprobs" or len(answers) > 1 else None,
                    method=method, orders=tuple(answers), position_bias=bias, consistent=consistent,
-                   warnings=tuple(warnings))
+                   warnings=tuple(warnings), place_prior=prior.shares if applied and prior else None)
+
+
+def speaking_places(debate: Debate) -> list[str]:
+    """The debaters in the order they first speak (those who never speak last, in the file's order)."""
+    first = {}
+    for k, s in enumerate(debate.speeches):
+        first.setdefault(s.speaker, k)
+    return sorted((d.name for d in debate.debaters), key=lambda n: first.get(n, len(first) + 1))
 
 
 def _covers(judgment: str, names: list[str]) -> int:

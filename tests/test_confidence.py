@@ -33,11 +33,11 @@ def test_shipped_maps_are_read():
     # debatrix mode its panel's confidence says next to nothing (0.92 on average for 57% right), so the map brings
     # every figure near the base rate and most read "too close to call"; the other iterative modes, never fitted,
     # stay uncalibrated
-    direct = maps()[("qwen2.5-coder-1.5b", "direct")]
+    direct = maps()[("qwen2.5-coder-1.5b", "direct", "grouped")]
     assert direct.n >= 20 and 0.75 < direct(0.99) < 0.9 and "debatrix bench calibrate" in direct.source
-    panel = maps()[("qwen2.5-coder-1.5b", "debatrix")]
+    panel = maps()[("qwen2.5-coder-1.5b", "debatrix", "grouped")]
     assert panel.n >= 10 and 0.45 < panel(0.5) < panel(0.99) < 0.6 and shown(0.99, "logprobs", panel)[1] == TOO_CLOSE
-    assert ("qwen2.5-coder-1.5b", "chronological") not in maps()
+    assert not any(k[:2] == ("qwen2.5-coder-1.5b", "chronological") for k in maps())
 
 
 def test_a_reason_shown_in_one_line_keeps_its_headings_readable():
@@ -64,7 +64,7 @@ async def test_a_modes_map_calibrates_the_verdict_it_was_fitted_on(uniforms, mon
     from .conftest import settings
 
     fitted = CalibrationMap(model="m", mode=mode, a=1.0, b=0.0, n=10, source="test")
-    monkeypatch.setattr(finish, "calibration_for", lambda model, m: fitted if m == mode else None)
+    monkeypatch.setattr(finish, "calibration_for", lambda model, m, layout: fitted if m == mode else None)
     seen: dict[str, CalibrationMap | None] = {}
     real = finish._shown
 

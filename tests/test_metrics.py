@@ -181,3 +181,37 @@ def test_the_debateart_summary_draws_the_reliability_of_its_verdicts(tmp_path):
     assert (tmp_path / "reliability.png").stat().st_size > 10_000
     DebateArt.__new__(DebateArt).write_figures(tmp_path / "none", _records([(None, 1.0, 1.0)]))
     assert not (tmp_path / "none").exists()  # no probabilities: nothing to draw
+
+
+def test_a_place_prior_is_measured_from_the_orders_as_the_model_gave_them(tmp_path):
+    """A shared-layout run: the mean share of the winner probability per speaking place over its debates, read
+    from each order's own probabilities (a verdict already divided by a prior is not what the model leans to);
+    a grouped run measures none."""
+    import json
+
+    from debatrix.benchmarks import calibration as C
+
+    def result(first_share, layout="shared"):
+        orders = [{"order": ["A", "B"], "probabilities": {"A": first_share + 0.1, "B": 0.9 - first_share}},
+                  {"order": ["B", "A"], "probabilities": {"A": first_share - 0.1, "B": 1.1 - first_share}}]
+        return {"settings": {"order_layout": "auto", "order_layout_used": layout},
+                "speeches": [{"speaker": "A"}, {"speaker": "B"}, {"speaker": "A"}],
+                "general": {"verdict": {"orders": orders, "probabilities": {"A": 0.5, "B": 0.5}}}}
+
+    assert C.place_shares(result(0.7)) == pytest.approx([0.7, 0.3])
+    for layout, folder in (("shared", tmp_path / "shared"), ("grouped", tmp_path / "grouped")):
+        (folder / "items").mkdir(parents=True)
+        recs = []
+        for k, share in enumerate((0.8, 0.6, 0.7)):
+            (folder / "items" / f"{k}.json").write_text(json.dumps(result(share, layout)))
+            recs.append({"benchmark": "debateart", "mode": "direct", "repeat": 0, "item": f"d{k}",
+                         "status": "complete", "result_file": f"items/{k}.json", "pred": {}, "gold": {}})
+        (folder / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+        figures = C.calibrate_folder(folder, "some-model")
+        doc = json.loads((folder / "calibration.json").read_text())
+        if layout == "shared":
+            assert figures["direct"]["place_prior"] == pytest.approx([0.7, 0.3])
+            [p] = doc["place_priors"]
+            assert (p["model"], p["mode"], p["n"]) == ("some-model", "direct", 3) and "speaking order" in p["source"]
+        else:
+            assert "place_prior" not in figures["direct"] and "place_priors" not in doc

@@ -240,3 +240,74 @@ def test_the_comment_shown_comes_from_the_order_whose_shown_text_covers_every_de
     from debatrix.core.textchecks import said_once
 
     assert "Theo uses clear" not in V.own_words(said_once(copied), uniforms)
+
+
+def test_a_place_prior_takes_a_lean_toward_a_speaking_place_out(uniforms):
+    """Read once in speaking order, the model's lean toward a place is in every order's answer: the orders'
+    mean is divided by the prior's share of each debater's speaking place, the debaters' total (and a tie's
+    probability) kept; answers without probabilities are votes, left as they are."""
+    from debatrix.core.confidence import PlacePrior
+
+    first, second = V.speaking_places(uniforms)
+    assert first == uniforms.speeches[0].speaker and second != first
+    prior = PlacePrior(model="m", mode="direct", shares=(0.7, 0.3), n=20)
+    answers = [_answer((first, second), first, {first: 0.6, second: 0.4}),
+               _answer((second, first), first, {first: 0.6, second: 0.4})]
+    raw = V.combine("general", uniforms, answers, allow_tie=False)
+    d = V.combine("general", uniforms, answers, allow_tie=False, prior=prior)
+    assert raw.winner == first and raw.place_prior is None
+    # 0.6 / 0.7 against 0.4 / 0.3: the second speaker, at 0.609
+    assert d.winner == second and d.place_prior == (0.7, 0.3)
+    assert d.probabilities[second] == pytest.approx(0.4 / 0.3 / (0.6 / 0.7 + 0.4 / 0.3), abs=1e-4)
+    assert d.orders == raw.orders  # each order's answer as the model gave it
+    tied = [_answer(o, first, {first: 0.5, second: 0.2, "tie": 0.3}) for o in ((first, second), (second, first))]
+    t = V.combine("general", uniforms, tied, allow_tie=True, prior=PlacePrior(model="m", mode="direct",
+                                                                             shares=(0.8, 0.2), n=20))
+    assert t.probabilities["tie"] == 0.3 and t.winner == second
+    assert t.probabilities[first] + t.probabilities[second] == pytest.approx(0.7)
+    votes = V.combine("general", uniforms, [_answer((first, second), first), _answer((second, first), first)],
+                      allow_tie=False, prior=prior)
+    assert votes.winner == first and votes.place_prior is None
+    bp = PlacePrior(model="m", mode="direct", shares=(0.4, 0.3, 0.2, 0.1), n=5)
+    assert bp({first: 0.6, second: 0.4}, [first, second]) == {first: 0.6, second: 0.4}  # not for two debaters
+
+
+async def test_auto_layout_reads_once_where_a_place_prior_was_measured(uniforms, monkeypatch):
+    """The default order layout: where a place prior was measured for the model and mode, every order reads the
+    same transcript in speaking order (a prompt cache reads it once) and the prior takes the lean out; elsewhere
+    each order reads the debate grouped its own way, and no prior is applied."""
+    from debatrix.core import confidence
+    from debatrix.core.confidence import PlacePrior
+
+    s = settings("direct")
+    first = uniforms.speeches[0].speaker
+    lean = PlacePrior(model=s.llm.model or "", mode="direct", shares=(0.6, 0.4), n=20)
+    monkeypatch.setattr(confidence, "place_priors", lambda: {(lean.model, "direct"): lean})
+    # each order's decision gives its first-listed debater 60%: even after the orders' mean, so the prior decides
+    script = {"decide_debate": lambda c: {"Maya": 7, "Theo": 7, "winner": c.names[0]}}
+    for mode, layout in (("direct", "shared"), ("debatrix", "grouped")):
+        model = LogprobModel(script=script)
+        result = await ajudge_debate(uniforms, settings(mode), model)
+        assert result.status is Status.COMPLETE, result.incomplete_reason
+        assert result.settings["order_layout"] == "auto" and result.settings["order_layout_used"] == layout
+        material = {str(c.messages[-1].content).split("Task: judge the debate")[0]
+                    for c in model.calls if c.node == "judge_debate"}
+        v = result.general.verdict
+        if layout == "shared":
+            from debatrix.app.report import result_html
+
+            assert len(material) == 1 and v.place_prior == (0.6, 0.4)
+            assert v.winner != first and v.probabilities[first] == pytest.approx(0.4)
+            assert "divided by the model's measured lean toward each speaking place (60%, 40%" in result_html(result)
+        else:
+            assert len(material) > 1 and all(d.verdict.place_prior is None for d in result.dimensions)
+    explicit = LogprobModel(script=script)
+    grouped = await ajudge_debate(uniforms, s.model_copy(update={"order_layout": "grouped"}), explicit)
+    assert grouped.general.verdict.place_prior is None and grouped.settings["order_layout_used"] == "grouped"
+    # a prior measured on two debaters says nothing of four teams' places: a BP debate is read grouped
+    from debatrix.core.confidence import resolved_layout
+
+    assert resolved_layout("auto", lean.model, "direct", 2) == "shared"
+    assert resolved_layout("auto", lean.model, "direct", 4) == "grouped"
+    assert resolved_layout("auto", "another-model", "direct", 2) == "grouped"
+    assert resolved_layout("shared", "another-model", "direct", 4) == "shared"

@@ -104,8 +104,9 @@ Orders = Annotated[int | None, typer.Option(help="orders the debaters are listed
                                                  "the file only")]
 Temperature = Annotated[float | None, typer.Option(help="sampling temperature (default 0)")]
 OrderLayout = Annotated[str | None, typer.Option(
-    help="how each order reads a judgment's material: grouped (default: debater by debater, each order its own "
-         "way) or shared (the same material for every order, read once where prompts are cached)")]
+    help="how each order reads a judgment's material: auto (default: shared where a place prior was measured for "
+         "the model and mode, else grouped), grouped (debater by debater, each order its own way) or shared (the "
+         "same material for every order, read once where prompts are cached)")]
 EscalateTo = Annotated[str | None, typer.Option(
     help="a second, stronger judge for the debates whose verdict the first cannot vouch for (orders split, or "
          "calibrated confidence under --escalate-below): a local catalogue name or .gguf path, or with "
@@ -631,6 +632,11 @@ def _print_reasons(result: JudgeResult, rows: list[Any], con: Console) -> None:
                      else "the server gave no probabilities: each answer counts as certain")
                   + (f"); preference for the first-listed: {bias:+.2f}" if bias is not None else ")"),
                   highlight=False)
+    prior = next((v.place_prior for v in verdicts if v.place_prior), None)
+    if prior:
+        con.print("every order read the debate once, in speaking order; the lean this model and mode were measured "
+                  f"to have toward each speaking place ({', '.join(f'{x:.0%}' for x in prior)} of the winner "
+                  "probability, first speaker first) is taken out of the probabilities", highlight=False)
     for v in verdicts:
         for w in v.warnings:
             con.print(f"[yellow]{plain(v.dimension)}: {plain(w)}[/]", highlight=False)
@@ -902,6 +908,10 @@ def _calibrate(folders: list[Path], model: str | None) -> None:
         _fail(f"cannot calibrate {folder}: {e}")
         raise
     for mode, f in figures.items():
+        if f.get("place_prior"):
+            out_console.print(f"{mode}: place prior (mean share of the winner probability per speaking place, "
+                              f"orders reading the debate once): {', '.join(f'{x:.3f}' for x in f['place_prior'])}",
+                              highlight=False)
         if "skipped" in f:
             out_console.print(f"{mode}: {f['n']} verdicts, skipped: {f['skipped']}", highlight=False)
             continue
@@ -911,7 +921,8 @@ def _calibrate(folders: list[Path], model: str | None) -> None:
             f"-> {f['brier_calibrated_cv']:.3f} (cross-validated; a constant {f['right']:.0%} scores "
             f"{f['brier_constant']:.3f}); map a={f['a']:g} b={f['b']:g}", highlight=False)
     fitted = [m for m, f in figures.items() if "skipped" not in f]
-    console.print(f"maps for {name} ({', '.join(fitted) or 'no mode'}) in {folder}/calibration.json (to ship: "
+    console.print(f"maps (and place priors) for {name} ({', '.join(fitted) or 'no mode'}) in "
+                  f"{folder}/calibration.json (to ship: "
                   "merge into debatrix/llm/calibration.json)" + (", plot in reliability.png" if fitted else ""),
                   highlight=False)
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
+from typing import Any
 
 from debatrix.core.models import Frozen
 
@@ -28,6 +30,9 @@ class CalibrationMap(Frozen):
     a: float
     b: float
     n: int
+    # how the verdicts it was fitted on read the debate (JudgeSettings.order_layout, resolved): the probabilities of
+    # one layout are not those of another
+    layout: str = "grouped"
     source: str = ""  # the command and data it was fitted with
 
     def __call__(self, p: float) -> float:
@@ -36,19 +41,75 @@ class CalibrationMap(Frozen):
         return 1 / (1 + math.exp(-z))
 
 
+class PlacePrior(Frozen):
+    """The share of the winner probability ``model`` gives each speaking place (the first speaker, the second, ...)
+    in ``mode`` when every order reads the debate once, in speaking order (``order_layout="shared"``): the mean over
+    ``n`` debates, measured without looking at who won (batch calibration, Zhou et al., ICLR 2024). Reading the
+    debate in every order grouped by debater cancels a lean toward whoever comes first, at the price of reading
+    it once per order; read once, the lean stays in every answer, and dividing the probabilities by this prior
+    takes its average out."""
+
+    model: str
+    mode: str
+    shares: tuple[float, ...]
+    n: int
+    source: str = ""
+
+    def __call__(self, probabilities: dict[str, float], places: Sequence[str]) -> dict[str, float]:
+        """``probabilities`` (debaters and maybe "tie") with each debater's divided by its place's share, the
+        debaters' total kept (a tie's probability is not a place's). ``places``: the debaters in speaking order.
+        Unchanged where the prior is not for this many debaters."""
+        if len(places) != len(self.shares) or not all(n in probabilities for n in places):
+            return dict(probabilities)
+        total = sum(probabilities[n] for n in places)
+        raw = {n: probabilities[n] / max(share, 1e-6) for n, share in zip(places, self.shares)}
+        scale = total / sum(raw.values()) if sum(raw.values()) > 0 else 0.0
+        return {**probabilities, **{n: v * scale for n, v in raw.items()}}
+
+
 @lru_cache(maxsize=1)
-def maps() -> dict[tuple[str, str], CalibrationMap]:
-    """The fitted maps shipped with the package (``debatrix/llm/calibration.json``), by (model, mode)."""
-    text = resources.files("debatrix.llm").joinpath("calibration.json").read_text(encoding="utf-8")
+def _shipped() -> dict[str, Any]:
+    """``debatrix/llm/calibration.json``: the maps and place priors shipped with the package."""
+    return json.loads(resources.files("debatrix.llm").joinpath("calibration.json").read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
+def maps() -> dict[tuple[str, str, str], CalibrationMap]:
+    """The fitted maps shipped with the package, by (model, mode, layout)."""
     out = {}
-    for entry in json.loads(text).get("maps", []):
+    for entry in _shipped().get("maps", []):
         m = CalibrationMap.model_validate(entry)
-        out[(m.model, m.mode)] = m
+        out[(m.model, m.mode, m.layout)] = m
     return out
 
 
-def calibration_for(model: str | None, mode: str) -> CalibrationMap | None:
-    return maps().get((model or "", mode))
+@lru_cache(maxsize=1)
+def place_priors() -> dict[tuple[str, str], PlacePrior]:
+    """The measured place priors shipped with the package, by (model, mode)."""
+    out = {}
+    for entry in _shipped().get("place_priors", []):
+        prior = PlacePrior.model_validate(entry)
+        out[(prior.model, prior.mode)] = prior
+    return out
+
+
+def calibration_for(model: str | None, mode: str, layout: str = "grouped") -> CalibrationMap | None:
+    return maps().get((model or "", mode, layout))
+
+
+def place_prior_for(model: str | None, mode: str) -> PlacePrior | None:
+    return place_priors().get((model or "", mode))
+
+
+def resolved_layout(layout: str, model: str | None, mode: str, places: int) -> str:
+    """The order layout a run of a debate between ``places`` debaters (or teams) uses: ``auto`` is ``shared`` where
+    a place prior was measured for the model, the mode and that many places (one reading, the prior taking out
+    the lean toward a place), else ``grouped`` (every order reads the material its own way, which cancels the lean
+    without a prior)."""
+    if layout != "auto":
+        return layout
+    prior = place_prior_for(model, mode)
+    return "shared" if prior is not None and len(prior.shares) == places else "grouped"
 
 
 def shown(probability: float | None, method: str, cmap: CalibrationMap | None) -> tuple[float | None, str]:

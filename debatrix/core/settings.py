@@ -221,11 +221,12 @@ class JudgeSettings(_Frozen):
                         "that compare them (1v1: both orders; British Parliamentary: rotations, every team in every "
                         "place at 4); winner probabilities are averaged over them so a preference for whoever is "
                         "listed first cancels out. 1: the order of the debate file only")
-    order_layout: Literal["grouped", "shared"] = Field(
-        default="grouped", description="how each order reads the material of a judgment: grouped, debater by "
-        "debater in its own order (measured to cancel the first speaker's advantage; each order reads it all); or "
-        "shared, every order the same chronological material with only the task in its order after it (a prompt "
-        "cache reads the material once)")
+    order_layout: Literal["auto", "grouped", "shared"] = Field(
+        default="auto", description="how each order reads the material of a judgment: grouped, debater by debater "
+        "in its own order (cancels a lean toward whoever comes first; each order reads it all); shared, every order "
+        "the same material in speaking order with only the task in its order after it (a prompt cache reads it "
+        "once), the lean taken out by the place prior measured for the model and mode where there is one "
+        "(debatrix.core.confidence.PlacePrior); auto: shared where such a prior exists, else grouped")
     max_llm_calls: int = Field(default=2000, ge=1, description="a debate needing more calls is refused before "
                                                                 "any is sent (500 speeches would take thousands)")
     llm: LLMSettings = Field(default_factory=LLMSettings)
