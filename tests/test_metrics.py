@@ -202,7 +202,7 @@ def test_a_place_prior_is_measured_from_the_orders_as_the_model_gave_them(tmp_pa
     for layout, folder in (("shared", tmp_path / "shared"), ("grouped", tmp_path / "grouped")):
         (folder / "items").mkdir(parents=True)
         recs = []
-        for k, share in enumerate((0.8, 0.6, 0.7)):
+        for k, share in enumerate((0.9, 0.6, 0.7)):  # two places: the median (0.7), not the mean
             (folder / "items" / f"{k}.json").write_text(json.dumps(result(share, layout)))
             recs.append({"benchmark": "debateart", "mode": "direct", "repeat": 0, "item": f"d{k}",
                          "status": "complete", "result_file": f"items/{k}.json", "pred": {}, "gold": {}})

@@ -43,11 +43,13 @@ class CalibrationMap(Frozen):
 
 class PlacePrior(Frozen):
     """The share of the winner probability ``model`` gives each speaking place (the first speaker, the second, ...)
-    in ``mode`` when every order reads the debate once, in speaking order (``order_layout="shared"``): the mean over
-    ``n`` debates, measured without looking at who won (batch calibration, Zhou et al., ICLR 2024). Reading the
-    debate in every order grouped by debater cancels a lean toward whoever comes first, at the price of reading
-    it once per order; read once, the lean stays in every answer, and dividing the probabilities by this prior
-    takes its average out."""
+    in ``mode`` when every order reads the debate once, in speaking order (``order_layout="shared"``), measured on
+    ``n`` debates without looking at who won (batch calibration, Zhou et al., ICLR 2024; for two debaters the
+    first speaker's median share, :func:`debatrix.benchmarks.calibration.place_prior`). Reading the debate in
+    every order grouped by debater cancels a lean toward whoever comes first, at the price of reading it once per
+    order; read once, the lean stays in every answer, and dividing the probabilities by this prior takes it out:
+    with two debaters, a debate is called for the first speaker only where the model gave them more than the
+    prior's share."""
 
     model: str
     mode: str
