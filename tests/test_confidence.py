@@ -38,6 +38,19 @@ def test_shipped_maps_are_read():
     panel = maps()[("qwen2.5-coder-1.5b", "debatrix", "grouped")]
     assert panel.n >= 10 and 0.45 < panel(0.5) < panel(0.99) < 0.6 and shown(0.99, "logprobs", panel)[1] == TOO_CLOSE
     assert not any(k[:2] == ("qwen2.5-coder-1.5b", "chronological") for k in maps())
+    # read once in speaking order (the default where a place prior exists), its winner probability said nothing
+    # of being right on DebateArt: every verdict shows about the base rate
+    shared = maps()[("qwen2.5-coder-1.5b", "direct", "shared")]
+    assert shared.n >= 20 and abs(shared(0.99) - shared(0.51)) < 0.02
+
+
+def test_the_shipped_place_prior_is_the_default_models_lean_toward_the_first_speaker():
+    from debatrix.core.confidence import place_prior_for, resolved_layout
+
+    prior = place_prior_for("qwen2.5-coder-1.5b", "direct")
+    assert prior is not None and prior.n >= 20 and 0.5 < prior.shares[0] < 0.7 and sum(prior.shares) == 1.0
+    assert "out of sample" in prior.source and resolved_layout("auto", "qwen2.5-coder-1.5b", "direct", 2) == "shared"
+    assert place_prior_for("qwen2.5-coder-1.5b", "debatrix") is None  # its analyses are read grouped
 
 
 def test_a_reason_shown_in_one_line_keeps_its_headings_readable():

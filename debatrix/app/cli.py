@@ -909,7 +909,7 @@ def _calibrate(folders: list[Path], model: str | None) -> None:
         raise
     for mode, f in figures.items():
         if f.get("place_prior"):
-            out_console.print(f"{mode}: place prior (mean share of the winner probability per speaking place, "
+            out_console.print(f"{mode}: place prior (share of the winner probability per speaking place, the "
                               f"orders reading the debate once): {', '.join(f'{x:.3f}' for x in f['place_prior'])}",
                               highlight=False)
         if "skipped" in f:
