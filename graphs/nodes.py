@@ -312,6 +312,7 @@ async def judge_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
         text, lp, record = await ctx.gateway.text_probed(messages, node="judge_debate", dimension=dim.name,
                                                          words=words)
         named, probs = V.judgment_reading(text, lp, V.choices_in(order, ties_allowed(debate, dim)))
+        text = V.winner_apart(text)  # after the reading: the probabilities are read in the text as written
         try:
             text, more = await _with_missing_paragraphs(ctx, messages, text, list(order), dim.name, words, debate)
         except IncompleteJudgment as e:  # the run stops here: what was paid for is still counted

@@ -200,6 +200,18 @@ _NAMED_WINNER = re.compile(r"\bwinner\s*[:：]", re.I)
 _INLINE_WINNER = re.compile(r"(?<=[.!?])\s+[*_]*winner\s*[:：]", re.I)
 
 
+def winner_apart(judgment: str) -> str:
+    """The judgment with a "Winner: ..." run into a paragraph's last sentence put on a line of its own, where it
+    closes the judgment (debateart_0466 read once on the local model: "... defends reasonable freedom worldwide.
+    Winner: Alec"; the paragraph asked for afterwards went after it, and the comment shown had the verdict in its
+    middle). A line quoted from a speech ("│ ...") is left whole: its "Winner:" is a debater's words."""
+    lines = judgment.split("\n")
+    for k, line in enumerate(lines):
+        if not line.lstrip().startswith("│") and _INLINE_WINNER.search(line):
+            lines[k] = _INLINE_WINNER.sub(lambda m: "\n" + m.group(0).strip(), line)
+    return "\n".join(lines)
+
+
 def _headed(line: str, ordered: Sequence[str]) -> tuple[str | None, str]:
     """(the debater whose section ``line`` starts, the line's text about them), or (None, line)."""
     lead = _LEAD.sub("", line)

@@ -311,3 +311,33 @@ async def test_auto_layout_reads_once_where_a_place_prior_was_measured(uniforms,
     assert resolved_layout("auto", lean.model, "direct", 4) == "grouped"
     assert resolved_layout("auto", "another-model", "direct", 2) == "grouped"
     assert resolved_layout("shared", "another-model", "direct", 4) == "shared"
+
+
+def test_a_winner_run_into_the_last_sentence_closes_the_judgment_on_its_own_line():
+    # debateart_0466 read once on the local model: the verdict ran into Alec's paragraph, so the paragraph asked
+    # for afterwards went after it and the comment shown carried "Winner: Alec" in its middle
+    real = ("Alec: I argued that the US military defends reasonable freedom worldwide. Winner: Alec\n"
+            "│ Good points. Winner: blamonkey")
+    apart = V.winner_apart(real)
+    assert apart.split("\n") == ["Alec: I argued that the US military defends reasonable freedom worldwide.",
+                                 "Winner: Alec", "│ Good points. Winner: blamonkey"]  # a speech's line stays whole
+    assert V.winner_apart("Alec: clear.\nWinner: Alec") == "Alec: clear.\nWinner: Alec"
+    from debatrix.core.probabilities import named_winner, reason_of
+
+    assert named_winner(apart, ["Alec", "blamonkey"])[0] == "Alec"
+    assert "Winner" not in reason_of(apart.split("\n│")[0])
+
+
+async def test_the_paragraph_asked_for_goes_before_a_winner_that_ran_into_a_sentence(uniforms):
+    first, second = uniforms.speeches[0].speaker, uniforms.speeches[1].speaker
+
+    def judge(c):
+        if "missing" in str(c.messages[-1].content).lower() or len(c.messages) > 2:
+            return f"{second}: {second} answered the costs."
+        return f"{first}: {first} made the case for uniforms. Winner: {first}"
+
+    model = ScriptedChatModel(script={"judge_debate": judge,
+                                      "decide_debate": lambda c: {**{n: 7 for n in c.names}, "winner": first}})
+    result = await ajudge_debate(uniforms, settings("direct", orders=1), model)
+    comment = result.general.verdict.comment
+    assert comment.index(f"{second}:") < comment.index("Winner:") and comment.rstrip().endswith(f"Winner: {first}")
