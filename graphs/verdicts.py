@@ -6,7 +6,9 @@ held-out 1v1 debates the default local model named the first debater in 31 of 36
 debaters in its own order and shows the material (the transcript, or the analyses) debater by debater in that order,
 every speech keeping its number; listing only the names the other way round left the first speaker favoured (the
 README has the figures). Averaging the orders' winner probabilities cancels a preference for a place; each order's
-answer and the remaining preference (``position_bias``) stay in the result. Orders are the debaters' reversal (1v1)
+answer and the remaining preference (``position_bias``) stay in the result. Where a place prior was measured for the
+model and mode (``order_layout`` auto or shared), every order reads the debate once in speaking order instead, and
+the lean that reading leaves toward the first speaker is divided out of the averaged probabilities (:func:`combine`). Orders are the debaters' reversal (1v1)
 or rotations (British Parliamentary). A judgment is cut here into its per-debater comments too (beside the verdict
 logic that shows them, so the nodes that ask for judgments and this module do not import each other).
 """
