@@ -173,10 +173,7 @@ def place_shares(result: dict[str, Any], dimension: str = "general") -> list[flo
     orders = [o.get("probabilities") for o in verdict.get("orders") or []]
     if not orders or any(p is None for p in orders):
         return None
-    first: dict[str, int] = {}
-    for k, s in enumerate(result.get("speeches") or []):
-        first.setdefault(s.get("speaker"), k)
-    places = sorted(first, key=first.__getitem__)
+    places = list(dict.fromkeys(s.get("speaker") for s in result.get("speeches") or []))  # by first speech
     mean = {n: sum(p.get(n, 0.0) for p in orders) / len(orders) for n in places}
     total = sum(mean.values())
     return [mean[n] / total for n in places] if total > 1e-9 else None

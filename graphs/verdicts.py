@@ -150,10 +150,8 @@ def combine(dimension: str, debate: Debate, answers: Sequence[OrderAnswer], allo
 
 def speaking_places(debate: Debate) -> list[str]:
     """The debaters in the order they first speak (those who never speak last, in the file's order)."""
-    first = {}
-    for k, s in enumerate(debate.speeches):
-        first.setdefault(s.speaker, k)
-    return sorted((d.name for d in debate.debaters), key=lambda n: first.get(n, len(first) + 1))
+    spoken = list(dict.fromkeys(s.speaker for s in debate.speeches))
+    return spoken + [d.name for d in debate.debaters if d.name not in spoken]
 
 
 def _covers(judgment: str, names: list[str]) -> int:
