@@ -64,7 +64,7 @@ def relevant_block(debate: Debate, chunks: Sequence[dict[str, Any]]) -> str:
     fence = P.fence_for(debate)
     blocks = [P.render("speech_block.j2", P.SpeechBlockVars(
         fence=fence, index=c["index"] + 1, speaker=c["speaker"], side="excerpt",
-        content=P.marked(P.sanitize(c["text"], fence)))) for c in chunks]
+        content=P.marked(P.speech_text(c["text"], fence)))) for c in chunks]
     return P.render("relevant_chunks.j2", P.ItemsVars(items=blocks))
 
 

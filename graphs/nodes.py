@@ -196,7 +196,7 @@ def _without_faulty(answer: Any, faults: list[NoteFault]) -> Any:
 
 def analysis_schema(debate: Debate, i: int, words: int, with_score: bool = False) -> type[Any]:
     """The answer schema of speech ``i``'s analysis: its quotations are passages of that speech."""
-    passages = tuple(P.quotable_passages(P.sanitize(debate.speeches[i].content, P.fence_for(debate))))
+    passages = tuple(P.quotable_passages(P.speech_text(debate.speeches[i].content, P.fence_for(debate))))
     return analysis_answer(passages, debate.speeches[i].speaker, i == 0, words, with_score)
 
 
