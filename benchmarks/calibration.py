@@ -94,15 +94,27 @@ def mapped(p: np.ndarray, a: float, b: float) -> np.ndarray:
     return 1 / (1 + np.exp(-(a * _logit(p) + b)))
 
 
+def ceiling(v: Verdicts) -> float:
+    """The most a map fitted on ``v`` shows (:class:`debatrix.core.confidence.CalibrationMap`): the share right
+    among the verdicts at or above the median winner probability."""
+    upper = v.right[v.p >= np.median(v.p)]
+    return round(float(upper.mean()), 4) if len(upper) else 1.0
+
+
 def cross_validated(v: Verdicts, folds: int = FOLDS) -> np.ndarray:
-    """Each verdict's probability mapped by a fit on the other folds (items dealt to folds in turn, by id)."""
+    """Each verdict's probability mapped (and held to the ceiling) by a fit on the other folds (items dealt to
+    folds in turn, by id)."""
     out = np.empty_like(v.p)
     k = min(folds, len(v))
     fold = np.arange(len(v)) % max(k, 1)
     for f in range(k):
         held = fold == f
-        a, b = platt(v.p[~held], v.right[~held]) if (~held).any() else (1.0, 0.0)
-        out[held] = mapped(v.p[held], a, b)
+        if not (~held).any():
+            out[held] = v.p[held]
+            continue
+        rest = Verdicts(v.p[~held], v.right[~held])
+        a, b = platt(rest.p, rest.right)
+        out[held] = np.minimum(mapped(v.p[held], a, b), ceiling(rest))
     return out
 
 
@@ -238,10 +250,12 @@ def calibrate_folder(folder: Path, model: str, dimension: str = "general") -> di
                          "skipped": f"fewer than {2 * FOLDS} decisive verdicts with a probability"}
             continue
         a, b = platt(v.p, v.right)
-        out[mode] = {**out.get(mode, {}), **figures(v), "a": round(a, 4), "b": round(b, 4), "layout": layout}
+        top = ceiling(v)
+        out[mode] = {**out.get(mode, {}), **figures(v), "a": round(a, 4), "b": round(b, 4), "layout": layout,
+                     "ceiling": top}
         fitted[mode] = v
         maps.append({"model": model, "mode": mode, "a": round(a, 4), "b": round(b, 4), "n": len(v),
-                     "layout": layout,
+                     "layout": layout, "ceiling": top,
                      "source": f"debatrix bench calibrate on {len(v)} DebateArt verdicts ({dimension}) of "
                                f"{folder.name} (order layout {layout}): ECE {out[mode]['ece_raw']:.3f} -> "
                                f"{out[mode]['ece_calibrated_cv']:.3f} ({FOLDS}-fold cross-validated)"})

@@ -170,6 +170,9 @@ def test_calibrate_a_results_folder(tmp_path):
     maps = json.loads((tmp_path / "calibration.json").read_text())["maps"]
     m = CalibrationMap.model_validate(maps[0])
     assert (m.model, m.mode, m.n) == ("some-model", "direct", 15) and "ECE" in m.source
+    # the ceiling: right among the verdicts at or above the median winner probability (0.8): 0.9 x6 right, 0.8 x3
+    # wrong
+    assert m.ceiling == figures["direct"]["ceiling"] == pytest.approx(6 / 9, abs=1e-4) and m(0.99) == m.ceiling
     assert (tmp_path / "reliability.png").stat().st_size > 10_000
 
 
