@@ -38,10 +38,17 @@ def test_shipped_maps_are_read():
     panel = maps()[("qwen2.5-coder-1.5b", "debatrix", "grouped")]
     assert panel.n >= 10 and 0.45 < panel(0.5) < panel(0.99) < 0.6 and shown(0.99, "logprobs", panel)[1] == TOO_CLOSE
     assert not any(k[:2] == ("qwen2.5-coder-1.5b", "chronological") for k in maps())
-    # read once in speaking order (the default where a place prior exists), its winner probability said nothing
-    # of being right on DebateArt: every verdict shows about the base rate
+    # read once in speaking order (the default where a place prior exists), right on 58% of 26 DebateArt
+    # verdicts: never shown above what its more confident half were right on, however sure the model was
     shared = maps()[("qwen2.5-coder-1.5b", "direct", "shared")]
-    assert shared.n >= 20 and abs(shared(0.99) - shared(0.51)) < 0.02
+    assert shared.n >= 20 and shared(1.0) == shared.ceiling < 0.75 and shared(0.6) < 0.5 + 0.1
+
+
+def test_a_map_never_shows_more_than_its_ceiling():
+    capped = HALF.model_copy(update={"ceiling": 0.7})
+    assert capped(0.6) == HALF(0.6) and capped(0.999) == 0.7 == capped(1.0)
+    assert shown(1.0, "logprobs", capped) == (0.7, "70%")
+    assert HALF.ceiling == 1.0  # a map shipped without one (fitted before it existed) is unchanged
 
 
 def test_the_shipped_place_prior_is_the_default_models_lean_toward_the_first_speaker():
