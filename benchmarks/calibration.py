@@ -109,11 +109,8 @@ def cross_validated(v: Verdicts, folds: int = FOLDS) -> np.ndarray:
     fold = np.arange(len(v)) % max(k, 1)
     for f in range(k):
         held = fold == f
-        if not (~held).any():
-            out[held] = v.p[held]
-            continue
         rest = Verdicts(v.p[~held], v.right[~held])
-        a, b = platt(rest.p, rest.right)
+        a, b = platt(rest.p, rest.right) if len(rest) else (1.0, 0.0)
         out[held] = np.minimum(mapped(v.p[held], a, b), ceiling(rest))
     return out
 

@@ -289,6 +289,7 @@ def compact(text: str) -> str:
     return "\n".join(out)
 
 
+@lru_cache(maxsize=512)  # every prompt of an iterative run shows the earlier speeches again
 def speech_text(text: str, fence: str) -> str:
     """Speech text as every prompt shows it (and as an analysis quotes it): compacted, then sanitised (so nothing
     the compaction joins or shortens can make a fence marker or a chat-template tag)."""
