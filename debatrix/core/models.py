@@ -137,6 +137,18 @@ class Debate(Frozen):
         raise KeyError(name)
 
     @cached_property
+    def passages(self) -> tuple[Any, ...]:
+        """Every speech split once into numbered passages (:mod:`debatrix.core.passages`): what the flow cites."""
+        from debatrix.core.passages import passages
+
+        return passages(self)
+
+    @cached_property
+    def passage_index(self) -> dict[str, Any]:
+        """The passages by id ("S3.2")."""
+        return {p.id: p for p in self.passages}
+
+    @cached_property
     def fingerprint(self) -> str:
         """Stable short hash of the debate content (used for fences and cache keys); computed once."""
         return hashlib.sha256(self.model_dump_json().encode()).hexdigest()[:12]

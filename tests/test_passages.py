@@ -1,0 +1,67 @@
+"""The passage table: every speech split once into numbered passages whose speaker comes from the debate."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings as hsettings, strategies as st
+
+from debatrix.core.models import Debate, Debater, Speech
+from debatrix.core.passages import ID, MAX_WORDS, MIN_WORDS, passage_id, split_speech
+from debatrix.core.prompting import compact
+
+WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=9)
+
+
+@st.composite
+def speech_texts(draw: st.DrawFn) -> str:
+    """Paragraphs of sentences of lower-case words, some paragraphs long, some a single heading-like line."""
+    paragraphs = []
+    for _ in range(draw(st.integers(1, 8))):
+        sentences = [" ".join(draw(st.lists(WORD, min_size=1, max_size=25))).capitalize() + "."
+                     for _ in range(draw(st.integers(1, 12)))]
+        paragraphs.append(" ".join(sentences))
+    return "\n\n".join(paragraphs)
+
+
+def _debate(*contents: str) -> Debate:
+    names = ["Ana", "Ben"]
+    return Debate(id="d", motion="m", debaters=(Debater(name="Ana", side="pro"), Debater(name="Ben", side="con")),
+                  speeches=tuple(Speech(speaker=names[i % 2], content=c) for i, c in enumerate(contents)))
+
+
+@given(speech_texts())
+@hsettings(max_examples=60, deadline=None)
+def test_every_word_is_in_exactly_one_passage_in_order(text):
+    parts = split_speech(text)
+    assert " ".join(" ".join(parts).split()) == " ".join(compact(text).split())
+    assert all(p.strip() for p in parts)
+
+
+@given(speech_texts())
+@hsettings(max_examples=60, deadline=None)
+def test_passage_sizes_are_bounded(text):
+    parts = [len(p.split()) for p in split_speech(text)]
+    # only a speech shorter than the minimum is a passage below it; a cut paragraph runs to about 1.25 x the target
+    # plus one sentence (25 words at most here) before it is cut
+    assert all(n >= MIN_WORDS // 2 for n in parts) or len(parts) == 1
+    assert max(parts) <= MAX_WORDS + 2 * 25
+
+
+@given(st.lists(speech_texts(), min_size=2, max_size=5))
+@hsettings(max_examples=25, deadline=None)
+def test_ids_are_unique_and_their_speaker_is_the_speeches(texts):
+    debate = _debate(*texts)
+    ids = [p.id for p in debate.passages]
+    assert len(ids) == len(set(ids))
+    for p in debate.passages:
+        assert ID.fullmatch(p.id) and p.id == passage_id(p.speech, p.number)
+        assert p.speaker == debate.speeches[p.speech].speaker
+        assert p.side is debate.debater(p.speaker).side
+        assert debate.passage_index[p.id] is p
+    assert debate.passages is debate.passages  # split once
+
+
+def test_a_heading_or_a_quoted_line_starts_a_passage_once_the_one_before_is_long_enough():
+    body = " ".join(["word"] * 45) + "."
+    text = f"{body}\n**C2: The second contention**\n{body}\n> you said the sky is green\n{body}"
+    parts = split_speech(text)
+    assert [p.split("\n")[0][:6] for p in parts] == ["word w", "**C2: ", "> you "]
