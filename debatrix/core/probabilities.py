@@ -210,6 +210,21 @@ def argued_winner(text: str, choices: Sequence[str]) -> str | None:
     return named.pop() if len(named) == 1 else None
 
 
+def option_distribution(logprobs: Logprobs, options: Sequence[str]) -> dict[str, float] | None:
+    """Each option's probability as the first token of a short answer ("yes"/"no", a letter, a digit), read from
+    that token's alternatives (case and surrounding spaces ignored), renormalised over the options; None where
+    no alternative is an option (the server gave no probabilities, or the model wanted to say something else)."""
+    if not logprobs:
+        return None
+    lowered = {o.lower(): o for o in options}
+    probs: dict[str, float] = {}
+    for token, p in _candidates(logprobs[0]):
+        hit = lowered.get(token.strip().lower())
+        if hit is not None:
+            probs[hit] = probs.get(hit, 0.0) + p
+    return _normalised(probs)
+
+
 # ------------------------------------------------------------------------------------------------ JSON answers
 
 

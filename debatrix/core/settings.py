@@ -112,6 +112,9 @@ class LLMSettings(_Frozen):
     dry_sampling: bool = Field(
         default=False, description="the server has llama.cpp's DRY sampler: a speech analysis is kept from repeating "
         "the earlier analyses it reads (set for the local backend; small models copy their last answer otherwise)")
+    grammar: bool = Field(
+        default=False, description="the server takes a GBNF grammar (llama.cpp; set for the local backend): a "
+        "small decision's answer is held to its options")
     served_locally: bool = Field(
         default=False, description="base_url is an embedded model server started for this run (set by the run)")
     cache_path: Annotated[Path | str | None, BeforeValidator(_cache_location)] = Field(

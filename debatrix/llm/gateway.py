@@ -12,7 +12,7 @@ import json
 import math
 import re
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from functools import lru_cache
@@ -43,6 +43,7 @@ from debatrix.core.errors import (
 from debatrix.llm.http_chat import (ChatHTTPError, ChatResponseError, Endpoint, HTTPChatModel, retry_after,
                                     split_credentials)
 from debatrix.core.models import CallRecord
+from debatrix.core.probabilities import option_distribution
 from debatrix.core.prompting import RepairVars, SchemaVars, render
 from debatrix.core.settings import LLMSettings
 from debatrix.core.tokens import count_message_tokens, count_tokens
@@ -541,6 +542,32 @@ class LLMGateway:
         answer, attempts = await self._send_probed(model, messages, self._meta(node, dimension, "text", meta), True)
         record = self._record(node, dimension, messages, answer, started, attempts, False, meta)
         return _answer_text(answer).strip(), _logprobs(answer), record
+
+    async def decision(self, messages: list[BaseMessage], options: Sequence[str], *, node: str,
+                       dimension: str | None = None, meta: dict[str, Any] | None = None
+                       ) -> tuple[dict[str, float] | None, CallRecord]:
+        """A small decision: the probability of each of ``options`` (short answers: "yes"/"no", a letter, a digit)
+        as the first token of the answer, read from the server's log probabilities; where it gives none, the
+        answer itself counts as certain. None: the answer was none of the options (the caller records the
+        decision as missing; the call is paid and counted). Where the server takes a grammar (llama.cpp), the
+        answer is held to the options, so the one token written is always one of them; the probabilities are read
+        from the model's own distribution."""
+        self.check_messages_fit(messages, _where(node, dimension), 8)
+        extra: dict[str, Any] = {"max_tokens": 3}
+        if self.settings.grammar:
+            extra["grammar"] = "root ::= " + " | ".join(json.dumps(o) for o in options)
+        model = self.model.bind(**(extra if self.settings.transport == "http" or "grammar" not in extra else
+                                   {"max_tokens": 3, "extra_body": {"grammar": extra["grammar"]}}))
+        started = time.perf_counter()
+        answer, attempts = await self._send_probed(model, messages, self._meta(node, dimension, "decision", meta),
+                                                   True)
+        record = self._record(node, dimension, messages, answer, started, attempts, False, meta)
+        dist = option_distribution(_logprobs(answer), options)
+        if dist is None:
+            text = _answer_text(answer).strip().lower()
+            hit = next((o for o in options if text.startswith(o.lower())), None)
+            dist = {o: float(o == hit) for o in options} if hit is not None else None
+        return dist, record
 
     async def structured(self, messages: list[BaseMessage], schema: type[T], *, node: str,
                          dimension: str | None = None, meta: dict[str, Any] | None = None,

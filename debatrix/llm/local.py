@@ -381,6 +381,7 @@ def local_llm_settings(llm: LLMSettings, server: LocalServer) -> LLMSettings:
         "schema_length_limits": True,  # llama.cpp turns maxLength into its grammar
         "served_locally": True,  # its port changes from run to run: cached answers are keyed by the model
         "dry_sampling": True,  # llama.cpp's DRY sampler (see the analysis node)
+        "grammar": True,  # a small decision's answer is held to its options by a GBNF grammar
         "prompt_cache": True,  # one slot and a prompt cache in RAM: continuing a conversation costs only the new part
         "timeout": max(llm.timeout, 600.0),
     })

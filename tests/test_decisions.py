@@ -1,0 +1,75 @@
+"""A small decision over real HTTP (a fake OpenAI-compatible server on 127.0.0.1): the options' probabilities are
+read from the first answer token's alternatives, the answer is held to the options by a grammar where the server
+takes one, and an answer that is none of them is a missing decision, never a default."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings as hsettings, strategies as st
+from langchain_core.messages import HumanMessage
+
+from debatrix.core.settings import LLMSettings
+from debatrix.llm.gateway import LLMGateway
+from debatrix.testing import FakeOpenAIServer
+
+
+def _answer(text: str, tops: dict[str, float] | None) -> dict:
+    choice: dict = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+    if tops is not None:
+        alternatives = [{"token": t, "logprob": math.log(p)} for t, p in tops.items()]
+        choice["logprobs"] = {"content": [{"token": text, "logprob": alternatives[0]["logprob"],
+                                           "top_logprobs": alternatives}]}
+    return {"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": [choice],
+            "usage": {"prompt_tokens": 20, "completion_tokens": 1, "total_tokens": 21}}
+
+
+async def _decide(server, options, grammar=False):
+    gateway = LLMGateway(LLMSettings(base_url=server.base_url, model="m", grammar=grammar))
+    try:
+        return await gateway.decision([HumanMessage(content="Is S2.3 an argument? Answer yes or no.")], options,
+                                      node="analyze_speech", dimension="argument")
+    finally:
+        gateway.close()
+
+
+ANSWER: dict = {}
+
+
+@pytest.fixture(scope="module")
+def shared():
+    with FakeOpenAIServer(responder=lambda body, n: ANSWER["now"]) as server:
+        yield server
+
+
+@given(st.floats(0.01, 0.98), st.floats(0.001, 0.3))
+@hsettings(max_examples=15, deadline=None)
+async def test_the_options_probabilities_come_from_the_first_tokens_alternatives(shared, p_yes, p_other):
+    # the server lists " Yes" and "no" with other tokens around them: case and spaces are not the answer
+    ANSWER["now"] = _answer(" Yes", {" Yes": p_yes * (1 - p_other), "no": (1 - p_yes) * (1 - p_other),
+                                     "Maybe": p_other})
+    dist, record = await _decide(shared, ["yes", "no"])
+    sent = shared.requests[-1]
+    assert sent["logprobs"] is True and sent["max_completion_tokens"] <= 3
+    assert dist["yes"] == pytest.approx(p_yes, abs=1e-6) and dist["no"] == pytest.approx(1 - p_yes, abs=1e-6)
+    assert record.node == "analyze_speech" and record.completion_tokens == 1 and not record.failed
+
+
+async def test_a_grammar_holds_the_answer_to_the_options_where_the_server_takes_one():
+    with FakeOpenAIServer(responder=lambda body, n: _answer("B", {"B": 0.6, "A": 0.3, "C": 0.1})) as server:
+        dist, _ = await _decide(server, ["A", "B", "C"], grammar=True)
+        await _decide(server, ["A", "B", "C"], grammar=False)
+        sent = server.requests
+    assert sent[0]["grammar"] == 'root ::= "A" | "B" | "C"'
+    assert "grammar" not in sent[1]
+    assert dist == pytest.approx({"A": 0.3, "B": 0.6, "C": 0.1})
+
+
+async def test_without_probabilities_the_answer_counts_as_certain_and_a_stray_answer_is_missing():
+    with FakeOpenAIServer(responder=lambda body, n: _answer("no, because", None)) as server:
+        dist, _ = await _decide(server, ["yes", "no"])
+    assert dist == {"yes": 0.0, "no": 1.0}
+    with FakeOpenAIServer(responder=lambda body, n: _answer("Perhaps", {"Perhaps": 0.9, "Maybe": 0.1})) as server:
+        dist, record = await _decide(server, ["yes", "no"])
+    assert dist is None and record.prompt_tokens == 20  # missing, and the call still counts
