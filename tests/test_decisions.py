@@ -73,3 +73,36 @@ async def test_without_probabilities_the_answer_counts_as_certain_and_a_stray_an
     with FakeOpenAIServer(responder=lambda body, n: _answer("Perhaps", {"Perhaps": 0.9, "Maybe": 0.1})) as server:
         dist, record = await _decide(server, ["yes", "no"])
     assert dist is None and record.prompt_tokens == 20  # missing, and the call still counts
+
+
+# ------------------------------------------------------------------------------ the decisions benchmark on gold
+
+from debatrix import JudgeSettings  # noqa: E402
+from debatrix.benchmarks import make_benchmark  # noqa: E402
+from debatrix.benchmarks.runner import run_benchmark  # noqa: E402
+
+from .conftest import data_required  # noqa: E402
+
+
+@data_required
+@pytest.mark.parametrize("oracle", [True, False])
+async def test_the_address_figure_pairs_each_decision_with_its_own_gold(tmp_path, oracle):
+    """A server that answers by call order with the gold of the claim asked (or its opposite) scores ROC AUC 1 (0):
+    a decision paired with another claim's gold, or a score read from the wrong option, would not."""
+    bench = make_benchmark("decisions", variant="address")
+    item = bench.subset(bench.load(), 1, seed=3)[0]
+    _, pairs = bench._ibm()
+    gold = [c["label"] != "Negative" for c in pairs[item.id]]
+    assert 0 < sum(gold) < len(gold)
+
+    def by_order(body, n):
+        said = gold[n] if oracle else not gold[n]
+        return _answer("A" if said else "C", {"A": 0.8 if said else 0.1, "B": 0.05, "C": 0.15 if said else 0.85})
+
+    with FakeOpenAIServer(responder=by_order) as server:
+        settings = JudgeSettings(llm=LLMSettings(base_url=server.base_url, model="m", grammar=True))
+        report = await run_benchmark(bench, settings, tmp_path / "dec", modes=["debatrix"], limit=1, seed=3)
+        assert all(r["grammar"] == 'root ::= "A" | "B" | "C"' for r in server.requests)
+        assert len(server.requests) == len(gold)
+    auc = next(r.value for r in report.summary if r.metric == "roc_auc")
+    assert auc == (1.0 if oracle else 0.0)

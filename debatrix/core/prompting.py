@@ -147,6 +147,26 @@ class NoVars(_Vars):
     """For templates without variables."""
 
 
+class FlowPointsVars(_Vars):
+    fence: str
+    title: str  # what the points are ("the flow so far", "points made in the debate")
+    points: list  # {"id", "speaker" ("" where not shown), "text"}: text is speech text, sanitised and on one line
+
+
+class DecidePassageVars(_Vars):
+    id: str
+    question: str  # the decision's question, "{id}" standing for the passage's id
+
+
+class DecideAnswerVars(_Vars):
+    index: int  # the answering speech (1-based)
+    target: str  # the id of the earlier passage or point
+
+
+class DecidePairVars(_Vars):
+    question: str
+
+
 TEMPLATES: dict[str, type[_Vars]] = {
     "system.j2": SystemVars,
     "debate_header.j2": DebateHeaderVars,
@@ -171,6 +191,10 @@ TEMPLATES: dict[str, type[_Vars]] = {
     "merged_answer.j2": MergedAnswerVars,
     "json_instruction.j2": SchemaVars,
     "repair.j2": RepairVars,
+    "flow_points.j2": FlowPointsVars,
+    "decide_passage.j2": DecidePassageVars,
+    "decide_answer.j2": DecideAnswerVars,
+    "decide_pair.j2": DecidePairVars,
 }
 
 
@@ -318,6 +342,22 @@ def speech_block(debate: Debate, index: int, fence: str) -> str:
         SpeechBlockVars(fence=fence, index=index + 1, speaker=speech.speaker, side=side_label(debate, speech.speaker),
                         content=marked(speech_text(speech.content, fence))),
     )
+
+
+def passage_block(debate: Debate, index: int, fence: str) -> str:
+    """Speech ``index`` as the flow reads it: its numbered passages (:mod:`debatrix.core.passages`), one marked line
+    each, led by its id, so a decision can name a passage and the answer is checked by a lookup. A speech cannot
+    write an id at the start of a line of its own: every line of it is one passage's, led by that passage's id."""
+    lines = [f"{p.id}: {one_line(p.text, fence)}" for p in debate.passages if p.speech == index]
+    speech = debate.speeches[index]
+    return render("speech_block.j2", SpeechBlockVars(fence=fence, index=index + 1, speaker=speech.speaker,
+                                                     side=side_label(debate, speech.speaker),
+                                                     content=marked("\n".join(lines))))
+
+
+def one_line(text: str, fence: str) -> str:
+    """Speech text on one line, sanitised (the flow shows a passage or a point as one marked line)."""
+    return " ".join(sanitize(text, fence).split())
 
 
 def quotable_passages(content: str, max_words: int = 18) -> list[str]:
