@@ -64,8 +64,11 @@ def _logit(p: np.ndarray) -> np.ndarray:
 def platt(p: np.ndarray, right: np.ndarray, prior: float = PRIOR) -> tuple[float, float]:
     """(a, b) of ``sigmoid(a * logit(p) + b)`` minimising the log loss plus ``prior * ((a - 1)² + b²)``: Newton's
     method with step halving (the penalised loss is strictly convex; closed-form steps keep the fits that every
-    bootstrap resample of a summary makes cheap)."""
+    bootstrap resample of a summary makes cheap). The map is fitted symmetric in the debaters: every verdict counts
+    once as itself and once mirrored (the other debater's probability 1 - p, right where it was wrong), so b comes
+    out 0 and an even call maps to an even call (the prior is doubled with the data)."""
     x, y = _logit(p), right.astype(float)
+    x, y, prior = np.concatenate([x, -x]), np.concatenate([y, 1 - y]), 2 * prior
 
     def loss(t: np.ndarray) -> float:
         z = t[0] * x + t[1]
@@ -91,7 +94,9 @@ def platt(p: np.ndarray, right: np.ndarray, prior: float = PRIOR) -> tuple[float
 
 
 def mapped(p: np.ndarray, a: float, b: float) -> np.ndarray:
-    return 1 / (1 + np.exp(-(a * _logit(p) + b)))
+    """The map as shown (:class:`debatrix.core.confidence.CalibrationMap`): symmetric in the debaters."""
+    z = a * _logit(p)
+    return (1 / (1 + np.exp(-(z + b))) + 1 - 1 / (1 + np.exp(-(-z + b)))) / 2
 
 
 def ceiling(v: Verdicts) -> float:
@@ -111,7 +116,8 @@ def cross_validated(v: Verdicts, folds: int = FOLDS) -> np.ndarray:
         held = fold == f
         rest = Verdicts(v.p[~held], v.right[~held])
         a, b = platt(rest.p, rest.right) if len(rest) else (1.0, 0.0)
-        out[held] = np.minimum(mapped(v.p[held], a, b), ceiling(rest))
+        top = ceiling(rest)
+        out[held] = np.clip(mapped(v.p[held], a, b), 1 - top, top)
     return out
 
 

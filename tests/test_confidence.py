@@ -4,6 +4,7 @@ near even, "uncalibrated" without a map, nothing without probabilities."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings as hsettings, strategies as st
 
 from debatrix.core.confidence import TOO_CLOSE, UNCALIBRATED, CalibrationMap, maps, shown
 
@@ -34,7 +35,7 @@ def test_shipped_maps_are_read():
     # every figure near the base rate and most read "too close to call"; the other iterative modes, never fitted,
     # stay uncalibrated
     direct = maps()[("qwen2.5-coder-1.5b", "direct", "grouped")]
-    assert direct.n >= 20 and 0.75 < direct(0.99) < 0.9 and "debatrix bench calibrate" in direct.source
+    assert direct.n >= 20 and 0.7 < direct(0.99) < 0.9 and "debatrix bench calibrate" in direct.source
     panel = maps()[("qwen2.5-coder-1.5b", "debatrix", "grouped")]
     assert panel.n >= 10 and 0.45 < panel(0.5) < panel(0.99) < 0.6 and shown(0.99, "logprobs", panel)[1] == TOO_CLOSE
     assert not any(k[:2] == ("qwen2.5-coder-1.5b", "chronological") for k in maps())
@@ -42,6 +43,21 @@ def test_shipped_maps_are_read():
     # verdicts: never shown above what its more confident half were right on, however sure the model was
     shared = maps()[("qwen2.5-coder-1.5b", "direct", "shared")]
     assert shared.n >= 20 and shared(1.0) == shared.ceiling < 0.75 and shared(0.6) < 0.5 + 0.1
+
+
+@given(st.floats(-3, 3), st.floats(0.05, 3), st.floats(0.55, 1.0), st.floats(0.0, 1.0))
+@hsettings(max_examples=200, deadline=None)
+def test_a_map_is_symmetric_in_the_debaters_so_a_named_winner_is_never_shown_below_even(b, a, top, p):
+    """Whatever a map was fitted as (the read-once map shipped with b = -0.51 showed a raw 0.52 as 39%), the
+    other debater's probability maps to the complement, an even call stays even, and a winner more probable than
+    not is shown at 50% or more."""
+    m = CalibrationMap(model="m", mode="direct", a=a, b=b, n=10, ceiling=top)
+    assert m(1 - p) == pytest.approx(1 - m(p), abs=1e-9)
+    assert m(0.5) == pytest.approx(0.5)
+    if p >= 0.5:
+        assert m(p) >= 0.5 - 1e-12
+    shared = maps()[("qwen2.5-coder-1.5b", "direct", "shared")]
+    assert shared(0.52) >= 0.5
 
 
 def test_a_map_never_shows_more_than_its_ceiling():

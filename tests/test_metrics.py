@@ -131,10 +131,13 @@ def test_calibration_figures_by_hand_and_against_an_independent_fit():
     p = rng.uniform(0.5, 1, 60)
     right = rng.uniform(size=60) < 0.55  # a judge sure of itself and near chance
     a, b = C.platt(p, right)
+    # the fit is symmetric in the debaters: every verdict once as itself, once mirrored (1 - p, right where wrong)
     x = np.log(p / (1 - p))
-    loss = lambda t: np.sum(np.logaddexp(0, t[0] * x + t[1]) - right * (t[0] * x + t[1])) + (t[0] - 1) ** 2 + t[1] ** 2
+    x, y = np.concatenate([x, -x]), np.concatenate([right, ~right])
+    loss = lambda t: (np.sum(np.logaddexp(0, t[0] * x + t[1]) - y * (t[0] * x + t[1]))
+                      + 2 * ((t[0] - 1) ** 2 + t[1] ** 2))
     ref = optimize.minimize(loss, [1, 0], method="Nelder-Mead", options={"xatol": 1e-9, "fatol": 1e-12}).x
-    assert (a, b) == pytest.approx(tuple(ref), abs=1e-4)
+    assert (a, b) == pytest.approx(tuple(ref), abs=1e-4) and b == pytest.approx(0, abs=1e-9)
     assert a < 0.5  # overconfidence is shrunk toward even
     v = C.Verdicts(p, right)
     f = C.figures(v)

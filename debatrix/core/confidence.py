@@ -40,9 +40,15 @@ class CalibrationMap(Frozen):
     source: str = ""  # the command and data it was fitted with
 
     def __call__(self, p: float) -> float:
+        """The map made symmetric in the debaters: q(1 - p) = 1 - q(p), so an even call stays even and a named
+        winner (more probable than not) is never shown as less likely than not. A Platt fit on winners' probabilities
+        alone has an intercept ``b`` that is no property of either side (the default local model's read-once map
+        showed a raw 0.52 as 39%); the mean of the map and its mirror drops it. Maps fitted since are symmetric
+        (b = 0), which this leaves as they are. Held within [1 - ceiling, ceiling]."""
         p = min(max(p, 1e-6), 1 - 1e-6)
-        z = self.a * math.log(p / (1 - p)) + self.b
-        return min(1 / (1 + math.exp(-z)), self.ceiling)
+        z = self.a * math.log(p / (1 - p))
+        q = (1 / (1 + math.exp(-(z + self.b))) + 1 - 1 / (1 + math.exp(-(-z + self.b)))) / 2
+        return min(max(q, 1 - self.ceiling), self.ceiling)
 
 
 class PlacePrior(Frozen):
