@@ -14,11 +14,17 @@ Variants (``debatrix bench decisions --variant V``):
 - ``language``: which of two speeches at the same place is better written? Gold: the suite's ``language`` items
   (one side's sentences shuffled, letters swapped); asked in both orders, the probabilities averaged. Figure: the
   share of pairs whose intact speech is preferred, and its mean probability.
+- ``address-lexical`` and ``on-topic-lexical``: the same gold read by a lookup instead of the model (no call): the
+  largest share of a point's words found in one passage of the speech, and the share of a passage's words found in
+  the rest of its debate (the other speeches and the motion), each word weighted by its inverse document frequency
+  over the data's passages, so words every passage has (function words, in any language) weigh nearly nothing and
+  no word list is needed. What a decision must beat to be worth a call.
 """
 
 from __future__ import annotations
 
 import csv
+import math
 import re
 import time
 from dataclasses import dataclass
@@ -36,7 +42,7 @@ from .base import Benchmark, BenchmarkDataError, Item, MetricRow, benchmark, cal
 from .contrast import Contrast
 from .metrics import roc_auc
 
-VARIANTS = ("address", "on-topic", "language")
+VARIANTS = ("address", "on-topic", "language", "address-lexical", "on-topic-lexical")
 ON_TOPIC = "is {id} an argument about the motion (a reason for or against it)?"
 BETTER_WRITTEN = "Which speech is more clearly written, well organised and correctly spelled?"
 
@@ -53,6 +59,38 @@ def _messages(debate: Debate, material: str, question: str) -> list[Any]:
 
 def _words(text: str) -> str:
     return re.sub(r"\W+", " ", text).lower().strip()
+
+
+def _terms(text: str) -> list[str]:
+    return re.findall(r"\w+", text.lower())
+
+
+def idf(docs: list[str]) -> dict[str, float]:
+    """log(N / df) of every word of ``docs``."""
+    df: dict[str, int] = {}
+    for d in docs:
+        for w in set(_terms(d)):
+            df[w] = df.get(w, 0) + 1
+    return {w: math.log(len(docs) / n) for w, n in df.items()}
+
+
+def covered(words: list[str], within: set[str], weights: dict[str, float]) -> float:
+    """The share of ``words``' weight (each distinct word once, unknown words at the largest weight) found in
+    ``within``."""
+    top = max(weights.values(), default=1.0)
+    distinct = set(words)
+    total = sum(weights.get(w, top) for w in distinct)
+    return sum(weights.get(w, top) for w in distinct if w in within) / total if total else 0.0
+
+
+def _speech_debate(row: dict[str, str]) -> Debate:
+    """An IBM speech as the second speech of a pseudo-debate (its passages are what the flow reads)."""
+    side = Side.PRO if row["speech-to-motion-polarity"] == "PRO" else Side.CON
+    other = Side.CON if side is Side.PRO else Side.PRO
+    return Debate(id=row["speech-id"], motion=row.get("motion-id") or row["speech-id"],
+                  debaters=(Debater(name="Speaker", side=side), Debater(name="Other side", side=other)),
+                  speeches=(Speech(speaker="Other side", content="(not shown)"),
+                            Speech(speaker="Speaker", content=row["speech-text"])))
 
 
 @benchmark("The flow's small decisions against gold: addressed (IBM), on topic and better written (contrast)",
@@ -92,10 +130,10 @@ class Decisions(Benchmark):
         return speeches, pairs
 
     def load(self) -> list[Item]:
-        if self.variant == "address":
+        if self.variant.startswith("address"):
             speeches, _ = self._ibm()
             return [DecisionItem(id=sid) for sid in sorted(speeches)]
-        kind = "argument" if self.variant == "on-topic" else "language"
+        kind = "argument" if self.variant.startswith("on-topic") else "language"
         return [DecisionItem(id=it.id, contrast=it.id) for it in self.contrast.load() if it.perturbation == kind]
 
     def gold_record(self, item: Item) -> dict[str, Any]:
@@ -105,7 +143,8 @@ class Decisions(Benchmark):
 
     async def run_item(self, item: Item, settings: JudgeSettings, context: JudgeContext) -> dict[str, Any]:
         started = time.perf_counter()
-        ask = {"address": self._address, "on-topic": self._on_topic, "language": self._language}[self.variant]
+        ask = {"address": self._address, "on-topic": self._on_topic, "language": self._language,
+               "address-lexical": self._address_lexical, "on-topic-lexical": self._on_topic_lexical}[self.variant]
         pred, calls = await ask(item, context)
         return {"status": "complete", "reason": None, "pred": pred, "usage": calls_usage(calls, started)}
 
@@ -181,6 +220,48 @@ class Decisions(Benchmark):
                 pairs.append(round(mean if not a_changed else 1 - mean, 5))
         return {"p_intact": pairs}, calls
 
+    # ----------------------------------------------------------------------------------------------- lookups
+
+    def _idf(self) -> dict[str, float]:
+        """Inverse document frequency of each word over the variant's data, a passage a document."""
+        if getattr(self, "_idf_cache", None) is None:
+            if self.variant.startswith("address"):
+                speeches, _ = self._ibm()
+                docs = [p.text for r in speeches.values() for p in _speech_debate(r).passages]
+            else:
+                docs = [p.text for it in self.contrast.load() for p in self.contrast._base(it.base).passages]
+            self._idf_cache = idf(docs)
+        return self._idf_cache
+
+    async def _address_lexical(self, item: Item, context: JudgeContext) -> tuple[dict[str, Any], list[Any]]:
+        speeches, pairs = self._ibm()
+        weights = self._idf()
+        passages = [set(_terms(p.text)) for p in _speech_debate(speeches[item.id]).passages]
+        scores, gold = [], []
+        for c in pairs.get(item.id, []):
+            scores.append(round(max(covered(_terms(c["GP-claim-text-for-motion"]), p, weights) for p in passages), 5))
+            gold.append(c["label"] != "Negative")
+        return {"scores": scores, "gold": gold}, []
+
+    async def _on_topic_lexical(self, item: Item, context: JudgeContext) -> tuple[dict[str, Any], list[Any]]:
+        contrast = self.contrast
+        it = next(x for x in contrast.load() if x.id == item.contrast)  # type: ignore[attr-defined]
+        debate, base = contrast.debate(it), contrast._base(it.base)
+        weights = self._idf()
+        scores, gold, intact = [], [], []
+        for p in debate.passages:
+            # the motion and the other side's speeches: what an argument about this debate shares words with (the
+            # speaker's own other speeches would vouch for a digression repeated in each of them)
+            rest = set(_terms(debate.motion)).union(*(_terms(q.text) for q in debate.passages if q.side is not p.side))
+            scores.append(round(covered(_terms(p.text), rest, weights), 5))
+            original = _words(base.speeches[p.speech].content)
+            sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n", p.text) if _words(s)]
+            own = sum(len(s.split()) for s in sentences if _words(s) in original)
+            changed = p.side is it.degraded
+            gold.append(not changed or own / max(1, p.words) >= 0.5)
+            intact.append(not changed)
+        return {"scores": scores, "gold": gold, "intact": intact}, []
+
     # ----------------------------------------------------------------------------------------------- figures
 
     def metrics(self, records: list[dict[str, Any]]) -> list[MetricRow]:
@@ -198,7 +279,7 @@ class Decisions(Benchmark):
         if pairs and len({g for _, g in pairs}) == 2:
             rows.append(MetricRow("roc_auc", "all", roc_auc([s for s, _ in pairs], [g for _, g in pairs]),
                                   len(pairs)))
-        if self.variant == "on-topic":
+        if self.variant.startswith("on-topic"):
             right = []
             for r in done:
                 mine = [(s, i) for s, i in zip(r["pred"]["scores"], r["pred"]["intact"]) if s is not None]
