@@ -14,6 +14,12 @@ Variants (``debatrix bench decisions --variant V``):
 - ``language``: which of two speeches at the same place is better written? Gold: the suite's ``language`` items
   (one side's sentences shuffled, letters swapped); asked in both orders, the probabilities averaged. Figure: the
   share of pairs whose intact speech is preferred, and its mean probability.
+- ``evidence``: does a passage back its point with evidence? Gold: the suite's own mark of evidence (a link, a
+  reference mark, a figure or a named kind of source: the sentences its ``source`` change removes), on the
+  unchanged debates of the ``source`` items. Figure: ROC AUC of P(yes).
+- ``engages``: does a speech address each of the other side's earlier passages? Gold: the suite's ``clash`` items,
+  where one side's speeches after the first lost every sentence engaging the opponent. Figure: the share of items
+  whose intact side's mean P(addressed) is the higher.
 - ``address-lexical`` and ``on-topic-lexical``: the same gold read by a lookup instead of the model (no call): the
   largest share of a point's words found in one passage of the speech, and the share of a passage's words found in
   the rest of its debate (the other speeches and the motion), each word weighted by its inverse document frequency
@@ -42,8 +48,9 @@ from .base import Benchmark, BenchmarkDataError, Item, MetricRow, benchmark, cal
 from .contrast import Contrast
 from .metrics import roc_auc
 
-VARIANTS = ("address", "on-topic", "language", "address-lexical", "on-topic-lexical")
+VARIANTS = ("address", "on-topic", "language", "evidence", "engages", "address-lexical", "on-topic-lexical")
 ON_TOPIC = "is {id} an argument about the motion (a reason for or against it)?"
+EVIDENCE = "does {id} back its point with evidence: a cited source or link, a figure, a study or a concrete example?"
 BETTER_WRITTEN = "Which speech is more clearly written, well organised and correctly spelled?"
 
 
@@ -55,6 +62,14 @@ class DecisionItem(Item):
 def _messages(debate: Debate, material: str, question: str) -> list[Any]:
     fence = P.fence_for(debate)
     return [SystemMessage(content=P.system_text(fence)), HumanMessage(content=f"{P.header(debate)}{material}{question}")]
+
+
+async def _yes(context: JudgeContext, debate: Debate, p: Any, question: str, fence: str) -> tuple[float | None, Any]:
+    """P(yes) to a question about passage ``p``, asked after its speech read as numbered passages."""
+    ask = P.render("decide_passage.j2", P.DecidePassageVars(id=p.id, question=question))
+    dist, record = await context.gateway.decision(_messages(debate, P.passage_block(debate, p.speech, fence), ask),
+                                                  ["yes", "no"], node="decide_passage")
+    return (None if dist is None else round(dist["yes"], 5)), record
 
 
 def _words(text: str) -> str:
@@ -81,6 +96,12 @@ def covered(words: list[str], within: set[str], weights: dict[str, float]) -> fl
     distinct = set(words)
     total = sum(weights.get(w, top) for w in distinct)
     return sum(weights.get(w, top) for w in distinct if w in within) / total if total else 0.0
+
+
+def gist_of(text: str, words: int = 24) -> str:
+    from debatrix.core.flow import gist
+
+    return gist(text, words)
 
 
 def _speech_debate(row: dict[str, str]) -> Debate:
@@ -133,7 +154,8 @@ class Decisions(Benchmark):
         if self.variant.startswith("address"):
             speeches, _ = self._ibm()
             return [DecisionItem(id=sid) for sid in sorted(speeches)]
-        kind = "argument" if self.variant.startswith("on-topic") else "language"
+        kind = {"on-topic": "argument", "evidence": "source", "engages": "clash"}.get(
+            self.variant.removesuffix("-lexical"), "language")
         return [DecisionItem(id=it.id, contrast=it.id) for it in self.contrast.load() if it.perturbation == kind]
 
     def gold_record(self, item: Item) -> dict[str, Any]:
@@ -144,6 +166,7 @@ class Decisions(Benchmark):
     async def run_item(self, item: Item, settings: JudgeSettings, context: JudgeContext) -> dict[str, Any]:
         started = time.perf_counter()
         ask = {"address": self._address, "on-topic": self._on_topic, "language": self._language,
+               "evidence": self._evidence, "engages": self._engages,
                "address-lexical": self._address_lexical, "on-topic-lexical": self._on_topic_lexical}[self.variant]
         pred, calls = await ask(item, context)
         return {"status": "complete", "reason": None, "pred": pred, "usage": calls_usage(calls, started)}
@@ -186,15 +209,48 @@ class Decisions(Benchmark):
             sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n", p.text) if _words(s)]
             own = sum(len(s.split()) for s in sentences if _words(s) in original)
             changed = p.side is it.degraded
-            question = P.render("decide_passage.j2", P.DecidePassageVars(id=p.id, question=ON_TOPIC))
-            dist, record = await context.gateway.decision(
-                _messages(debate, P.passage_block(debate, p.speech, fence), question), ["yes", "no"],
-                node="decide_passage")
+            score, record = await _yes(context, debate, p, ON_TOPIC, fence)
             calls.append(record)
-            scores.append(None if dist is None else round(dist["yes"], 5))
+            scores.append(score)
             gold.append(not changed or own / max(1, p.words) >= 0.5)
             intact.append(not changed)
         return {"scores": scores, "gold": gold, "intact": intact}, calls
+
+    async def _evidence(self, item: Item, context: JudgeContext) -> tuple[dict[str, Any], list[Any]]:
+        from .contrast import _EVIDENCE
+
+        it = next(x for x in self.contrast.load() if x.id == item.contrast)  # type: ignore[attr-defined]
+        debate = self.contrast._base(it.base)  # unchanged: the gold is the suite's mark on its own text
+        fence = P.fence_for(debate)
+        scores, gold, calls = [], [], []
+        for p in debate.passages:
+            score, record = await _yes(context, debate, p, EVIDENCE, fence)
+            calls.append(record)
+            scores.append(score)
+            gold.append(bool(_EVIDENCE.search(p.text)))
+        return {"scores": scores, "gold": gold}, calls
+
+    async def _engages(self, item: Item, context: JudgeContext) -> tuple[dict[str, Any], list[Any]]:
+        it = next(x for x in self.contrast.load() if x.id == item.contrast)  # type: ignore[attr-defined]
+        debate = self.contrast.debate(it)
+        fence = P.fence_for(debate)
+        scores, intact, calls = [], [], []
+        for i in range(1, len(debate.speeches)):
+            speaker = debate.speeches[i].speaker
+            earlier = [p for p in debate.passages if p.speech < i and p.speaker != speaker]
+            points = P.render("flow_points.j2", P.FlowPointsVars(
+                fence=fence, title="the other side's earlier passages",
+                points=[{"id": p.id, "speaker": p.speaker, "text": P.one_line(gist_of(p.text), fence)}
+                        for p in earlier]))
+            material = P.passage_block(debate, i, fence) + points
+            for p in earlier:
+                question = P.render("decide_answer.j2", P.DecideAnswerVars(index=i + 1, target=p.id))
+                dist, record = await context.gateway.decision(_messages(debate, material, question),
+                                                              ["A", "B", "C"], node="decide_answer")
+                calls.append(record)
+                scores.append(None if dist is None else round(dist["A"] + dist["B"], 5))
+                intact.append(debate.debater(speaker).side is not it.degraded)
+        return {"scores": scores, "gold": intact, "intact": intact}, calls
 
     async def _language(self, item: Item, context: JudgeContext) -> tuple[dict[str, Any], list[Any]]:
         contrast = self.contrast
@@ -279,7 +335,7 @@ class Decisions(Benchmark):
         if pairs and len({g for _, g in pairs}) == 2:
             rows.append(MetricRow("roc_auc", "all", roc_auc([s for s, _ in pairs], [g for _, g in pairs]),
                                   len(pairs)))
-        if self.variant.startswith("on-topic"):
+        if self.variant.startswith("on-topic") or self.variant == "engages":
             right = []
             for r in done:
                 mine = [(s, i) for s, i in zip(r["pred"]["scores"], r["pred"]["intact"]) if s is not None]
