@@ -48,7 +48,8 @@ from .base import Benchmark, BenchmarkDataError, Item, MetricRow, benchmark, cal
 from .contrast import Contrast
 from .metrics import roc_auc
 
-VARIANTS = ("address", "on-topic", "language", "evidence", "engages", "address-lexical", "on-topic-lexical")
+VARIANTS = ("address", "on-topic", "language", "evidence", "engages", "address-lexical", "on-topic-lexical",
+            "engages-lexical")
 ON_TOPIC = "is {id} an argument about the motion (a reason for or against it)?"
 EVIDENCE = "does {id} back its point with evidence: a cited source or link, a figure, a study or a concrete example?"
 BETTER_WRITTEN = "Which speech is more clearly written, well organised and correctly spelled?"
@@ -167,7 +168,8 @@ class Decisions(Benchmark):
         started = time.perf_counter()
         ask = {"address": self._address, "on-topic": self._on_topic, "language": self._language,
                "evidence": self._evidence, "engages": self._engages,
-               "address-lexical": self._address_lexical, "on-topic-lexical": self._on_topic_lexical}[self.variant]
+               "address-lexical": self._address_lexical, "on-topic-lexical": self._on_topic_lexical,
+               "engages-lexical": self._engages_lexical}[self.variant]
         pred, calls = await ask(item, context)
         return {"status": "complete", "reason": None, "pred": pred, "usage": calls_usage(calls, started)}
 
@@ -318,6 +320,19 @@ class Decisions(Benchmark):
             intact.append(not changed)
         return {"scores": scores, "gold": gold, "intact": intact}, []
 
+    async def _engages_lexical(self, item: Item, context: JudgeContext) -> tuple[dict[str, Any], list[Any]]:
+        it = next(x for x in self.contrast.load() if x.id == item.contrast)  # type: ignore[attr-defined]
+        debate = self.contrast.debate(it)
+        weights = self._idf()
+        scores, intact = [], []
+        for i in range(1, len(debate.speeches)):
+            speaker = debate.speeches[i].speaker
+            said = set(_terms(debate.speeches[i].content))
+            for p in (p for p in debate.passages if p.speech < i and p.speaker != speaker):
+                scores.append(round(covered(_terms(p.text), said, weights), 5))
+                intact.append(debate.debater(speaker).side is not it.degraded)
+        return {"scores": scores, "gold": intact, "intact": intact}, []
+
     # ----------------------------------------------------------------------------------------------- figures
 
     def metrics(self, records: list[dict[str, Any]]) -> list[MetricRow]:
@@ -335,7 +350,7 @@ class Decisions(Benchmark):
         if pairs and len({g for _, g in pairs}) == 2:
             rows.append(MetricRow("roc_auc", "all", roc_auc([s for s, _ in pairs], [g for _, g in pairs]),
                                   len(pairs)))
-        if self.variant.startswith("on-topic") or self.variant == "engages":
+        if self.variant.startswith(("on-topic", "engages")):
             right = []
             for r in done:
                 mine = [(s, i) for s, i in zip(r["pred"]["scores"], r["pred"]["intact"]) if s is not None]
