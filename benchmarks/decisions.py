@@ -115,8 +115,8 @@ def _speech_debate(row: dict[str, str]) -> Debate:
                             Speech(speaker="Speaker", content=row["speech-text"])))
 
 
-@benchmark("The flow's small decisions against gold: addressed (IBM), on topic and better written (contrast)",
-           variants=VARIANTS)
+@benchmark("The flow's small decisions against gold (IBM claims, the known-answer suite), asked of the model as the "
+           "flow asks them, and the lookups they must beat", variants=VARIANTS)
 class Decisions(Benchmark):
     name = "decisions"
     modes_matter = False
