@@ -1,12 +1,14 @@
 """The flow's small decisions, measured on gold before anything is built on them: can the model make each above
-chance? Each decision is asked exactly as the flow asks it (the speech read as numbered passages, the question by
-id, the options' probabilities read from the first answer token through :meth:`LLMGateway.decision`).
+chance? Each decision is asked as the flow asks it: the speech read as numbered passages, then the question, which
+names the passage or point by its id *and says what it says* (asked by id alone, the default local model decided
+at chance on every gold here: it does not look an id up in the material above; the README has both figures), the
+options' probabilities read from the first answer token through :meth:`LLMGateway.decision`.
 
 Variants (``debatrix bench decisions --variant V``):
-- ``address``: does a speech address a point (argue against it, or make or accept it)? Gold: the IBM Debater
-  claims mentioned in speeches (Explicit or Implicit against Negative), 3,246 speech-claim pairs over 200 speeches;
-  one item per speech, its claims listed as points C1, C2, ... after it. Figure: ROC AUC of P(addressed), the
-  measure of the claim-matching paper (Orbach et al., EMNLP 2019).
+- ``address``: does a speech address a point (make it or argue about it)? Gold: the IBM Debater claims mentioned in
+  speeches (Explicit or Implicit against Negative), 3,246 speech-claim pairs over 200 speeches; one item per
+  speech, each claim asked about after it. Figure: ROC AUC of P(yes), the measure of the claim-matching paper
+  (Orbach et al., EMNLP 2019).
 - ``on-topic``: is a passage an argument about the motion? Gold: the known-answer suite's off-topic change
   (:mod:`debatrix.benchmarks.contrast`, its ``argument`` items): the passages of the changed side made mostly of
   another debate's sentences are off topic, every other passage is the debate's own. Figure: ROC AUC of P(yes), and
@@ -67,7 +69,7 @@ def _messages(debate: Debate, material: str, question: str) -> list[Any]:
 
 async def _yes(context: JudgeContext, debate: Debate, p: Any, question: str, fence: str) -> tuple[float | None, Any]:
     """P(yes) to a question about passage ``p``, asked after its speech read as numbered passages."""
-    ask = P.render("decide_passage.j2", P.DecidePassageVars(id=p.id, question=question))
+    ask = P.render("decide_passage.j2", P.DecidePassageVars(id=p.id, text=P.one_line(p.text, fence), question=question))
     dist, record = await context.gateway.decision(_messages(debate, P.passage_block(debate, p.speech, fence), ask),
                                                   ["yes", "no"], node="decide_passage")
     return (None if dist is None else round(dist["yes"], 5)), record
@@ -184,18 +186,15 @@ class Decisions(Benchmark):
                         speeches=(Speech(speaker="Other side", content="(not shown)"),
                                   Speech(speaker="Speaker", content=row["speech-text"])))
         fence = P.fence_for(debate)
-        points = P.render("flow_points.j2", P.FlowPointsVars(
-            fence=fence, title="points made in the debate", points=[
-                {"id": f"C{k}", "speaker": "", "text": P.one_line(c["GP-claim-text-for-motion"], fence)}
-                for k, c in enumerate(claims, 1)]))
-        material = P.passage_block(debate, 1, fence) + points
+        material = P.passage_block(debate, 1, fence)
         scores, gold, calls = [], [], []
         for k, c in enumerate(claims, 1):
-            question = P.render("decide_answer.j2", P.DecideAnswerVars(index=2, target=f"C{k}"))
-            dist, record = await context.gateway.decision(_messages(debate, material, question), ["A", "B", "C"],
+            question = P.render("decide_answer.j2", P.DecideAnswerVars(
+                index=2, target=f"C{k}", text=P.one_line(c["GP-claim-text-for-motion"], fence)))
+            dist, record = await context.gateway.decision(_messages(debate, material, question), ["yes", "no"],
                                                           node="decide_answer")
             calls.append(record)
-            scores.append(None if dist is None else round(dist["A"] + dist["B"], 5))
+            scores.append(None if dist is None else round(dist["yes"], 5))
             gold.append(c["label"] != "Negative")
         return {"scores": scores, "gold": gold}, calls
 
@@ -240,17 +239,14 @@ class Decisions(Benchmark):
         for i in range(1, len(debate.speeches)):
             speaker = debate.speeches[i].speaker
             earlier = [p for p in debate.passages if p.speech < i and p.speaker != speaker]
-            points = P.render("flow_points.j2", P.FlowPointsVars(
-                fence=fence, title="the other side's earlier passages",
-                points=[{"id": p.id, "speaker": p.speaker, "text": P.one_line(gist_of(p.text), fence)}
-                        for p in earlier]))
-            material = P.passage_block(debate, i, fence) + points
+            material = P.passage_block(debate, i, fence)
             for p in earlier:
-                question = P.render("decide_answer.j2", P.DecideAnswerVars(index=i + 1, target=p.id))
+                question = P.render("decide_answer.j2", P.DecideAnswerVars(
+                    index=i + 1, target=p.id, text=P.one_line(gist_of(p.text), fence)))
                 dist, record = await context.gateway.decision(_messages(debate, material, question),
-                                                              ["A", "B", "C"], node="decide_answer")
+                                                              ["yes", "no"], node="decide_answer")
                 calls.append(record)
-                scores.append(None if dist is None else round(dist["A"] + dist["B"], 5))
+                scores.append(None if dist is None else round(dist["yes"], 5))
                 intact.append(debate.debater(speaker).side is not it.degraded)
         return {"scores": scores, "gold": intact, "intact": intact}, calls
 

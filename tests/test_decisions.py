@@ -97,12 +97,15 @@ async def test_the_address_figure_pairs_each_decision_with_its_own_gold(tmp_path
 
     def by_order(body, n):
         said = gold[n] if oracle else not gold[n]
-        return _answer("A" if said else "C", {"A": 0.8 if said else 0.1, "B": 0.05, "C": 0.15 if said else 0.85})
+        return _answer("yes" if said else "no", {"yes": 0.8 if said else 0.15, "no": 0.2 if said else 0.85})
 
     with FakeOpenAIServer(responder=by_order) as server:
         settings = JudgeSettings(llm=LLMSettings(base_url=server.base_url, model="m", grammar=True))
         report = await run_benchmark(bench, settings, tmp_path / "dec", modes=["debatrix"], limit=1, seed=3)
-        assert all(r["grammar"] == 'root ::= "A" | "B" | "C"' for r in server.requests)
+        assert all(r["grammar"] == 'root ::= "yes" | "no"' for r in server.requests)
+        # each question says what the point it asks about says (a small model does not look an id up)
+        claims = [c["GP-claim-text-for-motion"] for c in pairs[item.id]]
+        assert all(" ".join(claim.split()) in r["messages"][-1]["content"] for claim, r in zip(claims, server.requests))
         assert len(server.requests) == len(gold)
     auc = next(r.value for r in report.summary if r.metric == "roc_auc")
     assert auc == (1.0 if oracle else 0.0)

@@ -147,20 +147,16 @@ class NoVars(_Vars):
     """For templates without variables."""
 
 
-class FlowPointsVars(_Vars):
-    fence: str
-    title: str  # what the points are ("the flow so far", "points made in the debate")
-    points: list  # {"id", "speaker" ("" where not shown), "text"}: text is speech text, sanitised and on one line
-
-
 class DecidePassageVars(_Vars):
     id: str
+    text: str  # the passage, on one line: a small model does not look an id up (measured: bench decisions)
     question: str  # the decision's question, "{id}" standing for the passage's id
 
 
 class DecideAnswerVars(_Vars):
     index: int  # the answering speech (1-based)
     target: str  # the id of the earlier passage or point
+    text: str  # what it says, on one line, asked about in the question itself
 
 
 class DecidePairVars(_Vars):
@@ -191,7 +187,6 @@ TEMPLATES: dict[str, type[_Vars]] = {
     "merged_answer.j2": MergedAnswerVars,
     "json_instruction.j2": SchemaVars,
     "repair.j2": RepairVars,
-    "flow_points.j2": FlowPointsVars,
     "decide_passage.j2": DecidePassageVars,
     "decide_answer.j2": DecideAnswerVars,
     "decide_pair.j2": DecidePairVars,
