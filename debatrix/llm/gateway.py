@@ -553,11 +553,9 @@ class LLMGateway:
         answer is held to the options, so the one token written is always one of them; the probabilities are read
         from the model's own distribution."""
         self.check_messages_fit(messages, _where(node, dimension), 8)
-        extra: dict[str, Any] = {"max_tokens": 3}
+        model = self.model.bind(max_tokens=3)
         if self.settings.grammar:
-            extra["grammar"] = "root ::= " + " | ".join(json.dumps(o) for o in options)
-        model = self.model.bind(**(extra if self.settings.transport == "http" or "grammar" not in extra else
-                                   {"max_tokens": 3, "extra_body": {"grammar": extra["grammar"]}}))
+            model = self._beyond_openai(model, {"grammar": "root ::= " + " | ".join(json.dumps(o) for o in options)})
         started = time.perf_counter()
         answer, attempts = await self._send_probed(model, messages, self._meta(node, dimension, "decision", meta),
                                                    True)
@@ -605,8 +603,8 @@ class LLMGateway:
         limit = (words * 12 if words and self.settings.schema_length_limits and "comment" in schema.model_fields
                  else None)
         model = self._bound(schema, limit)
-        if sampling:  # fields outside the OpenAI API: the SDK's client sends them only as extra_body
-            model = model.bind(**(sampling if self.settings.transport == "http" else {"extra_body": sampling}))
+        if sampling:
+            model = self._beyond_openai(model, sampling)
         records: list[CallRecord] = []
         problem = ""
         raw = ""
@@ -653,6 +651,11 @@ class LLMGateway:
         failure = err(_where(node, dimension), raw, problem)
         failure.calls = records  # the answers it was made of, the repair included, are counted
         raise failure
+
+    def _beyond_openai(self, model: Any, fields: dict[str, Any]) -> Any:
+        """``model`` sending request fields outside the OpenAI API (llama.cpp's grammar, its DRY sampler): the
+        lean client puts them in the body, the SDK's client only as ``extra_body``."""
+        return model.bind(**(fields if self.settings.transport == "http" else {"extra_body": fields}))
 
     def _meta(self, node: str, dimension: str | None, kind: str, extra: dict[str, Any] | None) -> dict[str, Any]:
         return {"debatrix_node": node, "debatrix_dimension": dimension, "debatrix_kind": kind, **(extra or {})}
