@@ -96,7 +96,7 @@ def platt(p: np.ndarray, right: np.ndarray, prior: float = PRIOR) -> tuple[float
 def mapped(p: np.ndarray, a: float, b: float) -> np.ndarray:
     """The map as shown (:class:`debatrix.core.confidence.CalibrationMap`): symmetric in the debaters."""
     z = a * _logit(p)
-    return (1 / (1 + np.exp(-(z + b))) + 1 - 1 / (1 + np.exp(-(-z + b)))) / 2
+    return (1 / (1 + np.exp(-(z + b))) + 1 / (1 + np.exp(-(z - b)))) / 2
 
 
 def ceiling(v: Verdicts) -> float:

@@ -43,6 +43,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from debatrix.context import JudgeContext
 from debatrix.core import prompting as P
+from debatrix.core.flow import gist
 from debatrix.core.models import Debate, Debater, Side, Speech
 from debatrix.core.settings import JudgeSettings
 
@@ -79,6 +80,13 @@ def _words(text: str) -> str:
     return re.sub(r"\W+", " ", text).lower().strip()
 
 
+def _own_share(p: Any, base: Debate) -> float:
+    """The share of passage ``p``'s words in sentences found in its speech before the suite changed it."""
+    original = _words(base.speeches[p.speech].content)
+    sentences = [x for x in re.split(r"(?<=[.!?])\s+|\n", p.text) if _words(x)]
+    return sum(len(x.split()) for x in sentences if _words(x) in original) / max(1, p.words)
+
+
 def _terms(text: str) -> list[str]:
     return re.findall(r"\w+", text.lower())
 
@@ -101,17 +109,12 @@ def covered(words: list[str], within: set[str], weights: dict[str, float]) -> fl
     return sum(weights.get(w, top) for w in distinct if w in within) / total if total else 0.0
 
 
-def gist_of(text: str, words: int = 24) -> str:
-    from debatrix.core.flow import gist
-
-    return gist(text, words)
-
-
-def _speech_debate(row: dict[str, str]) -> Debate:
-    """An IBM speech as the second speech of a pseudo-debate (its passages are what the flow reads)."""
+def _speech_debate(row: dict[str, str], motion: str = "") -> Debate:
+    """An IBM speech as the second speech of a pseudo-debate: it answers points "made in the debate" before it,
+    whose first speech is not shown (its passages are what the flow reads)."""
     side = Side.PRO if row["speech-to-motion-polarity"] == "PRO" else Side.CON
     other = Side.CON if side is Side.PRO else Side.PRO
-    return Debate(id=row["speech-id"], motion=row.get("motion-id") or row["speech-id"],
+    return Debate(id=row["speech-id"], motion=motion or row.get("motion-id") or row["speech-id"],
                   debaters=(Debater(name="Speaker", side=side), Debater(name="Other side", side=other)),
                   speeches=(Speech(speaker="Other side", content="(not shown)"),
                             Speech(speaker="Speaker", content=row["speech-text"])))
@@ -131,6 +134,9 @@ class Decisions(Benchmark):
         self.root = Path(data) if data else data_root()
         self.headline = ("roc_auc",) if variant != "language" else ("intact_preferred",)
         self._contrast: Contrast | None = None
+        self._contrast_items: dict[str, Any] | None = None
+        self._ibm_data: tuple[dict[str, dict[str, str]], dict[str, list[dict[str, str]]]] | None = None
+        self._idf_cache: dict[str, float] | None = None
 
     # ----------------------------------------------------------------------------------------------- items
 
@@ -140,7 +146,16 @@ class Decisions(Benchmark):
             self._contrast = Contrast(self.root / "panelbench")
         return self._contrast
 
+    def _contrast_item(self, item: Item) -> Any:
+        """The suite's item behind ``item`` (the suite's items are built once: each changes every debate)."""
+        if self._contrast_items is None:
+            self._contrast_items = {it.id: it for it in self.contrast.load()}
+        return self._contrast_items[item.contrast]  # type: ignore[attr-defined]
+
     def _ibm(self) -> tuple[dict[str, dict[str, str]], dict[str, list[dict[str, str]]]]:
+        """The IBM speeches by id and their claims by speech id, read once."""
+        if self._ibm_data is not None:
+            return self._ibm_data
         folder = self.root / "ibm_rdd_v4_gprkb55"
         try:
             with (folder / "speech-transcripts.csv").open(encoding="utf-8", newline="") as fh:
@@ -151,7 +166,8 @@ class Decisions(Benchmark):
                     pairs.setdefault(r["speech-id"], []).append(r)
         except FileNotFoundError as e:
             raise BenchmarkDataError(f"{e.filename}: not found (the IBM claim data, see its SOURCE.md)") from None
-        return speeches, pairs
+        self._ibm_data = speeches, pairs
+        return self._ibm_data
 
     def load(self) -> list[Item]:
         if self.variant.startswith("address"):
@@ -178,13 +194,7 @@ class Decisions(Benchmark):
     async def _address(self, item: Item, context: JudgeContext) -> tuple[dict[str, Any], list[Any]]:
         speeches, pairs = self._ibm()
         row, claims = speeches[item.id], pairs.get(item.id, [])
-        side = Side.PRO if row["speech-to-motion-polarity"] == "PRO" else Side.CON
-        other = Side.CON if side is Side.PRO else Side.PRO
-        # the speech answers points "made in the debate" before it: the pseudo-debate's first speech is not shown
-        debate = Debate(id=item.id, motion=claims[0]["motion-text"] if claims else row["speech-id"],
-                        debaters=(Debater(name="Speaker", side=side), Debater(name="Other side", side=other)),
-                        speeches=(Speech(speaker="Other side", content="(not shown)"),
-                                  Speech(speaker="Speaker", content=row["speech-text"])))
+        debate = _speech_debate(row, claims[0]["motion-text"] if claims else row["speech-id"])
         fence = P.fence_for(debate)
         material = P.passage_block(debate, 1, fence)
         scores, gold, calls = [], [], []
@@ -200,27 +210,23 @@ class Decisions(Benchmark):
 
     async def _on_topic(self, item: Item, context: JudgeContext) -> tuple[dict[str, Any], list[Any]]:
         contrast = self.contrast
-        it = next(x for x in contrast.load() if x.id == item.contrast)  # type: ignore[attr-defined]
+        it = self._contrast_item(item)
         debate, base = contrast.debate(it), contrast._base(it.base)
         fence = P.fence_for(debate)
         scores, gold, intact, calls = [], [], [], []
         for p in debate.passages:
-            # the passage's own words: its sentences found in the speech before the change
-            original = _words(base.speeches[p.speech].content)
-            sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n", p.text) if _words(s)]
-            own = sum(len(s.split()) for s in sentences if _words(s) in original)
             changed = p.side is it.degraded
             score, record = await _yes(context, debate, p, ON_TOPIC, fence)
             calls.append(record)
             scores.append(score)
-            gold.append(not changed or own / max(1, p.words) >= 0.5)
+            gold.append(not changed or _own_share(p, base) >= 0.5)
             intact.append(not changed)
         return {"scores": scores, "gold": gold, "intact": intact}, calls
 
     async def _evidence(self, item: Item, context: JudgeContext) -> tuple[dict[str, Any], list[Any]]:
         from .contrast import _EVIDENCE
 
-        it = next(x for x in self.contrast.load() if x.id == item.contrast)  # type: ignore[attr-defined]
+        it = self._contrast_item(item)
         debate = self.contrast._base(it.base)  # unchanged: the gold is the suite's mark on its own text
         fence = P.fence_for(debate)
         scores, gold, calls = [], [], []
@@ -232,7 +238,7 @@ class Decisions(Benchmark):
         return {"scores": scores, "gold": gold}, calls
 
     async def _engages(self, item: Item, context: JudgeContext) -> tuple[dict[str, Any], list[Any]]:
-        it = next(x for x in self.contrast.load() if x.id == item.contrast)  # type: ignore[attr-defined]
+        it = self._contrast_item(item)
         debate = self.contrast.debate(it)
         fence = P.fence_for(debate)
         scores, intact, calls = [], [], []
@@ -242,7 +248,7 @@ class Decisions(Benchmark):
             material = P.passage_block(debate, i, fence)
             for p in earlier:
                 question = P.render("decide_answer.j2", P.DecideAnswerVars(
-                    index=i + 1, target=p.id, text=P.one_line(gist_of(p.text), fence)))
+                    index=i + 1, target=p.id, text=P.one_line(gist(p.text, 24), fence)))
                 dist, record = await context.gateway.decision(_messages(debate, material, question),
                                                               ["yes", "no"], node="decide_answer")
                 calls.append(record)
@@ -252,7 +258,7 @@ class Decisions(Benchmark):
 
     async def _language(self, item: Item, context: JudgeContext) -> tuple[dict[str, Any], list[Any]]:
         contrast = self.contrast
-        it = next(x for x in contrast.load() if x.id == item.contrast)  # type: ignore[attr-defined]
+        it = self._contrast_item(item)
         debate = contrast.debate(it)
         fence = P.fence_for(debate)
         pairs, calls = [], []
@@ -278,7 +284,7 @@ class Decisions(Benchmark):
 
     def _idf(self) -> dict[str, float]:
         """Inverse document frequency of each word over the variant's data, a passage a document."""
-        if getattr(self, "_idf_cache", None) is None:
+        if self._idf_cache is None:
             if self.variant.startswith("address"):
                 speeches, _ = self._ibm()
                 docs = [p.text for r in speeches.values() for p in _speech_debate(r).passages]
@@ -299,25 +305,23 @@ class Decisions(Benchmark):
 
     async def _on_topic_lexical(self, item: Item, context: JudgeContext) -> tuple[dict[str, Any], list[Any]]:
         contrast = self.contrast
-        it = next(x for x in contrast.load() if x.id == item.contrast)  # type: ignore[attr-defined]
+        it = self._contrast_item(item)
         debate, base = contrast.debate(it), contrast._base(it.base)
         weights = self._idf()
         scores, gold, intact = [], [], []
+        # the motion and the other side's speeches: what an argument about this debate shares words with (the
+        # speaker's own other speeches would vouch for a digression repeated in each of them)
+        rest = {side: set(_terms(debate.motion)).union(*(_terms(q.text) for q in debate.passages if q.side is not side))
+                for side in Side}
         for p in debate.passages:
-            # the motion and the other side's speeches: what an argument about this debate shares words with (the
-            # speaker's own other speeches would vouch for a digression repeated in each of them)
-            rest = set(_terms(debate.motion)).union(*(_terms(q.text) for q in debate.passages if q.side is not p.side))
-            scores.append(round(covered(_terms(p.text), rest, weights), 5))
-            original = _words(base.speeches[p.speech].content)
-            sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n", p.text) if _words(s)]
-            own = sum(len(s.split()) for s in sentences if _words(s) in original)
+            scores.append(round(covered(_terms(p.text), rest[p.side], weights), 5))
             changed = p.side is it.degraded
-            gold.append(not changed or own / max(1, p.words) >= 0.5)
+            gold.append(not changed or _own_share(p, base) >= 0.5)
             intact.append(not changed)
         return {"scores": scores, "gold": gold, "intact": intact}, []
 
     async def _engages_lexical(self, item: Item, context: JudgeContext) -> tuple[dict[str, Any], list[Any]]:
-        it = next(x for x in self.contrast.load() if x.id == item.contrast)  # type: ignore[attr-defined]
+        it = self._contrast_item(item)
         debate = self.contrast.debate(it)
         weights = self._idf()
         scores, intact = [], []

@@ -47,7 +47,7 @@ class CalibrationMap(Frozen):
         (b = 0), which this leaves as they are. Held within [1 - ceiling, ceiling]."""
         p = min(max(p, 1e-6), 1 - 1e-6)
         z = self.a * math.log(p / (1 - p))
-        q = (1 / (1 + math.exp(-(z + self.b))) + 1 - 1 / (1 + math.exp(-(-z + self.b)))) / 2
+        q = (1 / (1 + math.exp(-(z + self.b))) + 1 / (1 + math.exp(-(z - self.b)))) / 2  # 1 - σ(-z + b) = σ(z - b)
         return min(max(q, 1 - self.ceiling), self.ceiling)
 
 

@@ -93,10 +93,3 @@ def passages(debate: Debate) -> tuple[Passage, ...]:
                                text=text))
     return tuple(out)
 
-
-def of_speech(table: Sequence[Passage], index: int) -> list[Passage]:
-    return [p for p in table if p.speech == index]
-
-
-def by_id(table: Sequence[Passage]) -> dict[str, Passage]:
-    return {p.id: p for p in table}
