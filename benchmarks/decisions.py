@@ -32,7 +32,6 @@ Variants (``debatrix bench decisions --variant V``):
 from __future__ import annotations
 
 import csv
-import math
 import re
 import time
 from dataclasses import dataclass
@@ -43,7 +42,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from debatrix.context import JudgeContext
 from debatrix.core import prompting as P
-from debatrix.core.flow import gist
+from debatrix.core.flow import covered, gist, idf, terms
 from debatrix.core.models import Debate, Debater, Side, Speech
 from debatrix.core.settings import JudgeSettings
 
@@ -85,28 +84,6 @@ def _own_share(p: Any, base: Debate) -> float:
     original = _words(base.speeches[p.speech].content)
     sentences = [x for x in re.split(r"(?<=[.!?])\s+|\n", p.text) if _words(x)]
     return sum(len(x.split()) for x in sentences if _words(x) in original) / max(1, p.words)
-
-
-def _terms(text: str) -> list[str]:
-    return re.findall(r"\w+", text.lower())
-
-
-def idf(docs: list[str]) -> dict[str, float]:
-    """log(N / df) of every word of ``docs``."""
-    df: dict[str, int] = {}
-    for d in docs:
-        for w in set(_terms(d)):
-            df[w] = df.get(w, 0) + 1
-    return {w: math.log(len(docs) / n) for w, n in df.items()}
-
-
-def covered(words: list[str], within: set[str], weights: dict[str, float]) -> float:
-    """The share of ``words``' weight (each distinct word once, unknown words at the largest weight) found in
-    ``within``."""
-    top = max(weights.values(), default=1.0)
-    distinct = set(words)
-    total = sum(weights.get(w, top) for w in distinct)
-    return sum(weights.get(w, top) for w in distinct if w in within) / total if total else 0.0
 
 
 def _speech_debate(row: dict[str, str], motion: str = "") -> Debate:
@@ -200,7 +177,7 @@ class Decisions(Benchmark):
         scores, gold, calls = [], [], []
         for k, c in enumerate(claims, 1):
             question = P.render("decide_answer.j2", P.DecideAnswerVars(
-                index=2, target=f"C{k}", text=P.one_line(c["GP-claim-text-for-motion"], fence)))
+                index=2, target=f"C{k}", text=P.quoted(c["GP-claim-text-for-motion"], fence), fence=fence))
             dist, record = await context.gateway.decision(_messages(debate, material, question), ["yes", "no"],
                                                           node="decide_answer")
             calls.append(record)
@@ -248,7 +225,7 @@ class Decisions(Benchmark):
             material = P.passage_block(debate, i, fence)
             for p in earlier:
                 question = P.render("decide_answer.j2", P.DecideAnswerVars(
-                    index=i + 1, target=p.id, text=P.one_line(gist(p.text, 24), fence)))
+                    index=i + 1, target=p.id, text=P.quoted(gist(p.text, 24), fence), fence=fence))
                 dist, record = await context.gateway.decision(_messages(debate, material, question),
                                                               ["yes", "no"], node="decide_answer")
                 calls.append(record)
@@ -296,10 +273,10 @@ class Decisions(Benchmark):
     async def _address_lexical(self, item: Item, context: JudgeContext) -> tuple[dict[str, Any], list[Any]]:
         speeches, pairs = self._ibm()
         weights = self._idf()
-        passages = [set(_terms(p.text)) for p in _speech_debate(speeches[item.id]).passages]
+        passages = [set(terms(p.text)) for p in _speech_debate(speeches[item.id]).passages]
         scores, gold = [], []
         for c in pairs.get(item.id, []):
-            scores.append(round(max(covered(_terms(c["GP-claim-text-for-motion"]), p, weights) for p in passages), 5))
+            scores.append(round(max(covered(terms(c["GP-claim-text-for-motion"]), p, weights) for p in passages), 5))
             gold.append(c["label"] != "Negative")
         return {"scores": scores, "gold": gold}, []
 
@@ -311,10 +288,10 @@ class Decisions(Benchmark):
         scores, gold, intact = [], [], []
         # the motion and the other side's speeches: what an argument about this debate shares words with (the
         # speaker's own other speeches would vouch for a digression repeated in each of them)
-        rest = {side: set(_terms(debate.motion)).union(*(_terms(q.text) for q in debate.passages if q.side is not side))
+        rest = {side: set(terms(debate.motion)).union(*(terms(q.text) for q in debate.passages if q.side is not side))
                 for side in Side}
         for p in debate.passages:
-            scores.append(round(covered(_terms(p.text), rest[p.side], weights), 5))
+            scores.append(round(covered(terms(p.text), rest[p.side], weights), 5))
             changed = p.side is it.degraded
             gold.append(not changed or _own_share(p, base) >= 0.5)
             intact.append(not changed)
@@ -327,9 +304,9 @@ class Decisions(Benchmark):
         scores, intact = [], []
         for i in range(1, len(debate.speeches)):
             speaker = debate.speeches[i].speaker
-            said = set(_terms(debate.speeches[i].content))
+            said = set(terms(debate.speeches[i].content))
             for p in (p for p in debate.passages if p.speech < i and p.speaker != speaker):
-                scores.append(round(covered(_terms(p.text), said, weights), 5))
+                scores.append(round(covered(terms(p.text), said, weights), 5))
                 intact.append(debate.debater(speaker).side is not it.degraded)
         return {"scores": scores, "gold": intact, "intact": intact}, []
 

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import re
 import threading
 import time
-from collections.abc import Callable
+import zlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -40,6 +42,8 @@ Answer = str | dict | Callable[[CallInfo], str | dict]
 
 
 def default_answer(call: CallInfo) -> str | dict:
+    if call.kind == "decision" and call.choices:
+        return decided(call.messages, call.choices)
     if call.kind == "text":
         where = f" speech {call.index + 1}" if call.index is not None else ""
         return f"{call.node} comment on {call.dimension}{where}{' for ' + call.target if call.target else ''}."
@@ -53,6 +57,35 @@ def default_answer(call: CallInfo) -> str | dict:
     if call.kind in ("WinnerAnswer", "CommentWinnerAnswer") and call.choices:
         return {**comment, "winner": call.choices[0]}
     raise KeyError(f"no scripted answer for {call.node} ({call.kind})")
+
+
+def decided(messages: Sequence[Any], options: Sequence[str]) -> str:
+    """A small decision's answer that depends on its question: one of ``options`` picked by a hash of the last
+    message, so the decisions about different passages differ (and are the same every run)."""
+    last = messages[-1]
+    text = str(last.content if hasattr(last, "content") else last.get("content"))
+    return options[zlib.crc32(text.encode()) % len(options)]
+
+
+def asked_options(body: dict[str, Any]) -> list[str]:
+    """The options of a small decision request: its grammar's alternatives (llama.cpp), else those its question
+    names ("Answer yes or no.", "Answer A, B or C.") where the answer is capped at a few tokens."""
+    grammar = re.findall(r'"((?:[^"\\]|\\.)*)"', body.get("grammar") or "")
+    if grammar:
+        return grammar
+    if (body.get("max_tokens") or body.get("max_completion_tokens") or 99) > 3 or not body.get("messages"):
+        return []
+    asked = re.search(r"Answer ((?:\w+, )*\w+) or (\w+)\.\s*$", str(body["messages"][-1].get("content") or ""))
+    return [*asked.group(1).split(", "), asked.group(2)] if asked else []
+
+
+def decision_logprobs(answer: str, options: Sequence[str]) -> dict[str, Any]:
+    """The answer token's alternatives as an OpenAI server reports them: the answer at 0.55-0.94, the rest shared."""
+    top = 0.55 + (zlib.crc32(answer.encode() + str(options).encode()) % 40) / 100
+    rest = (1 - top) / max(1, len(options) - 1)
+    probs = {o: top if o == answer else rest for o in options}
+    return {"token": answer, "logprob": math.log(top),
+            "top_logprobs": [{"token": o, "logprob": math.log(p)} for o, p in probs.items()]}
 
 
 def analysis_of(call: CallInfo, note: str | None = None, score: int | None = None) -> dict:
@@ -273,7 +306,13 @@ class FakeOpenAIServer:
     def completion(self, body: dict[str, Any], n: int) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": None}
         fmt = body.get("response_format") or {}
-        if fmt.get("type") == "json_schema":
+        options = asked_options(body)
+        choice: dict[str, Any] = {}
+        if options:  # a small decision: one of its options, by the question, with probabilities where asked
+            message["content"] = decided(body.get("messages") or [{}], options)
+            if body.get("logprobs"):
+                choice["logprobs"] = {"content": [decision_logprobs(message["content"], options)]}
+        elif fmt.get("type") == "json_schema":
             message["content"] = json.dumps(instance_of(fmt["json_schema"]["schema"], n))
         elif body.get("tools"):
             fn = body["tools"][0]["function"]
@@ -288,7 +327,7 @@ class FakeOpenAIServer:
         completion = count(str(message.get("content") or json.dumps(message.get("tool_calls")))) + 1
         return {"id": f"chatcmpl-{n}", "object": "chat.completion", "created": int(time.time()),
                 "model": body.get("model", "fake-model"),
-                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                "choices": [{"index": 0, "message": message, "finish_reason": "stop", **choice}],
                 "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
                           "total_tokens": prompt + completion}}
 

@@ -9,13 +9,14 @@ is made once: by its caller before the local backend sizes (or refuses) the mode
 
 from __future__ import annotations
 
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from debatrix.core import prompting as P
 from debatrix.core.dimension import Dimension, DimensionRegistry
 from debatrix.llm.gateway import token_cap
 from debatrix.core.models import Debate, SpeechAnalysis
-from debatrix.core.modes import Request, RunPlan, expected_calls, get_mode, resolve_dimensions
+from debatrix.core.flow import GIST_ASKED, gist
+from debatrix.core.modes import Request, RunPlan, calls_of, get_mode, resolve_dimensions
 from debatrix.core.settings import JudgeSettings
 from debatrix.core.tokens import count_message_tokens, count_tokens
 
@@ -58,6 +59,8 @@ def largest_request(debate: Debate, mode: str, settings: JudgeSettings, dims: li
         if tokens > best.tokens:
             best = Request(tokens, what)
 
+    if shape.context == "flow":
+        return _largest_decision(debate, settings)
     n = len(debate.speeches)
     candidates = _candidates(debate, settings) if shape.per_speech else []
     for dim in dims:
@@ -92,6 +95,23 @@ def largest_request(debate: Debate, mode: str, settings: JudgeSettings, dims: li
     return best
 
 
+def _largest_decision(debate: Debate, settings: JudgeSettings) -> Request:
+    """The flow's largest request: its longest passage asked about the longest point it may answer (a decision's
+    answer is a few tokens)."""
+    if not debate.passages:
+        return Request(0, "")
+    fence = P.fence_for(debate)
+    p = max(debate.passages, key=lambda p: len(p.text))
+    row = max(debate.passages, key=lambda p: len(gist(p.text, GIST_ASKED)))
+    material = P.header(debate) + P.render("flow_passage.j2", P.FlowPassageVars(
+        fence=fence, id=p.id, index=p.speech + 1, speaker=p.speaker, side=P.side_label(debate, p.speaker),
+        text=P.quoted(p.text, fence)))
+    question = P.render("flow_answer.j2", P.FlowAnswerVars(fence=fence, id=p.id, target=row.id, speaker=row.speaker,
+                                                           text=P.quoted(gist(row.text, GIST_ASKED), fence)))
+    tokens = _count([SystemMessage(content=P.system_text(fence)), HumanMessage(content=material + question)], settings)
+    return Request(tokens + 8, f"a decision on passage {p.id}")
+
+
 def _candidates(debate: Debate, settings: JudgeSettings) -> list[int]:
     """The speeches whose analysis request can be the largest. A speech's request holds its block and everything
     before it (earlier analyses or speeches), and the task text differs only by speaker, so of one speaker's
@@ -117,9 +137,7 @@ def plan_run(debate: Debate, settings: JudgeSettings, registry: DimensionRegistr
     mode = mode or settings.mode
     dims = resolve_dimensions(mode, settings.dimensions, debate.format,
                               registry or DimensionRegistry(settings.dimension_dirs))
-    llm = settings.llm
-    calls = expected_calls(mode, len(debate.speeches), len(debate.debaters), len(dims), llm.merge_score_call,
-                           settings.orders, llm.speech_score_merged(mode))
+    calls = calls_of(mode, settings, debate, len(dims))
     over = over_budget(mode, calls, settings)
     return RunPlan(debate, mode, tuple(dims), calls, None if over else largest_request(debate, mode, settings, dims))
 

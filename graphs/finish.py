@@ -13,6 +13,8 @@ from debatrix.context import JudgeContext
 from debatrix.core.dimension import Dimension
 from debatrix.llm.local import served_by
 from debatrix.core.confidence import CalibrationMap, calibration_for, resolved_layout, shown
+from debatrix.core.flow import flow_checks
+from debatrix.core.modes import get_mode
 from debatrix.core.textchecks import check_result
 from debatrix.core.models import (
     Debate,
@@ -70,6 +72,7 @@ def _dimension_result(state: JudgeState, dim: Dimension, cmap: CalibrationMap | 
             _first(state, "debate_analyses", dim.name), "text", None),
         debater_judgments=tuple(judgments),
         verdict=verdict,
+        ledger=state.get("ledgers", {}).get(dim.name),
     )
 
 
@@ -144,6 +147,7 @@ def make_finish(mode: str, per_speech: bool, panel: bool) -> Callable:
             mode=mode, speeches=debate.speeches, status=Status.INCOMPLETE if failures else Status.COMPLETE,
             incomplete_reason="; ".join(failures) or None, dimensions=tuple(dims), general=general,
             position_bias=round(sum(biases) / len(biases), 4) if biases else None,
+            flow=tuple(sorted(state.get("flows", []), key=lambda f: f.index)),
             usage=Usage.from_calls(state.get("calls", []), (finished - started).total_seconds()),
             call_log=tuple(state.get("calls", [])) if ctx.settings.llm.log_calls else (),
             settings={**ctx.settings.public_dict(), "order_layout_used": layout, "model": ctx.gateway.description,
@@ -151,7 +155,9 @@ def make_finish(mode: str, per_speech: bool, panel: bool) -> Callable:
                       **({"served": served_by(ctx.local_server)} if ctx.local_server is not None else {})},
             started_at=started, finished_at=finished,
         )
-        result = result.model_copy(update={"checks": check_result(result, debate)})
+        # a flow result cites passages by id: its checks are lookups in the passage table
+        checks = flow_checks(result, debate) if get_mode(mode).context == "flow" else check_result(result, debate)
+        result = result.model_copy(update={"checks": checks})
         if per_speech and ctx.settings.memory.retrieval:  # only retrieval opens a context memory
             await asyncio.to_thread(ctx.memory.finish, state["run_id"])
         return {"result": result}

@@ -17,6 +17,7 @@ from debatrix.core.modes import SPEECH, Mode, get_mode
 from .column import build_iterative_column, build_raw_column
 from .nodes import previous_analyses, previous_speeches
 from .finish import make_finish
+from .flow import add_flow, to_flow
 from .panel import after_columns, after_panel_comment, columns_done, panel_comment, panel_decide
 from .prepare import make_prepare, to_columns
 from .serde import registered
@@ -31,9 +32,14 @@ def _judge_graph(ctx: JudgeContext | None, mode: str, column: Any) -> StateGraph
     shape = get_mode(mode)
     g = StateGraph(JudgeState, context_schema=JudgeContext, input_schema=JudgeInput, output_schema=JudgeOutput)
     g.add_node("prepare", bind(make_prepare(mode), ctx))
-    g.add_node("column", column)
     g.add_node("finish", bind(make_finish(mode, shape.per_speech, shape.panel), ctx))
     g.add_edge(START, "prepare")
+    if shape.context == "flow":  # one reading shared by the dimensions, the verdicts computed from it
+        add_flow(g, ctx)
+        g.add_conditional_edges("prepare", to_flow, ["flow_speech", "finish"])
+        g.add_edge("finish", END)
+        return g
+    g.add_node("column", column)
     g.add_conditional_edges("prepare", to_columns, ["column", "finish"])
     if shape.panel:
         add_step(g, "panel_comment", panel_comment, ctx)
@@ -52,6 +58,8 @@ def _judge_graph(ctx: JudgeContext | None, mode: str, column: Any) -> StateGraph
 
 
 def _column(ctx: JudgeContext | None, mode: Mode, merge_score_call: bool, score_in_analysis: bool = False) -> Any:
+    if mode.context == "flow":
+        return None
     if mode.per_speech:
         return build_iterative_column(ctx, PREVIOUS[mode.context], merge_score_call,
                                       debate_stage=mode.debate_stage, score_in_analysis=score_in_analysis)

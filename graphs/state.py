@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict
 from typing_extensions import TypedDict
 
 from debatrix.core.dimension import Dimension
+from debatrix.core.flow import Ledger, SpeechFlow
 from debatrix.core.models import (
     CallRecord,
     Debate,
@@ -88,6 +89,10 @@ class JudgeState(TypedDict, total=False):
     started_at: str
     dimensions: list[Dimension]
     panel_comments: list[DebateAnalysis]  # the chair's comment in each order
+    # the flow mode's: its speeches' decisions (the analysis memory), the next speech, each dimension's ledger
+    flows: Annotated[list[SpeechFlow], operator.add]
+    index: int
+    ledgers: dict[str, Ledger]
     general: DimensionResult
     result: JudgeResult
 

@@ -42,9 +42,18 @@ async def test_every_mode_over_http(server, uniforms, mode):
     before = len(server.requests)
     result = await ajudge_debate(uniforms, http_settings(server, mode))
     n = 1 if mode in ("chronological", "direct") else 3
-    assert_complete(result, n, mode in ("debatrix", "chronological", "noniterative"))
+    assert_complete(result, n, MODES[mode].per_speech)
     sent = server.requests[before:]
     assert len(sent) == result.usage.llm_calls
+    if mode == "flow":  # small decisions: a few tokens each, their probabilities read from the answer's logprobs
+        assert all(r.get("max_tokens", r.get("max_completion_tokens")) == 3 and r.get("logprobs") is True and "response_format" not in r for r in sent)
+        assert [f.index for f in result.flow] == list(range(len(uniforms.speeches)))
+        marks = [m for f in result.flow for m in f.marks]
+        assert {m.id for m in marks} == {p.id for p in uniforms.passages}
+        assert len({m.argument for m in marks}) > 1 and all(0 < m.argument < 1 for m in marks)
+        assert any(f.lines for f in result.flow) and all(f.rating is not None for f in result.flow)
+        assert result.checks.flags == ()
+        return
     structured = [r for r in sent if "response_format" in r]
     assert structured and all(r["response_format"]["type"] == "json_schema" for r in structured)
     assert all(r["temperature"] == 0 for r in sent)
@@ -103,7 +112,7 @@ async def test_panelbench_debates_over_http(server, mode):
     need_data(PANELBENCH)
     art = load_debate(PANELBENCH / "DebateArt" / "motion" / "debateart_0466.yml")
     bp = load_debate(PANELBENCH / "BP-Competition" / "motion" / "bp_020.yml")
-    per_speech = mode in ("debatrix", "chronological", "noniterative")
+    per_speech = MODES[mode].per_speech
     single = mode in ("chronological", "direct")
     r = await ajudge_debate(art, http_settings(server, mode))
     assert_complete(r, 1 if single else 3, per_speech)

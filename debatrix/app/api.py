@@ -59,7 +59,7 @@ def recursion_limit(debate: Debate) -> int:
 
 
 _REPORTED = {"analyze_speech", "score_speech", "judge_debate", "decide_debate", "panel_comment", "panel_decide",
-             "prepare"}
+             "prepare", "flow_speech", "flow_verdicts"}
 
 
 def _event(node: str, update: Any) -> ProgressEvent | None:
@@ -68,6 +68,13 @@ def _event(node: str, update: Any) -> ProgressEvent | None:
     records = update.get("calls") or []
     usage = {"calls": len(records), "prompt_tokens": sum(c.prompt_tokens for c in records),
              "completion_tokens": sum(c.completion_tokens for c in records)}
+    if update.get("flows"):  # a speech read into the flow: its entry, as the analysis of that step
+        f = update["flows"][-1]
+        argued = sum(1 for m in f.marks if (m.argument or 0) >= 0.5)
+        return ProgressEvent(node=node, dimension="flow", index=f.index, kind="analysis",
+                             detail=f"read speech {f.index + 1} ({f.speaker}): {argued} of {len(f.marks)} passages "
+                                    f"argue, {len(f.lines)} earlier points asked about"
+                                    + (f"; missing {f.missing}" if f.missing else ""), **usage)
     for key in ("winner_decisions", "analyses", "speech_judgments", "debater_judgments", "debate_analyses",
                 "panel_comments"):
         items = update.get(key)

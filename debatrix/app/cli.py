@@ -485,13 +485,17 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
     from debatrix.app.api import ajudge_debate, refused
     from debatrix.context import JudgeContext, run_settings
     from debatrix.core.errors import ContextWindowExceeded
-    from debatrix.core.modes import calls_of_run, order_count, steps_per_row
+    from debatrix.core.modes import calls_of_run, get_mode, order_count, steps_per_row
     from debatrix.app.progress import JudgeProgress
     from debatrix.graphs.budget import plan_run
 
     def starting(local: JudgeSettings) -> None:  # the debate fits: the local model is about to start
         why = ("--backend local" if local.llm.backend == "local" else
                "no OpenAI-compatible endpoint configured (--base-url / $OPENAI_BASE_URL / $OPENAI_API_KEY)")
+        if get_mode(local.mode).context == "flow":  # its answers are a token each: nothing to keep short
+            console.print(f"{why}: starting the local model [bold]{local.llm.local_model}[/] on 127.0.0.1 ...",
+                          highlight=False)
+            return
         console.print(f"{why}: starting the local model [bold]{local.llm.local_model}[/] on 127.0.0.1 ...\n"
                       f"answers kept short for a CPU: analyses ~{local.analysis_words} words, comments "
                       f"~{local.comment_words} words per debater, "
@@ -517,8 +521,10 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
         orders = (f" ({total - single} of them to judge in {order_count(len(debate.debaters), run.orders)} "
                   "orders of the debaters; --orders 1 judges in one)" if total > single else "")
         console.print(f"judging [bold]{plain(debate.id)}[/] ({debate.format.value}, {len(debate.speeches)} speeches) in "
-                      f"mode [bold]{settings.mode}[/] on {', '.join(d.name for d in dims)}: {total} LLM calls"
-                      f"{orders} with {ctx.gateway.description}"
+                      f"mode [bold]{settings.mode}[/] on {', '.join(d.name for d in dims)}: "
+                      + (f"at most {total} small decisions (a point a passage shares no word with is not asked)"
+                         if get_mode(run.mode).context == "flow" else f"{total} LLM calls{orders}")
+                      + f" with {ctx.gateway.description}"
                       + (f" at {plain(redact_url(ctx.settings.llm.base_url))}" if ctx.settings.llm.base_url else ""),
                       highlight=False)
         rows = steps_per_row(run.mode, [d.name for d in dims], len(debate.speeches),
@@ -576,6 +582,7 @@ def print_summary(result: JudgeResult, con: Console) -> None:
                 row.append(next((f"{x.score}" for x in d.speech_judgments if x.index == s.index), "-"))
             st.add_row(*row)
         con.print(st)
+    _print_flow(result, con)
     u = result.usage
     if u.by_node:
         # "read" and "reused": what the server says it computed and took from its prompt cache (where it says)
@@ -594,6 +601,24 @@ def print_summary(result: JudgeResult, con: Console) -> None:
         for flag in result.checks.flags:
             con.print(f"  - {plain(flag)}", highlight=False)
     _print_reasons(result, rows, con)
+
+
+def _print_flow(result: JudgeResult, con: Console) -> None:
+    """A flow result's arguments left standing per debater (the report's flow sheet has every row)."""
+    from debatrix.app.report import flow_ledger
+
+    led = flow_ledger(result)
+    if led is None:
+        return
+    con.print("the flow: arguments left standing at the end (the report shows every row and answer)",
+              highlight=False)
+    for t in led.tallies:
+        mine = [x for x in led.threads if x.speaker == t.debater]
+        standing = [x.id for x in mine if x.status != "refuted"]
+        fell = [x.id for x in mine if x.status == "refuted"]
+        con.print(f"  {plain(t.debater)}: {t.standing:.1f} of {t.arguments:.1f} standing"
+                  + (f" ({', '.join(standing)})" if standing else "")
+                  + (f"; answered by the other side: {', '.join(fell)}" if fell else ""), highlight=False)
 
 
 def _usage_table(u: Any) -> Table:

@@ -24,7 +24,8 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from debatrix.core.errors import ConfigurationError
 from debatrix.core.files import inside, write_atomic
-from debatrix.core.models import DimensionResult, JudgeResult
+from debatrix.core.models import DimensionResult, JudgeResult, Ledger
+from debatrix.core.passages import ID, passage_id, split_speech
 
 # one color per dimension column in the chart (cycled)
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2")
@@ -169,6 +170,37 @@ def call_groups(result: JudgeResult) -> list[dict[str, Any]]:
     return [g for _, g in sorted(groups.items(), key=lambda kv: (order.get(kv[0][0], len(order)), kv[0][1]))]
 
 
+def flow_ledger(result: JudgeResult) -> Ledger | None:
+    """The ledger a flow sheet shows: the argument dimension's (where rows stand or fall), else the first."""
+    ledgers = [d.ledger for d in result.dimensions if d.ledger is not None]
+    return next((d.ledger for d in result.dimensions if d.name == "argument" and d.ledger), None) or (
+        ledgers[0] if ledgers else None)
+
+
+def flow_sheet(result: JudgeResult) -> dict[str, Any] | None:
+    """The flow as a coach draws it: speeches as columns, argument rows, each row's passage in its own speech's
+    column (its text on demand) and, in each later column of the other side, whether that speech answered it."""
+    led = flow_ledger(result)
+    if led is None:
+        return None
+    texts = {passage_id(i, k): t for i, s in enumerate(result.speeches)
+             for k, t in enumerate(split_speech(s.content), 1)}
+    rows = []
+    for t in led.threads:
+        own = int(ID.fullmatch(t.id).group(1)) - 1  # type: ignore[union-attr]
+        cells: list[dict[str, Any]] = []
+        for j in range(len(result.speeches)):
+            cell = next((c for c in t.cells if c.speech == j), None)
+            if j == own:
+                cells.append({"kind": "own", "id": t.id, "gist": t.gist, "text": texts.get(t.id, "")})
+            elif cell is not None:
+                cells.append({"kind": cell.move if cell.answered >= 0.5 else "ignores", "p": cell.answered})
+            else:
+                cells.append({"kind": ""})
+        rows.append({"t": t, "cells": cells})
+    return {"rows": rows, "speakers": [s.speaker for s in result.speeches], "tallies": led.tallies}
+
+
 def result_html(result: JudgeResult) -> str:
     """The judgment as one self-contained HTML page."""
     rows, dims = matrix(result)
@@ -176,7 +208,8 @@ def result_html(result: JudgeResult) -> str:
     speeches = {i: s.content for i, s in enumerate(result.speeches)}
     return env().get_template("report.html.j2").render(
         r=result, rows=rows, dims=dims, debaters=debaters, verdicts=_verdicts(result), charts=score_charts(result),
-        palette=PALETTE, speeches=speeches, headline=headline, score_line=score_line, calls=call_groups(result))
+        palette=PALETTE, speeches=speeches, headline=headline, score_line=score_line, calls=call_groups(result),
+        sheet=flow_sheet(result))
 
 
 def load_result(path: Path) -> JudgeResult:

@@ -9,138 +9,32 @@ cell of the sheet and a per-debater comment cite only ids whose speaker is known
 
 from __future__ import annotations
 
+import functools
 import math
+import re
 from collections.abc import Sequence
-from typing import Literal
 
-from pydantic import Field
-
-from debatrix.core.models import Debate, Frozen, Side
+# the flow's types are domain types (a result carries them); they are defined with the others
+from debatrix.core.models import (
+    ARGUMENT_AT,
+    Cell,
+    Debate,
+    AnalysisCheck,
+    CommentCheck,
+    Frozen,
+    JudgeResult,
+    Ledger,
+    Line,
+    Mark,
+    Rating,
+    SpeechFlow,
+    Tally,
+    TextChecks,
+    Thread,
+)
+from debatrix.core.passages import ID
 
 GIST_WORDS = 14  # the first words of a passage: how the flow names it (extractive: nothing the model wrote)
-ARGUMENT_AT = 0.5  # a passage is a row of the flow where it is more likely an argument than not
-
-
-class Mark(Frozen):
-    """One passage's decisions in one dimension: the probability that it argues the motion for its speaker's side,
-    and that it backs its point with evidence (None: not asked in this dimension)."""
-
-    id: str
-    argument: float | None = Field(default=None, ge=0, le=1)
-    evidence: float | None = Field(default=None, ge=0, le=1)
-
-
-class Line(Frozen):
-    """An answer drawn on the flow: speech ``speech`` (0-based) against the earlier passage ``target`` of another
-    debater, with the probabilities that it argues against it (refutes) or accepts it (concedes); the rest is the
-    probability that it leaves it alone."""
-
-    speech: int
-    target: str
-    refutes: float = Field(ge=0, le=1)
-    concedes: float = Field(default=0.0, ge=0, le=1)
-
-    @property
-    def answers(self) -> float:
-        return min(1.0, self.refutes + self.concedes)
-
-    @property
-    def move(self) -> Literal["refutes", "concedes", "ignores"]:
-        ignores = max(0.0, 1.0 - self.refutes - self.concedes)
-        best = max(self.refutes, self.concedes, ignores)
-        return "refutes" if best == self.refutes else "concedes" if best == self.concedes else "ignores"
-
-
-class Rating(Frozen):
-    """A speech's rating on the dimension's own question, 1 to 5, probability-weighted where the server gave
-    probabilities (``probabilities``: value -> probability)."""
-
-    expected: float = Field(ge=1, le=5)
-    probabilities: dict[str, float] | None = None
-
-
-class SpeechFlow(Frozen):
-    """One speech's analysis in one dimension: its passages' marks, its answers to earlier passages, its rating.
-    ``missing`` says why a decision of it could not be had (its calls still count); what it has is kept."""
-
-    dimension: str
-    index: int
-    speaker: str
-    marks: tuple[Mark, ...] = ()
-    lines: tuple[Line, ...] = ()
-    rating: Rating | None = None
-    missing: str = ""
-
-
-# ------------------------------------------------------------------------------------------- the ledger
-
-
-class Cell(Frozen):
-    """What one later speech did to a row: its most likely move and the probability that it answered."""
-
-    speech: int
-    move: Literal["refutes", "concedes", "ignores"]
-    answered: float
-
-
-class Thread(Frozen):
-    """A row of the flow sheet: an argument (a passage more likely an argument than not) and what became of it."""
-
-    id: str
-    speaker: str
-    side: Side
-    gist: str
-    argument: float  # P(it is an argument): the row's weight
-    evidence: float | None
-    refuted: float  # P(the other side argued against it at least once)
-    conceded: float  # P(the other side accepted it at least once)
-    answerable: bool = False  # the other side spoke after it: leaving it alone is dropping it
-    cells: tuple[Cell, ...] = ()
-
-    @property
-    def answered(self) -> float:
-        return 1.0 - (1.0 - self.refuted) * (1.0 - self.conceded)
-
-    @property
-    def stands(self) -> float:
-        """P(it stands at the end): not refuted, or conceded (an argument the other side accepted stands)."""
-        return 1.0 - self.refuted * (1.0 - self.conceded)
-
-    @property
-    def status(self) -> Literal["standing", "refuted", "conceded", "dropped"]:
-        """As a coach reads the row: conceded, refuted (more likely than not argued against), dropped (never
-        answered though the other side spoke after it) or standing (no speech of the other side came after)."""
-        if self.conceded >= 0.5:
-            return "conceded"
-        if self.refuted >= 0.5:
-            return "refuted"
-        return "dropped" if self.answerable else "standing"
-
-
-class Tally(Frozen):
-    """One debater's figures in one dimension's ledger (sums weighted by each row's probability of being an
-    argument; a rating where the dimension asks one)."""
-
-    debater: str
-    arguments: float = 0.0  # Σ P(argument) over their passages
-    standing: float = 0.0  # Σ P(argument) · P(stands)
-    evidence: float = 0.0  # Σ P(argument) · P(evidence)
-    engaged: float = 0.0  # Σ over the other side's rows they could answer: P(argument) · P(they answered)
-    engageable: float = 0.0  # Σ P(argument) over the other side's rows spoken before one of their speeches
-    rating: float | None = None  # the mean of their speeches' ratings (1-5)
-
-    @property
-    def engagement(self) -> float | None:
-        return self.engaged / self.engageable if self.engageable > 0 else None
-
-
-class Ledger(Frozen):
-    dimension: str
-    threads: tuple[Thread, ...] = ()
-    tallies: tuple[Tally, ...] = ()
-
-    def tally(self, debater: str) -> Tally:
-        return next(t for t in self.tallies if t.debater == debater)
 
 
 def gist(text: str, words: int = GIST_WORDS) -> str:
@@ -198,3 +92,320 @@ def ledger(debate: Debate, flows: Sequence[SpeechFlow], dimension: str) -> Ledge
             rating=round(sum(mine_rated) / len(mine_rated), 4) if mine_rated else None))
     return Ledger(dimension=dimension, threads=tuple(t for t in threads if t.argument >= ARGUMENT_AT or not marks),
                   tallies=tuple(tallies))
+
+
+# ------------------------------------------------------------------- which rows a speech is asked about (a lookup)
+
+
+def terms(text: str) -> list[str]:
+    """A text's words, lower-cased (any script: ``\\w``)."""
+    return re.findall(r"\w+", text.lower())
+
+
+def idf(docs: Sequence[str]) -> dict[str, float]:
+    """log(N / df) of every word of ``docs``: how much sharing that word says (a word in every document: nothing)."""
+    df: dict[str, int] = {}
+    for d in docs:
+        for w in set(terms(d)):
+            df[w] = df.get(w, 0) + 1
+    return {w: math.log(len(docs) / n) for w, n in df.items()}
+
+
+def covered(words: Sequence[str], within: set[str], weights: dict[str, float]) -> float:
+    """The share of ``words``' weight (each distinct word once, unknown words at the largest weight) found in
+    ``within``."""
+    top = max(weights.values(), default=1.0)
+    distinct = set(words)
+    total = sum(weights.get(w, top) for w in distinct)
+    return sum(weights.get(w, top) for w in distinct if w in within) / total if total else 0.0
+
+
+def open_rows(debate: Debate, flows: Sequence[SpeechFlow], index: int) -> list[str]:
+    """The rows speech ``index`` may answer: earlier passages of another side that the flow so far holds as
+    arguments (a passage not yet marked, whose speech's decisions are missing, counts as one)."""
+    marks = {m.id: m for f in flows for m in f.marks}
+    side = debate.debater(debate.speeches[index].speaker).side
+    out = []
+    for p in debate.passages:
+        if p.speech >= index:
+            break
+        mark = marks.get(p.id)
+        if p.side is not side and (mark is None or mark.argument is None or mark.argument >= ARGUMENT_AT):
+            out.append(p.id)
+    return out
+
+
+GIST_ASKED = 24  # words of a row restated in its question (the question the decisions benchmark measured)
+
+
+def flow_calls(debate: Debate) -> int:
+    """The decisions a complete flow run asks at most (no retries): per passage, what it does and whether it is
+    clearly written; per speech after the first, one per earlier passage of the other side, up to one per passage
+    of the speech."""
+    total = 2 * len(debate.passages)
+    for i, s in enumerate(debate.speeches):
+        side = debate.debater(s.speaker).side
+        own = sum(1 for p in debate.passages if p.speech == i)
+        total += min(own, sum(1 for q in debate.passages if q.speech < i and q.side is not side))
+    return total
+
+
+def asked_pairs(debate: Debate, flows: Sequence[SpeechFlow], index: int) -> dict[str, list[str]]:
+    """Which passage of speech ``index`` is asked about which open row: each passage proposes the row whose words
+    (weighted by how rare they are among the debate's passages) it shares most, and each row proposed is asked once,
+    of the passage that shares most with it: the lookup proposes, the model decides. A row no passage shares a word
+    with is not asked about. Passage id -> its rows, in the order spoken."""
+    rows = open_rows(debate, flows, index)
+    if not rows:
+        return {}
+    weights = _debate_idf(debate)
+    by_id = debate.passage_index
+    best: dict[str, tuple[float, str]] = {}
+    for p in (p for p in debate.passages if p.speech == index):
+        said = set(terms(p.text))
+        score, row = max((covered(terms(by_id[r].text), said, weights), r) for r in rows)
+        if score > 0 and score > best.get(row, (0.0, ""))[0]:
+            best[row] = (score, p.id)
+    out: dict[str, list[str]] = {}
+    for row in rows:
+        if row in best:
+            out.setdefault(best[row][1], []).append(row)
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _debate_idf(debate: Debate) -> dict[str, float]:
+    return idf([p.text for p in debate.passages])
+
+
+# ------------------------------------------------------------------------------------------- the verdict
+
+EMPTY = 0.5  # a debater's count with nothing in it: a debater with no argument still has a finite log-strength
+
+
+class FlowVerdict(Frozen):
+    """One dimension's verdict computed from its ledger: each debater's strength (log scale), the win
+    probabilities (a softmax of the strengths: symmetric in the debaters, whoever is listed first) and the
+    computation in words."""
+
+    dimension: str
+    strengths: dict[str, float]
+    probabilities: dict[str, float]
+    reason: str
+
+    @property
+    def winner(self) -> str | None:
+        best = max(self.probabilities.values())
+        top = [d for d, p in self.probabilities.items() if p == best]
+        return top[0] if len(top) == 1 else None
+
+
+def softmax(values: dict[str, float]) -> dict[str, float]:
+    top = max(values.values())
+    e = {k: math.exp(v - top) for k, v in values.items()}
+    total = sum(e.values())
+    return {k: round(v / total, 4) for k, v in e.items()}
+
+
+#: what each dimension weighs in the ledger, and how it says so (a dimension not named here: the combination)
+MEASURES = {
+    "argument": ("arguments standing at the end", lambda t: math.log(EMPTY + t.standing),
+                 lambda t: f"{t.standing:.1f} of {t.arguments:.1f} arguments standing"),
+    "source": ("arguments backed by evidence", lambda t: math.log(EMPTY + t.evidence),
+               lambda t: f"{t.evidence:.1f} of {t.arguments:.1f} arguments backed by evidence"),
+    "language": ("how clearly their speeches read (1-5)", lambda t: t.rating if t.rating is not None else 3.0,
+                 lambda t: "no speech rated" if t.rating is None else f"rated {t.rating:.2f} of 5"),
+    "clash": ("the other side's arguments answered, and their own left standing",
+              lambda t: 2.0 * (t.engagement if t.engagement is not None else 0.5) + math.log(EMPTY + t.standing),
+              lambda t: (f"answered {t.engaged:.1f} of {t.engageable:.1f} arguments they could answer"
+                         if t.engagement is not None else "nothing of the other side to answer")
+              + f", {t.standing:.1f} of their own standing"),
+}
+
+
+def flow_verdict(led: Ledger, dimension: str) -> FlowVerdict:
+    """A dimension's verdict from its ledger (see :data:`MEASURES`); a dimension the flow has no measure of is the
+    mean of the measured ones' probabilities."""
+    if dimension not in MEASURES:
+        parts = [flow_verdict(led, d) for d in ("argument", "source", "language")]
+        return combined(dimension, [(1.0, v) for v in parts])
+    what, strength, said = MEASURES[dimension]
+    values = {t.debater: round(strength(t), 4) for t in led.tallies}
+    probs = softmax(values)
+    reason = f"Weighed: {what}. " + "; ".join(f"{t.debater}: {said(t)} (P {probs[t.debater]:.2f})"
+                                               for t in led.tallies) + "."
+    return FlowVerdict(dimension=dimension, strengths=values, probabilities=probs, reason=reason)
+
+
+def combined(dimension: str, parts: Sequence[tuple[float, FlowVerdict]]) -> FlowVerdict:
+    """The weighted mean of dimensions' win probabilities (the panel's merge, computed)."""
+    total = sum(w for w, _ in parts) or 1.0
+    names = list(parts[0][1].probabilities) if parts else []
+    probs = {n: round(sum(w * v.probabilities[n] for w, v in parts) / total, 4) for n in names}
+    reason = "Weighted mean of the dimensions' probabilities (" + ", ".join(
+        f"{v.dimension} ×{w:g}" for w, v in parts) + "): " + "; ".join(f"{n} {p:.2f}" for n, p in probs.items()) + "."
+    return FlowVerdict(dimension=dimension, strengths={n: round(math.log(max(p, 1e-9)), 4) for n, p in probs.items()},
+                       probabilities=probs, reason=reason)
+
+
+# ------------------------------------------------------------------- what a coach reads: cited, never paraphrased
+
+CITED = 4  # rows a comment names at most, the weightiest first
+
+
+def _cite(t: Thread) -> str:
+    return f"{t.id} “{gist(t.gist, 10)}”"
+
+
+def _ids(ids: Sequence[str]) -> str:
+    return ", ".join(ids[:CITED]) + (f" and {len(ids) - CITED} more" if len(ids) > CITED else "")
+
+
+def debater_comment(led: Ledger, flows: Sequence[SpeechFlow], debate: Debate, debater: str) -> str:
+    """What the ledger says of ``debater`` in its dimension, each claim with the ids of the passages it rests on; the
+    debater's own passages are named as theirs and another debater's as that debater's, from the passage table.
+    A comment that cites none of theirs (a debater who only answered) ends with where their speeches are."""
+    text = _comment(led, flows, debate, debater)
+    own = {p.id for p in debate.passages if p.speaker == debater}
+    if own and not any(m.group(0) in own for m in ID.finditer(text)):
+        speeches = sorted({p.speech for p in debate.passages if p.speaker == debater})
+        text += " Their speeches: " + ", ".join(own_range(debate, i) for i in speeches) + "."
+    return text
+
+
+def _comment(led: Ledger, flows: Sequence[SpeechFlow], debate: Debate, debater: str) -> str:
+    mine = sorted((t for t in led.threads if t.speaker == debater), key=lambda t: -t.argument)
+    own = [p for p in debate.passages if p.speaker == debater]
+    marks = {m.id: m for f in flows for m in f.marks}
+    if not own:
+        return f"{debater} gave no speech."
+    if led.dimension == "language":
+        speeches = [f.index for f in flows if f.speaker == debater]
+        parts = [f"speech {i + 1} ({own_range(debate, i)}) read as clear with P {f.rating.probabilities['yes']:.2f}"
+                 for i in speeches for f in flows if f.index == i and f.rating and f.rating.probabilities]
+        return ("; ".join(parts) or f"no speech of {debater} was rated ({own_range(debate, own[0].speech)})") + "."
+    if not mine:
+        best = max(own, key=lambda p: getattr(marks.get(p.id), "argument", None) or 0.0)
+        return (f"No passage of {debater} reads as an argument on the motion (the likeliest, {best.id}, at P "
+                f"{getattr(marks.get(best.id), 'argument', None) or 0:.2f}).")
+    if led.dimension == "source":
+        backed = [t for t in mine if (t.evidence or 0) >= 0.5]
+        bare = [t.id for t in mine if (t.evidence or 0) < 0.5]
+        text = ("Evidence behind " + "; ".join(f"{_cite(t)} (P {t.evidence:.2f})" for t in backed[:CITED])
+                if backed else f"No argument of {debater} is more likely backed by evidence than not")
+        return text + (f"; none likely behind {_ids(bare)}." if bare else ".")
+    if led.dimension == "clash":
+        index = debate.passage_index
+        theirs = [t for t in led.threads if t.side is not debate.debater(debater).side and t.answerable
+                  and any(s.speaker == debater for s in debate.speeches[index[t.id].speech + 1:])]
+        answered = [t for t in theirs if t.answered >= 0.5]
+        left = [f"{t.speaker}'s {t.id}" for t in theirs if t.answered < 0.5]
+        text = ("Answered " + "; ".join(f"{t.speaker}'s {_cite(t)} (P {t.answered:.2f})" for t in answered[:CITED])
+                if answered else f"{debater} answered none of the other side's arguments"
+                if theirs else "Nothing of the other side came before their speeches")
+        return text + (f"; left unanswered: {_ids(left)}" if left else "") + \
+            f". Their own arguments standing: {_ids([t.id for t in mine if t.stands >= 0.5]) or 'none'}."
+    standing = [t for t in mine if t.status in ("standing", "dropped", "conceded")]
+    refuted = [t for t in mine if t.status == "refuted"]
+    text = ("Standing: " + "; ".join(f"{_cite(t)}" + (" (never answered)" if t.status == "dropped" else
+                                                     " (conceded)" if t.status == "conceded" else "")
+                                     for t in standing[:CITED]) if standing else "No argument left standing")
+    if refuted:
+        text += "; answered by the other side: " + "; ".join(
+            f"{t.id} (by speech {', '.join(str(c.speech + 1) for c in t.cells if c.answered >= 0.5)})"
+            for t in refuted[:CITED])
+    return text + "."
+
+
+def own_range(debate: Debate, speech: int) -> str:
+    ids = [p.id for p in debate.passages if p.speech == speech]
+    return ids[0] if len(ids) == 1 else f"{ids[0]}–{ids[-1]}"
+
+
+def speech_value(flow: SpeechFlow, dimension: str) -> float | None:
+    """A speech's standing on the dimension, 0 to 1, from its own decisions (None: none to read)."""
+    def mean(xs: list[float]) -> float | None:
+        return sum(xs) / len(xs) if xs else None
+
+    argument = mean([m.argument for m in flow.marks if m.argument is not None])
+    if dimension == "argument":
+        return argument
+    if dimension == "source":
+        return mean([m.evidence for m in flow.marks if m.evidence is not None])
+    if dimension == "language":
+        return None if flow.rating is None else (flow.rating.expected - 1) / 4
+    if dimension == "clash":
+        return mean([x.answers for x in flow.lines]) if flow.lines else argument
+    parts = [v for v in (speech_value(flow, d) for d in ("argument", "source", "language")) if v is not None]
+    return mean(parts)
+
+
+def speech_note(flow: SpeechFlow, debate: Debate, dimension: str) -> str:
+    """The flow's entry for one speech in one dimension: the decisions that dimension weighs, each passage by id
+    (answered passages named with their speaker, from the table)."""
+    index = debate.passage_index
+    marks = [m for m in flow.marks if m.argument is not None]
+    parts: list[str] = []
+    if dimension in ("argument", "general") or dimension not in MEASURES:
+        parts += [f"{m.id} “{gist(index[m.id].text, 10)}”: argument {m.argument:.2f}" for m in marks]
+    if dimension == "source":
+        parts += [f"{m.id} “{gist(index[m.id].text, 10)}”: evidence {m.evidence:.2f}" for m in marks
+                  if m.evidence is not None and (m.argument or 0) >= ARGUMENT_AT]
+        parts = parts or ["no passage of it reads as an argument"]
+    if flow.lines and dimension in ("argument", "clash", "general") or dimension not in MEASURES and flow.lines:
+        parts.append("answers " + "; ".join(f"{index[x.target].speaker}'s {x.target} (P {x.answers:.2f})"
+                                           for x in flow.lines))
+    if dimension == "clash" and not flow.lines:
+        parts.append("asked about no earlier argument of the other side" if flow.index else "the first speech")
+    if dimension in ("language", "general") and flow.rating is not None and flow.rating.probabilities:
+        parts.append(f"reads as clear with P {flow.rating.probabilities.get('yes', 0):.2f}")
+    if flow.missing:
+        parts.append(f"missing: {flow.missing}")
+    return ". ".join(parts) + "."
+
+
+# ------------------------------------------------------------------------------- checks: lookups on the ids cited
+
+
+def cited(text: str, debate: Debate, speaker: str) -> tuple[list[str], list[str], list[str]]:
+    """The passage ids ``text`` (written about ``speaker``) cites: (theirs, ids the table does not have, ids of
+    another speaker not given to that speaker as "<name>'s <id>")."""
+    index = debate.passage_index
+    own, unknown, foreign = [], [], []
+    for m in ID.finditer(text):
+        pid = m.group(0)
+        p = index.get(pid)
+        if p is None:
+            unknown.append(pid)
+        elif p.speaker == speaker:
+            own.append(pid)
+        elif not text[:m.start()].endswith(f"{p.speaker}'s "):
+            foreign.append(pid)
+    return own, unknown, foreign
+
+
+def flow_checks(result: JudgeResult, debate: Debate) -> TextChecks:
+    """The checks of a flow result, as lookups: every analysis cites only ids that exist, and another speaker's
+    passages as theirs; every per-debater comment cites at least one of its debater's own passages."""
+    analyses, comments, flags = [], [], []
+    for d in result.dimensions:
+        for a in d.analyses:
+            own, unknown, foreign = cited(a.analysis, debate, a.speaker)
+            analyses.append(AnalysisCheck(dimension=d.name, index=a.index, speaker=a.speaker,
+                                          words=len(a.analysis.split()), unknown_ids=tuple(unknown),
+                                          foreign_ids=tuple(foreign)))
+            if unknown or foreign:
+                flags.append(f"{d.name} analysis of speech {a.index + 1}: "
+                             + "; ".join(x for x in (f"cites {', '.join(unknown)}, which do not exist" if unknown
+                                                     else "", f"gives {a.speaker} {', '.join(foreign)}" if foreign
+                                                     else "") if x))
+        for j in d.debater_judgments:
+            own, unknown, foreign = cited(j.comment, debate, j.debater)
+            comments.append(CommentCheck(dimension=d.name, debater=j.debater, unknown_ids=tuple(unknown),
+                                         foreign_ids=tuple(foreign), own_cited=len(own)))
+            if not own and any(s.speaker == j.debater for s in debate.speeches):
+                flags.append(f"{d.name} comment on {j.debater} cites none of their passages")
+            if unknown or foreign:
+                flags.append(f"{d.name} comment on {j.debater} cites " + ", ".join(unknown + foreign)
+                             + " wrongly")
+    return TextChecks(analyses=tuple(analyses), comments=tuple(comments), flags=tuple(flags))

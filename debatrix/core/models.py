@@ -352,6 +352,130 @@ class Verdict(Frozen):
             f"1 of {n} orders agrees"
 
 
+# ------------------------------------------------------------------ the flow (debatrix.core.flow computes it)
+
+ARGUMENT_AT = 0.5  # a passage is a row of the flow where it is more likely an argument than not
+
+
+class Mark(Frozen):
+    """One passage's decisions in one dimension: the probability that it argues the motion for its speaker's side,
+    and that it backs its point with evidence (None: not asked in this dimension)."""
+
+    id: str
+    argument: float | None = Field(default=None, ge=0, le=1)
+    evidence: float | None = Field(default=None, ge=0, le=1)
+
+
+class Line(Frozen):
+    """An answer drawn on the flow: speech ``speech`` (0-based) against the earlier passage ``target`` of another
+    debater, with the probabilities that it argues against it (refutes) or accepts it (concedes); the rest is the
+    probability that it leaves it alone."""
+
+    speech: int
+    target: str
+    refutes: float = Field(ge=0, le=1)
+    concedes: float = Field(default=0.0, ge=0, le=1)
+
+    @property
+    def answers(self) -> float:
+        return min(1.0, self.refutes + self.concedes)
+
+    @property
+    def move(self) -> Literal["refutes", "concedes", "ignores"]:
+        ignores = max(0.0, 1.0 - self.refutes - self.concedes)
+        best = max(self.refutes, self.concedes, ignores)
+        return "refutes" if best == self.refutes else "concedes" if best == self.concedes else "ignores"
+
+
+class Rating(Frozen):
+    """A speech's rating on the dimension's own question, 1 to 5, probability-weighted where the server gave
+    probabilities (``probabilities``: value -> probability)."""
+
+    expected: float = Field(ge=1, le=5)
+    probabilities: dict[str, float] | None = None
+
+
+class SpeechFlow(Frozen):
+    """One speech's analysis in one dimension: its passages' marks, its answers to earlier passages, its rating.
+    ``missing`` says why a decision of it could not be had (its calls still count); what it has is kept."""
+
+    dimension: str
+    index: int
+    speaker: str
+    marks: tuple[Mark, ...] = ()
+    lines: tuple[Line, ...] = ()
+    rating: Rating | None = None
+    missing: str = ""
+
+
+class Cell(Frozen):
+    """What one later speech did to a row: its most likely move and the probability that it answered."""
+
+    speech: int
+    move: Literal["refutes", "concedes", "ignores"]
+    answered: float
+
+
+class Thread(Frozen):
+    """A row of the flow sheet: an argument (a passage more likely an argument than not) and what became of it."""
+
+    id: str
+    speaker: str
+    side: Side
+    gist: str
+    argument: float  # P(it is an argument): the row's weight
+    evidence: float | None
+    refuted: float  # P(the other side argued against it at least once)
+    conceded: float  # P(the other side accepted it at least once)
+    answerable: bool = False  # the other side spoke after it: leaving it alone is dropping it
+    cells: tuple[Cell, ...] = ()
+
+    @property
+    def answered(self) -> float:
+        return 1.0 - (1.0 - self.refuted) * (1.0 - self.conceded)
+
+    @property
+    def stands(self) -> float:
+        """P(it stands at the end): not refuted, or conceded (an argument the other side accepted stands)."""
+        return 1.0 - self.refuted * (1.0 - self.conceded)
+
+    @property
+    def status(self) -> Literal["standing", "refuted", "conceded", "dropped"]:
+        """As a coach reads the row: conceded, refuted (more likely than not argued against), dropped (never
+        answered though the other side spoke after it) or standing (no speech of the other side came after)."""
+        if self.conceded >= 0.5:
+            return "conceded"
+        if self.refuted >= 0.5:
+            return "refuted"
+        return "dropped" if self.answerable else "standing"
+
+
+class Tally(Frozen):
+    """One debater's figures in one dimension's ledger (sums weighted by each row's probability of being an
+    argument; a rating where the dimension asks one)."""
+
+    debater: str
+    arguments: float = 0.0  # Σ P(argument) over their passages
+    standing: float = 0.0  # Σ P(argument) · P(stands)
+    evidence: float = 0.0  # Σ P(argument) · P(evidence)
+    engaged: float = 0.0  # Σ over the other side's rows they could answer: P(argument) · P(they answered)
+    engageable: float = 0.0  # Σ P(argument) over the other side's rows spoken before one of their speeches
+    rating: float | None = None  # the mean of their speeches' ratings (1-5)
+
+    @property
+    def engagement(self) -> float | None:
+        return self.engaged / self.engageable if self.engageable > 0 else None
+
+
+class Ledger(Frozen):
+    dimension: str
+    threads: tuple[Thread, ...] = ()
+    tallies: tuple[Tally, ...] = ()
+
+    def tally(self, debater: str) -> Tally:
+        return next(t for t in self.tallies if t.debater == debater)
+
+
 class DimensionResult(Frozen):
     name: str
     weight: float
@@ -362,6 +486,8 @@ class DimensionResult(Frozen):
     debate_analysis: str | None = None
     debater_judgments: tuple[DebaterJudgment, ...] = ()
     verdict: Verdict | None = None
+    # the flow mode's: the dimension's rows and tallies, from which its verdict was computed
+    ledger: Ledger | None = None
 
 
 # ---------------------------------------------------------------- checks of the text (debatrix.core.textchecks)
@@ -391,6 +517,10 @@ class AnalysisCheck(Frozen):
     # unanswered, or the other side's evidence as theirs (debatrix.core.textchecks.misread_answer)
     answers_misread: tuple[str, ...] = ()
     notes: int | None = None  # sentences besides its quotations and what it answers (0: quotations alone)
+    # passage ids it cites that the passage table does not have, and ids of another speaker's passages it does not
+    # give to that speaker (lookups: debatrix.core.flow.flow_checks)
+    unknown_ids: tuple[str, ...] = ()
+    foreign_ids: tuple[str, ...] = ()
 
     @property
     def copied(self) -> bool:
@@ -398,7 +528,8 @@ class AnalysisCheck(Frozen):
 
     @property
     def misattributed(self) -> bool:
-        return self.names_other_only or bool(self.wrong_sides) or bool(self.restates) or bool(self.answers_misread)
+        return (self.names_other_only or bool(self.wrong_sides) or bool(self.restates) or bool(self.answers_misread)
+                or bool(self.foreign_ids))
 
 
 class CommentCheck(Frozen):
@@ -413,10 +544,15 @@ class CommentCheck(Frozen):
     # written as the debater ("I argued that ..."), not about them
     first_person: bool = False
     answers_misread: tuple[str, ...] = ()  # as AnalysisCheck.answers_misread, for a sentence of the comment
+    # as AnalysisCheck's; and how many of its debater's own passages it cites (None: not checked by id)
+    unknown_ids: tuple[str, ...] = ()
+    foreign_ids: tuple[str, ...] = ()
+    own_cited: int | None = None
 
     @property
     def misattributed(self) -> bool:
-        return self.names_other_only or bool(self.wrong_sides) or bool(self.restates) or bool(self.answers_misread)
+        return (self.names_other_only or bool(self.wrong_sides) or bool(self.restates) or bool(self.answers_misread)
+                or bool(self.foreign_ids))
 
 
 class TextChecks(Frozen):
@@ -482,6 +618,9 @@ class JudgeResult(Frozen):
     # what the text checks found (copied or misattributed analyses, comments about the wrong debater, a panel reason
     # citing nothing said); None in results written before the checks existed
     checks: TextChecks | None = None
+    # the flow mode's reading of the debate: every speech's decisions, by passage id (a verdict can be recomputed
+    # from it: debatrix.core.flow)
+    flow: tuple[SpeechFlow, ...] = ()
     # every LLM call with its prompt and answer, in the order answered (only with ``log_calls``)
     call_log: tuple[CallRecord, ...] = ()
     # with a second judge in reserve: who decided and why (None: no second judge was configured)

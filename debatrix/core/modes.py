@@ -38,7 +38,9 @@ class Mode:
     per_speech: bool  # analyses and scores every speech, one after another (Algorithm 1's loop)
     panel: bool  # splits dimensions and merges them with a panel
     fixed: tuple[str, ...] | None = None  # the dimension(s) it always uses
-    context: Literal["analyses", "speeches"] | None = None  # what a speech's analysis sees of the earlier ones
+    # what a speech's analysis sees of the earlier ones ("flow": the flow so far, one reading shared by the
+    # dimensions, its decisions small and cited by passage id)
+    context: Literal["analyses", "speeches", "flow"] | None = None
     debate_stage: bool = True  # judges the debate (the single-speech graph does not)
 
 
@@ -66,6 +68,9 @@ register_mode(Mode("noniterative", "as debatrix, but each analysis sees the earl
                    "analyses", per_speech=True, panel=True, context="speeches"))
 register_mode(Mode("direct", "the whole debate judged at once in one general dimension", per_speech=False,
                    panel=False, fixed=("general",)))
+register_mode(Mode("flow", "each speech read in order into the flow: small decisions with probabilities on its "
+                   "numbered passages and on the earlier arguments it answers; every dimension's verdict computed "
+                   "from the flow, merged by weight", per_speech=True, panel=True, context="flow"))
 
 #: single speeches judged on their own (not a debate mode: no debate-level stage)
 SPEECH = Mode("speech", "each speech analysed and scored on its own", per_speech=True, panel=False,
@@ -121,10 +126,19 @@ def expected_calls(mode: str, n_speeches: int, n_debaters: int, n_dimensions: in
 def calls_of_run(settings: JudgeSettings, debate: Debate, n_dimensions: int, orders: int | None = None) -> int:
     """:func:`expected_calls` of judging ``debate`` with ``settings`` (in ``orders`` orders, the settings' by
     default): what a display promises before the run."""
+    return calls_of(settings.mode, settings, debate, n_dimensions, orders)
+
+
+def calls_of(mode: str, settings: JudgeSettings, debate: Debate, n_dimensions: int, orders: int | None = None) -> int:
+    """:func:`calls_of_run` in ``mode``: a flow run asks per passage and per answer, whatever the dimensions."""
+    if get_mode(mode).context == "flow":
+        from debatrix.core.flow import flow_calls
+
+        return flow_calls(debate)
     llm = settings.llm
-    return expected_calls(settings.mode, len(debate.speeches), len(debate.debaters), n_dimensions,
+    return expected_calls(mode, len(debate.speeches), len(debate.debaters), n_dimensions,
                           llm.merge_score_call, settings.orders if orders is None else orders,
-                          llm.speech_score_merged(settings.mode))
+                          llm.speech_score_merged(mode))
 
 
 @dataclass(frozen=True)
@@ -155,17 +169,24 @@ def steps_per_row(mode: str, dimensions: list[str], n_speeches: int, merge_score
     it comes in the analysis; the judgment, and its decision unless the score call is merged) and the panel (its
     comment and decision)."""
     shape = get_mode(mode)
+    if shape.context == "flow":  # one step per speech read into the flow, shared by the dimensions
+        return {"flow": n_speeches}
     step = 1 if merge_score_call else 2
     per_speech = _speech_steps(merge_score_call, score_in_analysis)
     per_dim = (n_speeches * per_speech if shape.per_speech else 0) + (step if shape.debate_stage else 0)
     return {**{d: per_dim for d in dimensions}, **({"panel": 2} if shape.panel else {})}
 
 
-def critical_rounds(mode: str, n_speeches: int, merge_score_call: bool) -> int:
+def critical_rounds(mode: str, n_speeches: int, merge_score_call: bool, calls: int | None = None) -> int:
     """LLM rounds on the longest dependency chain of a run, when every call takes the same time: the speeches are
     analysed one after another (each scored in parallel with the next analysis), then the judgment and its
-    decision, then the panel's. Dimensions and orders run side by side."""
+    decision, then the panel's. Dimensions and orders run side by side. A flow run asks its ``calls`` decisions
+    one after another."""
     shape = get_mode(mode)
+    if shape.context == "flow":
+        if calls is None:
+            raise ConfigurationError("a flow run's rounds are its calls: give calls (debatrix.core.flow.flow_calls)")
+        return calls
     steps = 1 if merge_score_call else 2
     column = (n_speeches if shape.per_speech else 0) + (steps if shape.debate_stage else 1)
     return column + (steps if shape.panel else 0)
@@ -174,7 +195,10 @@ def critical_rounds(mode: str, n_speeches: int, merge_score_call: bool) -> int:
 def max_in_flight(mode: str, n_dimensions: int, merge_score_call: bool, orders: int = 1,
                   score_in_analysis: bool = False) -> int:
     """The most requests a run ever has ready at once: per column an analysis and the previous speech's score, or
-    the judgment in every order beside the last speech's score; the panel runs alone."""
+    the judgment in every order beside the last speech's score; the panel runs alone; a flow run asks one
+    decision at a time."""
+    if get_mode(mode).context == "flow":
+        return 1
     if _speech_steps(merge_score_call, score_in_analysis) == 1 or not get_mode(mode).per_speech:
         return n_dimensions * max(1, orders)
     return n_dimensions * (orders + 1)

@@ -156,7 +156,29 @@ class DecidePassageVars(_Vars):
 class DecideAnswerVars(_Vars):
     index: int  # the answering speech (1-based)
     target: str  # the id of the earlier passage or point
-    text: str  # what it says, on one line, asked about in the question itself
+    text: str  # what it says, marked as a debater's words: asked about in the question itself
+    fence: str
+
+
+class FlowPassageVars(_Vars):
+    fence: str
+    id: str
+    index: int  # the passage's speech (1-based)
+    speaker: str
+    side: str
+    text: str  # the passage, marked as a debater's words
+
+
+class FlowQuestionVars(_Vars):
+    id: str  # the passage asked about
+
+
+class FlowAnswerVars(_Vars):
+    fence: str
+    id: str  # the passage asked about
+    target: str  # the earlier point's id
+    speaker: str  # who made it
+    text: str  # its first words, marked as a debater's words (a small model does not look an id up)
 
 
 class DecidePairVars(_Vars):
@@ -189,6 +211,10 @@ TEMPLATES: dict[str, type[_Vars]] = {
     "repair.j2": RepairVars,
     "decide_passage.j2": DecidePassageVars,
     "decide_answer.j2": DecideAnswerVars,
+    "flow_passage.j2": FlowPassageVars,
+    "flow_mark.j2": FlowQuestionVars,
+    "flow_clear.j2": FlowQuestionVars,
+    "flow_answer.j2": FlowAnswerVars,
     "decide_pair.j2": DecidePairVars,
 }
 
@@ -348,6 +374,12 @@ def passage_block(debate: Debate, index: int, fence: str) -> str:
     return render("speech_block.j2", SpeechBlockVars(fence=fence, index=index + 1, speaker=speech.speaker,
                                                      side=side_label(debate, speech.speaker),
                                                      content=marked("\n".join(lines))))
+
+
+def quoted(text: str, fence: str) -> str:
+    """A passage or point restated in a question: on one line, sanitised and marked as a debater's words (the
+    question sits outside the speech block, but what it quotes is still data)."""
+    return marked(one_line(text, fence))
 
 
 def one_line(text: str, fence: str) -> str:

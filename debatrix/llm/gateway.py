@@ -557,8 +557,9 @@ class LLMGateway:
         if self.settings.grammar:
             model = self._beyond_openai(model, {"grammar": "root ::= " + " | ".join(json.dumps(o) for o in options)})
         started = time.perf_counter()
-        answer, attempts = await self._send_probed(model, messages, self._meta(node, dimension, "decision", meta),
-                                                   True)
+        answer, attempts = await self._send_probed(
+            model, messages, self._meta(node, dimension, "decision", {"debatrix_choices": list(options), **(meta or {})}),
+            True)
         record = self._record(node, dimension, messages, answer, started, attempts, False, meta)
         dist = option_distribution(_logprobs(answer), options)
         if dist is None:

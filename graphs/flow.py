@@ -1,0 +1,177 @@
+"""The flow mode: the debate read as an adjudicator flows it, speech by speech (the paper's iterative analysis),
+every decision small, asked with probabilities and cited by passage id; the verdicts computed from the flow.
+
+For each speech s_i, in the order spoken (``flow_speech``, one step per speech; its analysis memory is the flow so
+far, ``state["flows"]``), each of its passages p is read once and asked, one question after another:
+
+    what does p do?  A: argues the motion with evidence, B: without, C: neither       P(argument), P(evidence)
+    is p clearly written and correctly spelled?                                          P(clear)
+    does p make this point of the other side, or argue about it: "<its first words>"?    P(answers the row)
+
+The rows a speech may answer are the other side's earlier passages the flow holds as arguments; each passage
+proposes the row whose rarer words it shares most, and each row proposed is asked once, of the passage sharing most
+with it (the lookup proposes, the model decides). Every question
+restates what it asks about (a small model does not look an id up: ``debatrix bench decisions``) and reads one
+passage, not the speech around it, so the prompt is the passage and a few words, and the questions about one
+passage share it up to the question (a prompt cache reads each passage once). The decisions are shared by the
+dimensions: each weighs its own part of the ledger (``flow_verdicts``, no call; :mod:`debatrix.core.flow`), and the
+panel's verdict is their weighted mean.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import HumanMessage, SystemMessage
+
+from debatrix.context import JudgeContext
+from debatrix.core import prompting as P
+from debatrix.core.flow import (
+    Line,
+    Mark,
+    Rating,
+    SpeechFlow,
+    GIST_ASKED,
+    asked_pairs,
+    combined,
+    debater_comment,
+    flow_verdict,
+    gist,
+    ledger,
+    speech_note,
+    speech_value,
+)
+from debatrix.core.passages import Passage
+from debatrix.core.models import Debate, DebaterJudgment, SpeechAnalysis, SpeechJudgment, Verdict
+
+from .state import PANEL, JudgeState
+from .wiring import add_step
+
+MARKS = ("A", "B", "C")
+
+
+def _asker(debate: Debate, p: Passage) -> Any:
+    """The messages of a question about passage ``p``: the debate's header, what the questions mean, the passage
+    (every question about one passage shares its prompt up to the question)."""
+    fence = P.fence_for(debate)
+    material = P.header(debate) + P.render("flow_passage.j2", P.FlowPassageVars(
+        fence=fence, id=p.id, index=p.speech + 1, speaker=p.speaker, side=P.side_label(debate, p.speaker),
+        text=P.quoted(p.text, fence)))
+    system = SystemMessage(content=P.system_text(fence))
+    return lambda question: [system, HumanMessage(content=material + question)]
+
+
+async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
+    """One speech read into the flow, passage by passage: what each does, whether it reads clearly, and whether it
+    answers the earlier point of the other side it shares most words with. A decision whose answer is none of its
+    options is missing (its call counted); the speech keeps the others."""
+    debate, i = state["debate"], state.get("index", 0)
+    fence = P.fence_for(debate)
+    index = debate.passage_index
+    earlier = state.get("flows", [])
+    decide = ctx.gateway.decision
+    calls, marks, clear, missing = [], [], [], []
+    answered: dict[str, list[float]] = {}
+    pairs = asked_pairs(debate, earlier, i)
+    # asked one after another: the questions about a passage share its prompt, so a server's prompt cache reads
+    # each passage once (concurrent requests would each take a slot and read it again)
+    for p in (p for p in debate.passages if p.speech == i):
+        ask = _asker(debate, p)
+        meta = {"debatrix_index": i, "debatrix_target": p.id}
+        dist, record = await decide(ask(P.render("flow_mark.j2", P.FlowQuestionVars(id=p.id))), MARKS,
+                                    node="flow_speech", meta=meta)
+        calls.append(record)
+        if dist is None:
+            missing.append(f"what {p.id} does")
+            marks.append(Mark(id=p.id))
+        else:
+            argued = dist["A"] + dist["B"]
+            marks.append(Mark(id=p.id, argument=round(min(1.0, argued), 4),
+                              evidence=round(dist["A"] / argued, 4) if argued > 1e-6 else 0.0))
+        dist, record = await decide(ask(P.render("flow_clear.j2", P.FlowQuestionVars(id=p.id))), ("yes", "no"),
+                                    node="flow_speech", meta=meta)
+        calls.append(record)
+        if dist is None:
+            missing.append(f"whether {p.id} reads clearly")
+        else:
+            clear.append(dist["yes"])
+        for row in pairs.get(p.id, []):
+            target = index[row]
+            question = P.render("flow_answer.j2", P.FlowAnswerVars(
+                fence=fence, id=p.id, target=row, speaker=target.speaker,
+                text=P.quoted(gist(target.text, GIST_ASKED), fence)))
+            dist, record = await decide(ask(question), ("yes", "no"), node="flow_speech", meta=meta)
+            calls.append(record)
+            if dist is None:
+                missing.append(f"whether {p.id} answers {row}")
+            else:
+                answered.setdefault(row, []).append(dist["yes"])
+    lines = tuple(Line(speech=i, target=row, refutes=round(ys[0], 4))
+                  for row, ys in sorted(answered.items(), key=lambda kv: debate.passages.index(index[kv[0]])))
+    yes = sum(clear) / len(clear) if clear else None
+    rating = None if yes is None else Rating(expected=round(1 + 4 * yes, 4),
+                                             probabilities={"yes": round(yes, 4), "no": round(1 - yes, 4)})
+    flow = SpeechFlow(dimension="flow", index=i, speaker=debate.speeches[i].speaker, marks=tuple(marks),
+                      lines=lines, rating=rating, missing="; ".join(missing))
+    return {"flows": [flow], "calls": calls, "index": i + 1}
+
+
+def after_flow_speech(state: JudgeState) -> str:
+    if state.get("failures"):
+        return "finish"
+    return "flow_speech" if state["index"] < len(state["debate"].speeches) else "flow_verdicts"
+
+
+def _score(value: float) -> float:
+    return round(1 + 9 * max(0.0, min(1.0, value)), 3)
+
+
+async def flow_verdicts(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
+    """Every dimension's analyses, scores and verdict computed from the flow (no call), and the panel's verdict as
+    their weighted mean. Scores are on 1-10: a speech's from its own decisions, a debater's from their
+    probability of winning the dimension."""
+    debate = state["debate"]
+    flows = sorted(state.get("flows", []), key=lambda f: f.index)
+    out: dict[str, list[Any]] = {"analyses": [], "speech_judgments": [], "debater_judgments": [],
+                                 "winner_decisions": []}
+    ledgers, parts = {}, []
+    warnings = tuple(f"speech {f.index + 1}: missing {f.missing}" for f in flows if f.missing)
+    for dim in state.get("dimensions", []):
+        led = ledgers[dim.name] = ledger(debate, flows, dim.name)
+        verdict = flow_verdict(led, dim.name)
+        parts.append((dim.weight, verdict))
+        for f in flows:
+            out["analyses"].append(SpeechAnalysis(dimension=dim.name, index=f.index, speaker=f.speaker,
+                                                  analysis=speech_note(f, debate, dim.name)))
+            value = speech_value(f, dim.name)
+            if value is not None:
+                score = _score(value)
+                out["speech_judgments"].append(SpeechJudgment(
+                    dimension=dim.name, index=f.index, speaker=f.speaker, score=round(score), expected_score=score,
+                    comment=f"{dim.name} {value:.2f} from its own decisions (0 to 1), {score:g} of 10"))
+        for d in debate.debaters:
+            out["debater_judgments"].append(DebaterJudgment(
+                dimension=dim.name, debater=d.name, score=_score(verdict.probabilities[d.name]),
+                comment=debater_comment(led, flows, debate, d.name)))
+        out["winner_decisions"].append(Verdict(dimension=dim.name, comment=verdict.reason, winner=verdict.winner,
+                                               probabilities=verdict.probabilities, method="logprobs",
+                                               warnings=warnings))
+    if parts:
+        panel = combined(PANEL, parts)
+        out["winner_decisions"].append(Verdict(dimension=PANEL, comment=panel.reason, winner=panel.winner,
+                                               probabilities=panel.probabilities, method="logprobs",
+                                               warnings=warnings))
+    return {**out, "ledgers": ledgers}
+
+
+def to_flow(state: JudgeState) -> str:
+    return "finish" if state.get("failures") else "flow_speech"
+
+
+def add_flow(g: Any, ctx: JudgeContext | None) -> None:
+    """The flow's steps in a judge graph whose ``prepare`` and ``finish`` the caller adds."""
+    add_step(g, "flow_speech", flow_speech, ctx)
+    add_step(g, "flow_verdicts", flow_verdicts, ctx)
+    g.add_conditional_edges("flow_speech", after_flow_speech, ["flow_speech", "flow_verdicts", "finish"])
+    g.add_edge("flow_verdicts", "finish")
+

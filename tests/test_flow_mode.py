@@ -1,0 +1,76 @@
+"""The flow mode end to end on a scripted model: the decisions it asks, what a missing one does, and what the
+result carries (the flow, each dimension's ledger, comments that cite passages)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from debatrix import JudgeSettings, MemorySettings
+from debatrix.app.api import ajudge_debate
+from debatrix.core.flow import flow_calls
+from debatrix.core.models import JudgeResult, Status
+from debatrix.testing import ScriptedChatModel, decided
+
+
+def settings() -> JudgeSettings:
+    return JudgeSettings(mode="flow", memory=MemorySettings(embedding="hash"))
+
+
+async def test_a_flow_run_asks_each_passage_each_speech_and_the_rows_it_proposes(uniforms):
+    model = ScriptedChatModel()
+    result = await ajudge_debate(uniforms, settings(), model)
+    assert result.status is Status.COMPLETE, result.incomplete_reason
+    asked = Counter(c.choices for c in model.calls)
+    assert asked[("A", "B", "C")] == len(uniforms.passages)
+    answers = [c for c in model.calls if "make this point" in str(c.messages[-1].content)]
+    assert asked[("yes", "no")] == len(uniforms.passages) + len(answers)
+    assert 0 < len({(f.index, x.target) for f in result.flow for x in f.lines}) <= len(answers)
+    assert result.usage.llm_calls == len(model.calls) <= flow_calls(uniforms)
+    # every question reads the passage it asks about, and an answer question the point it asks about, restated
+    for c in model.calls:
+        text = " ".join(str(c.messages[-1].content).replace("│", " ").split())
+        assert " ".join(uniforms.passage_index[c.target].text.split()[:8]) in text
+    for c in answers:
+        asked_about = re.search(r"Point (S\d+\.\d+), made earlier by (\w+)", str(c.messages[-1].content))
+        row = uniforms.passage_index[asked_about.group(1)]
+        assert row.speaker == asked_about.group(2) != uniforms.passage_index[c.target].speaker
+        assert " ".join(row.text.split()[:6]) in " ".join(str(c.messages[-1].content).replace("│", " ").split())
+    # the verdicts come from the ledger, in every dimension, and the result carries what they were computed from
+    for d in result.dimensions:
+        assert d.ledger is not None and d.ledger.dimension == d.name
+        assert len(d.speech_judgments) == len(uniforms.speeches)
+    back = JudgeResult.model_validate_json(result.model_dump_json())
+    assert back.flow == result.flow and back.dimensions[0].ledger == result.dimensions[0].ledger
+    assert result.checks.flags == ()
+    assert all(c.own_cited >= 1 for c in result.checks.comments)
+
+
+async def test_a_decision_answered_outside_its_options_is_missing_and_the_debate_is_still_judged(uniforms):
+    def answer(call):
+        if call.target == "S2.1" and call.choices == ("A", "B", "C"):
+            return "Perhaps."
+        return decided(call.messages, call.choices)
+
+    model = ScriptedChatModel(script={"flow_speech": answer})
+    result = await ajudge_debate(uniforms, settings(), model)
+    assert result.status is Status.COMPLETE
+    second = result.flow[1]
+    assert "S2.1" in second.missing and next(m for m in second.marks if m.id == "S2.1").argument is None
+    assert any("S2.1" in w for w in result.general.verdict.warnings)
+    assert result.usage.llm_calls == len(model.calls)  # the missing decision's call is counted
+
+
+async def test_the_flow_verdict_follows_the_decisions_not_the_listing(uniforms):
+    """Ana's passages argued with evidence and Ben's not: Ana wins argument and source, however listed."""
+    def answer(call):
+        if call.choices == ("A", "B", "C"):
+            return "A" if uniforms.passage_index[call.target].speaker == uniforms.debaters[0].name else "C"
+        return "no"
+
+    for debate in (uniforms, uniforms.model_copy(update={"debaters": tuple(reversed(uniforms.debaters))})):
+        result = await ajudge_debate(debate, settings(), ScriptedChatModel(script={"flow_speech": answer}))
+        first = uniforms.debaters[0].name
+        assert result.dimension("argument").verdict.winner == first
+        assert result.dimension("source").verdict.winner == first
+        assert result.winner == first
