@@ -74,3 +74,33 @@ async def test_the_flow_verdict_follows_the_decisions_not_the_listing(uniforms):
         assert result.dimension("argument").verdict.winner == first
         assert result.dimension("source").verdict.winner == first
         assert result.winner == first
+
+
+async def test_the_report_the_page_and_the_summary_show_the_flow(uniforms):
+    import io
+
+    from rich.console import Console
+
+    from debatrix.app.cli import print_summary
+    from debatrix.app.report import result_html
+    from debatrix.app.ui import summary
+
+    def answer(call):  # Maya's passages argue, Theo answers every point he is asked about
+        if call.choices == ("A", "B", "C"):
+            return "B" if uniforms.passage_index[call.target].speaker == "Maya" else "C"
+        return "yes" if "make this point" in str(call.messages[-1].content) else "no"
+
+    result = await ajudge_debate(uniforms, settings(), ScriptedChatModel(script={"flow_speech": answer}))
+    page = summary(result)
+    rows = page["flow"]["rows"]
+    maya = [p.id for p in uniforms.passages if p.speaker == "Maya"]
+    assert [c["id"] for r in rows for c in r["cells"] if c["kind"] == "own"] == maya  # every row is Maya's
+    # Theo spoke after Maya's first speech and answered what he was asked: those rows fell
+    assert any(r["status"] == "refuted" for r in rows)
+    assert all(set(d["comments"]) == {"Maya", "Theo"} for d in page["dimensions"])
+    html = result_html(result)
+    assert 'id="flow-sheet"' in html and all(i in html for i in maya)
+    out = io.StringIO()
+    print_summary(result, Console(file=out, width=120))
+    text = out.getvalue()
+    assert "arguments left standing" in text and "Maya:" in text and "Theo: 0.0 of 0.0 standing" in text

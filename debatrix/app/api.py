@@ -63,6 +63,8 @@ _REPORTED = {"analyze_speech", "score_speech", "judge_debate", "decide_debate", 
 
 
 def _event(node: str, update: Any) -> ProgressEvent | None:
+    from debatrix.core.flow import flow_line
+
     if not isinstance(update, dict) or node not in _REPORTED:  # e.g. a column's whole output
         return None
     records = update.get("calls") or []
@@ -71,7 +73,7 @@ def _event(node: str, update: Any) -> ProgressEvent | None:
     if update.get("flows"):  # a speech read into the flow: its entry, as the analysis of that step
         f = update["flows"][-1]
         argued = sum(1 for m in f.marks if (m.argument or 0) >= 0.5)
-        return ProgressEvent(node=node, dimension="flow", index=f.index, kind="analysis",
+        return ProgressEvent(node=node, dimension="flow", index=f.index, kind="analysis", text=flow_line(f),
                              detail=f"read speech {f.index + 1} ({f.speaker}): {argued} of {len(f.marks)} passages "
                                     f"argue, {len(f.lines)} earlier points asked about"
                                     + (f"; missing {f.missing}" if f.missing else ""), **usage)

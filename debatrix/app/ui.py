@@ -46,7 +46,7 @@ from debatrix.core.settings import JudgeSettings, LLMSettings
 from debatrix.llm.gateway import endpoint_key
 
 from .api import ProgressEvent, ajudge_debate, refused
-from .report import env, result_html
+from .report import env, flow_sheet, result_html
 
 #: how long a finished run's events and result stay available to the page
 KEEP_RUNS = 32
@@ -301,7 +301,9 @@ class JudgeUI:
         run.task = asyncio.create_task(self._judge(run))
         run.task.add_done_callback(lambda task: _stopped_before_it_began(run, task))
         calls = plan.calls
-        return JSONResponse({"run_id": run.id, "dimensions": run.dimensions, "mode": settings.mode, "calls": calls,
+        # a flow run reads each speech once for every dimension: its progress fills one column, "flow"
+        columns = ["flow"] if MODES[settings.mode].context == "flow" else run.dimensions
+        return JSONResponse({"run_id": run.id, "dimensions": columns, "mode": settings.mode, "calls": calls,
                              "per_speech": MODES[settings.mode].per_speech, "motion": debate.motion,
                              "speeches": [{"number": i + 1, "speaker": s.speaker}
                                           for i, s in enumerate(debate.speeches)]})
@@ -437,6 +439,17 @@ def _stopped_before_it_began(run: Run, task: asyncio.Task) -> None:
         run.push({"type": "stopped", "message": "stopped before the first call"})
 
 
+def page_sheet(result: JudgeResult) -> dict[str, Any] | None:
+    """The flow sheet as the page draws it (:func:`debatrix.app.report.flow_sheet`, the passages' text included)."""
+    sheet = flow_sheet(result)
+    if sheet is None:
+        return None
+    return {"speakers": sheet["speakers"],
+            "rows": [{"status": r["t"].status, "speaker": r["t"].speaker, "cells": r["cells"]} for r in sheet["rows"]],
+            "tallies": [{"debater": t.debater, "standing": t.standing, "arguments": t.arguments}
+                        for t in sheet["tallies"]]}
+
+
 def summary(result: JudgeResult) -> dict[str, Any]:
     """What the page shows once the judge is done: the verdicts with their reasons, and the usage."""
     def verdict(d: Any) -> dict[str, Any] | None:
@@ -448,9 +461,14 @@ def summary(result: JudgeResult) -> dict[str, Any]:
                 "score_winner": v.score_winner, "tie_margin": d.tie_margin,
                 "scores": {j.debater: j.score for j in d.debater_judgments}}
 
+    def comments(d: Any) -> dict[str, str]:  # a flow result's comments cite passages: the page shows them
+        return {j.debater: j.comment for j in d.debater_judgments} if d.ledger is not None else {}
+
     u = result.usage
     return {"status": result.status.value, "incomplete_reason": result.incomplete_reason,
-            "general": verdict(result.general), "dimensions": [verdict(d) for d in result.dimensions],
+            "general": verdict(result.general),
+            "dimensions": [v | {"comments": comments(d)} if (v := verdict(d)) else None for d in result.dimensions],
+            "flow": page_sheet(result),
             "usage": {"calls": u.llm_calls, "prompt_tokens": u.prompt_tokens,
                       "completion_tokens": u.completion_tokens, "seconds": u.wall_seconds}}
 

@@ -310,9 +310,10 @@ def _comment(led: Ledger, flows: Sequence[SpeechFlow], debate: Debate, debater: 
     text = ("Standing: " + "; ".join(f"{_cite(t)}" + (" (never answered)" if t.status == "dropped" else
                                                      " (conceded)" if t.status == "conceded" else "")
                                      for t in standing[:CITED]) if standing else "No argument left standing")
-    if refuted:
+    if refuted:  # each with the speeches that most likely answered it (together more likely than not)
         text += "; answered by the other side: " + "; ".join(
-            f"{t.id} (by speech {', '.join(str(c.speech + 1) for c in t.cells if c.answered >= 0.5)})"
+            f"{t.id} (by speech " + ", ".join(f"{c.speech + 1} at P {c.answered:.2f}" for c in
+                                            sorted(t.cells, key=lambda c: -c.answered)[:2]) + ")"
             for t in refuted[:CITED])
     return text + "."
 
@@ -338,6 +339,16 @@ def speech_value(flow: SpeechFlow, dimension: str) -> float | None:
         return mean([x.answers for x in flow.lines]) if flow.lines else argument
     parts = [v for v in (speech_value(flow, d) for d in ("argument", "source", "language")) if v is not None]
     return mean(parts)
+
+
+def flow_line(flow: SpeechFlow) -> str:
+    """One speech's decisions by id alone (what the page shows while the judge reads)."""
+    parts = [f"{m.id} argues {m.argument:.2f}, evidence {m.evidence:.2f}" for m in flow.marks
+             if m.argument is not None and m.evidence is not None]
+    parts += [f"answers {x.target} {x.answers:.2f}" for x in flow.lines]
+    if flow.rating is not None and flow.rating.probabilities:
+        parts.append(f"clear {flow.rating.probabilities.get('yes', 0):.2f}")
+    return " · ".join(parts) + (f" · missing: {flow.missing}" if flow.missing else "")
 
 
 def speech_note(flow: SpeechFlow, debate: Debate, dimension: str) -> str:
