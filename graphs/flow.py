@@ -4,9 +4,13 @@ every decision small, asked with probabilities and cited by passage id; the verd
 For each speech s_i, in the order spoken (``flow_speech``, one step per speech; its analysis memory is the flow so
 far, ``state["flows"]``), each of its passages p is read once and asked, one question after another:
 
-    what does p do?  A: argues the motion with evidence, B: without, C: neither       P(argument), P(evidence)
+    is p an argument about the motion (a reason for or against it)?                     P(argument)
+    does p back its point with evidence (a source or link, a figure, a study, an example)? P(evidence)
     is p clearly written and correctly spelled?                                          P(clear)
     does p make this point of the other side, or argue about it: "<its first words>"?    P(answers the row)
+
+(the first two as ``debatrix bench decisions`` measured them: a three-way question, argues with evidence / without /
+neither, gave every passage of a debate nearly the same probabilities)
 
 The rows a speech may answer are the other side's earlier passages the flow holds as arguments; each passage
 proposes the row whose rarer words it shares most, and each row proposed is asked once, of the passage sharing most
@@ -47,7 +51,7 @@ from debatrix.core.models import Debate, DebaterJudgment, SpeechAnalysis, Speech
 from .state import PANEL, JudgeState
 from .wiring import add_step
 
-MARKS = ("A", "B", "C")
+YES_NO = ("yes", "no")
 
 
 def _asker(debate: Debate, p: Passage) -> Any:
@@ -62,8 +66,8 @@ def _asker(debate: Debate, p: Passage) -> Any:
 
 
 async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
-    """One speech read into the flow, passage by passage: what each does, whether it reads clearly, and whether it
-    answers the earlier point of the other side it shares most words with. A decision whose answer is none of its
+    """One speech read into the flow, passage by passage: whether each argues the motion, backs it with evidence,
+    reads clearly, and answers the earlier point of the other side it shares most words with. A decision whose answer is none of its
     options is missing (its call counted); the speech keeps the others."""
     debate, i = state["debate"], state.get("index", 0)
     fence = P.fence_for(debate)
@@ -78,17 +82,17 @@ async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     for p in (p for p in debate.passages if p.speech == i):
         ask = _asker(debate, p)
         meta = {"debatrix_index": i, "debatrix_target": p.id}
-        dist, record = await decide(ask(P.render("flow_mark.j2", P.FlowQuestionVars(id=p.id))), MARKS,
-                                    node="flow_speech", meta=meta)
+        argues, record = await decide(ask(P.render("flow_argues.j2", P.FlowQuestionVars(id=p.id))), YES_NO,
+                                      node="flow_speech", meta=meta)
         calls.append(record)
-        if dist is None:
-            missing.append(f"what {p.id} does")
-            marks.append(Mark(id=p.id))
-        else:
-            argued = dist["A"] + dist["B"]
-            marks.append(Mark(id=p.id, argument=round(min(1.0, argued), 4),
-                              evidence=round(dist["A"] / argued, 4) if argued > 1e-6 else 0.0))
-        dist, record = await decide(ask(P.render("flow_clear.j2", P.FlowQuestionVars(id=p.id))), ("yes", "no"),
+        evidence, record = await decide(ask(P.render("flow_evidence.j2", P.FlowQuestionVars(id=p.id))), YES_NO,
+                                        node="flow_speech", meta=meta)
+        calls.append(record)
+        missing += [f"whether {p.id} {what}" for what, dist in (("argues", argues), ("has evidence", evidence))
+                     if dist is None]
+        marks.append(Mark(id=p.id, argument=None if argues is None else round(argues["yes"], 4),
+                          evidence=None if evidence is None else round(evidence["yes"], 4)))
+        dist, record = await decide(ask(P.render("flow_clear.j2", P.FlowQuestionVars(id=p.id))), YES_NO,
                                     node="flow_speech", meta=meta)
         calls.append(record)
         if dist is None:
@@ -100,7 +104,7 @@ async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
             question = P.render("flow_answer.j2", P.FlowAnswerVars(
                 fence=fence, id=p.id, target=row, speaker=target.speaker,
                 text=P.quoted(gist(target.text, GIST_ASKED), fence)))
-            dist, record = await decide(ask(question), ("yes", "no"), node="flow_speech", meta=meta)
+            dist, record = await decide(ask(question), YES_NO, node="flow_speech", meta=meta)
             calls.append(record)
             if dist is None:
                 missing.append(f"whether {p.id} answers {row}")

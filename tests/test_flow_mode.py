@@ -13,6 +13,12 @@ from debatrix.core.models import JudgeResult, Status
 from debatrix.testing import ScriptedChatModel, decided
 
 
+def _kind(call) -> str:
+    last = str(call.messages[-1].content).splitlines()[-1]
+    return next(k for k, said in (("argues", "an argument about the motion"), ("evidence", "with evidence"),
+                                  ("clear", "clearly written"), ("answers", "make this point")) if said in last)
+
+
 def settings() -> JudgeSettings:
     return JudgeSettings(mode="flow", memory=MemorySettings(embedding="hash"))
 
@@ -21,10 +27,11 @@ async def test_a_flow_run_asks_each_passage_each_speech_and_the_rows_it_proposes
     model = ScriptedChatModel()
     result = await ajudge_debate(uniforms, settings(), model)
     assert result.status is Status.COMPLETE, result.incomplete_reason
-    asked = Counter(c.choices for c in model.calls)
-    assert asked[("A", "B", "C")] == len(uniforms.passages)
-    answers = [c for c in model.calls if "make this point" in str(c.messages[-1].content)]
-    assert asked[("yes", "no")] == len(uniforms.passages) + len(answers)
+    asked = Counter(_kind(c) for c in model.calls)
+    answers = [c for c in model.calls if _kind(c) == "answers"]
+    assert asked == {"argues": len(uniforms.passages), "evidence": len(uniforms.passages),
+                     "clear": len(uniforms.passages), "answers": len(answers)}
+    assert all(c.choices == ("yes", "no") for c in model.calls)
     assert 0 < len({(f.index, x.target) for f in result.flow for x in f.lines}) <= len(answers)
     assert result.usage.llm_calls == len(model.calls) <= flow_calls(uniforms)
     # every question reads the passage it asks about, and an answer question the point it asks about, restated
@@ -48,7 +55,7 @@ async def test_a_flow_run_asks_each_passage_each_speech_and_the_rows_it_proposes
 
 async def test_a_decision_answered_outside_its_options_is_missing_and_the_debate_is_still_judged(uniforms):
     def answer(call):
-        if call.target == "S2.1" and call.choices == ("A", "B", "C"):
+        if call.target == "S2.1" and _kind(call) == "argues":
             return "Perhaps."
         return decided(call.messages, call.choices)
 
@@ -64,8 +71,8 @@ async def test_a_decision_answered_outside_its_options_is_missing_and_the_debate
 async def test_the_flow_verdict_follows_the_decisions_not_the_listing(uniforms):
     """Ana's passages argued with evidence and Ben's not: Ana wins argument and source, however listed."""
     def answer(call):
-        if call.choices == ("A", "B", "C"):
-            return "A" if uniforms.passage_index[call.target].speaker == uniforms.debaters[0].name else "C"
+        if _kind(call) in ("argues", "evidence"):
+            return "yes" if uniforms.passage_index[call.target].speaker == uniforms.debaters[0].name else "no"
         return "no"
 
     for debate in (uniforms, uniforms.model_copy(update={"debaters": tuple(reversed(uniforms.debaters))})):
@@ -86,9 +93,9 @@ async def test_the_report_the_page_and_the_summary_show_the_flow(uniforms):
     from debatrix.app.ui import summary
 
     def answer(call):  # Maya's passages argue, Theo answers every point he is asked about
-        if call.choices == ("A", "B", "C"):
-            return "B" if uniforms.passage_index[call.target].speaker == "Maya" else "C"
-        return "yes" if "make this point" in str(call.messages[-1].content) else "no"
+        if _kind(call) == "argues":
+            return "yes" if uniforms.passage_index[call.target].speaker == "Maya" else "no"
+        return "yes" if _kind(call) == "answers" else "no"
 
     result = await ajudge_debate(uniforms, settings(), ScriptedChatModel(script={"flow_speech": answer}))
     page = summary(result)

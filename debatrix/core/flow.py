@@ -139,10 +139,10 @@ GIST_ASKED = 24  # words of a row restated in its question (the question the dec
 
 
 def flow_calls(debate: Debate) -> int:
-    """The decisions a complete flow run asks at most (no retries): per passage, what it does and whether it is
-    clearly written; per speech after the first, one per earlier passage of the other side, up to one per passage
+    """The decisions a complete flow run asks at most (no retries): per passage, whether it argues, with evidence,
+    and whether it is clearly written; per speech after the first, one per earlier passage of the other side, up to one per passage
     of the speech."""
-    total = 2 * len(debate.passages)
+    total = 3 * len(debate.passages)
     for i, s in enumerate(debate.speeches):
         side = debate.debater(s.speaker).side
         own = sum(1 for p in debate.passages if p.speech == i)
