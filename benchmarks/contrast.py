@@ -300,8 +300,23 @@ class Contrast(Benchmark):
         return rows
 
     def baselines(self, items: list[Item]) -> list[MetricRow]:
-        return [MetricRow(f"intact_dp_{p}", "all", 0.5, sum(it.perturbation == p for it in items),  # type: ignore
+        """A judge blind to the change (0.5), and one that names whoever wrote more words: the changes that remove
+        sentences (sources, engagement) leave the changed side shorter, so a judge that rewards length scores on
+        them without reading a word; what a judge sees beyond that is its margin over this row."""
+        rows = [MetricRow(f"intact_dp_{p}", "all", 0.5, sum(it.perturbation == p for it in items),  # type: ignore
                           baseline="blind (cannot see the change)") for p in PERTURBATIONS]
+        longer: dict[str, list[float]] = {}
+        for it in items:
+            debate = self.debate(it)  # type: ignore[arg-type]
+            words = {d.name: sum(len(s.content.split()) for s in debate.speeches if s.speaker == d.name)
+                     for d in debate.debaters}
+            intact = next(d.name for d in debate.debaters if d.side is not it.degraded)  # type: ignore[attr-defined]
+            changed = next(n for n in words if n != intact)
+            value = 0.5 if words[intact] == words[changed] else float(words[intact] > words[changed])
+            longer.setdefault(it.perturbation, []).append(value)  # type: ignore[attr-defined]
+            longer.setdefault("all", []).append(value)
+        return rows + [MetricRow(f"intact_dp_{p}", "all", round(sum(v) / len(v), 4), len(v),
+                                 baseline="the side with more words") for p, v in longer.items()]
 
 
 def _read(v: Any, intact: str) -> dict[str, Any]:

@@ -142,3 +142,30 @@ def test_the_suite_runs_end_to_end_and_resumes(tmp_path):
     assert "4 judged now" in first.output and "intact_dp_source" in first.output
     summary = (out / "summary.md").read_text()
     assert "degraded_first" in summary and "blind" in summary
+
+
+def test_the_word_count_baseline_names_whoever_wrote_more():
+    from debatrix.benchmarks.contrast import ContrastItem
+    from debatrix.core.models import Debater, Speech
+
+    def debate(pro_words, con_words):
+        return Debate(id="x", motion="m", debaters=(Debater(name="P", side="pro"), Debater(name="C", side="con")),
+                      speeches=(Speech(speaker="P", content="w " * pro_words), Speech(speaker="C", content="w " * con_words)))
+
+    cases = {"a": (debate(10, 30), Side.PRO, "source"), "b": (debate(30, 10), Side.PRO, "source"),
+             "c": (debate(20, 20), Side.CON, "clash")}
+
+    class Fixed(Contrast):
+        def debate(self, item):
+            return cases[item.id][0]
+
+    items = [ContrastItem(id=k, perturbation=p, degraded=side) for k, (_, side, p) in cases.items()]
+    rows = {(r.metric, r.baseline): r for r in Fixed().baselines(items)}
+    longer = "the side with more words"
+    # a: the changed side (pro) is shorter, the intact side wins; b: the changed side is longer; c: equal, half
+    assert rows[("intact_dp_source", longer)].value == 0.5 and rows[("intact_dp_source", longer)].n == 2
+    assert rows[("intact_dp_clash", longer)].value == 0.5
+    assert rows[("intact_dp_all", longer)].value == 0.5 and rows[("intact_dp_all", longer)].n == 3
+    items[1] = ContrastItem(id="b", perturbation="source", degraded=Side.CON)
+    rows = {(r.metric, r.baseline): r for r in Fixed().baselines(items)}
+    assert rows[("intact_dp_source", longer)].value == 1.0
