@@ -63,3 +63,49 @@ async def test_iterative_analyses_are_about_their_own_speech(default_model, four
     assert not any(a.misattributed for a in analyses)
     assert sum(a.grounded for a in analyses) > sum(a.foreign for a in analyses)
 
+
+
+NO2 = ("Closing city centres to private cars cleans the air people breathe every day. A 2019 study by the European "
+       "Environment Agency of 40 cities found that centres closed to cars cut nitrogen dioxide levels by 27% within "
+       "two years, and asthma admissions among children fell by 12% in Madrid after its central zone opened. Clean "
+       "air is a public good, and a ban is the only measure shown to deliver it at that scale. The evidence is "
+       "clear and it comes from cities like ours.")
+PASTA = ("On a different note, my favourite pasta recipe starts with garlic softened slowly in olive oil, then a "
+         "handful of chopped parsley, a pinch of chilli and the water the spaghetti cooked in, stirred until it "
+         "turns glossy. My grandmother taught it to me on Sundays in her small kitchen, and I still make it every "
+         "week for friends, always with a glass of cold white wine and some bread to clean the plate at the end.")
+REBUTTAL = ("Ana's figure of a 27% cut in nitrogen dioxide comes from cities that already had dense metro systems; "
+            "she gives no reason to think a city without one would see the same fall, because drivers there have "
+            "nowhere else to go and simply drive around the zone instead, moving the pollution to the ring roads "
+            "where poorer families live. Her Madrid numbers tell us about Madrid, not about us, and the study she "
+            "cites says nothing about displaced traffic at all.")
+SHOPS = ("Small shops in the centre depend on customers who arrive by car, and many of them would close within a "
+         "year of a ban. Deliveries, tradespeople and carers all need to reach the centre during the day, and "
+         "older residents who cannot walk far would be cut off from their doctors and their friends. A city "
+         "centre that nobody can reach is not a success, whatever the air quality, and a ban would hollow it "
+         "out.")
+
+
+@pytest.mark.slow
+async def test_the_flow_decisions_see_evidence_an_off_topic_passage_and_an_answer(default_model):
+    """Written to have known answers: Ana's first passage argues with a study and figures, her second is a recipe;
+    Ben's first answers Ana's figures, his second argues without evidence. The default model, asked as the flow
+    asks, must rank them so (a flow built on decisions at chance would not)."""
+    from debatrix.core.models import Debate, Debater, Speech
+
+    debate = Debate(id="cars", motion="This house would ban private cars from city centres.",
+                    debaters=(Debater(name="Ana", side="pro"), Debater(name="Ben", side="con")),
+                    speeches=(Speech(speaker="Ana", content=f"{NO2}\n\n{PASTA}"),
+                              Speech(speaker="Ben", content=f"{REBUTTAL}\n\n{SHOPS}")))
+    assert [p.id for p in debate.passages] == ["S1.1", "S1.2", "S2.1", "S2.2"]
+    settings = JudgeSettings(mode="flow", llm=LLMSettings(backend="local", local_model=default_model),
+                             memory=MemorySettings(embedding="hash"))
+    result = await ajudge_debate(debate, settings)
+    assert result.status.value == "complete", result.incomplete_reason
+    marks = {m.id: m for f in result.flow for m in f.marks}
+    lines = {(x.speech, x.target): x for f in result.flow for x in f.lines}
+    print(marks, lines, result.checks.flags)
+    assert marks["S1.1"].argument > marks["S1.2"].argument  # the recipe is no argument about the motion
+    assert marks["S1.1"].evidence > marks["S2.2"].evidence  # a study and figures, against none
+    assert (1, "S1.1") in lines  # the rebuttal is asked about the point it answers (the lookup's part)
+    assert result.checks.flags == ()
