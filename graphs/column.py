@@ -43,8 +43,9 @@ def make_after_analyze(scored_in_analysis: bool, debate_stage: bool) -> Callable
         """Score the speech just analysed in parallel with analysing the next one (or judging the debate)."""
         if state.get("failures"):
             return [END]
-        routes: list[Any] = [] if scored_in_analysis else [
-            column_sends(state, "score_speech", analysis=state["analyses"][-1], asked=state.get("asked", []))]
+        latest = state["analyses"][-1]
+        routes: list[Any] = [] if scored_in_analysis or latest.missing else [  # a missing analysis: no score
+            column_sends(state, "score_speech", analysis=latest, asked=state.get("asked", []))]
         if state["index"] < len(state["debate"].speeches):
             routes.append("analyze_speech")
         elif debate_stage:

@@ -61,12 +61,16 @@ def _dimension_result(state: JudgeState, dim: Dimension, cmap: CalibrationMap | 
     judgments = debater_judgments(state, dim.name, debate)
     decision = _first(state, "winner_decisions", dim.name)
     verdict = None
+    analyses = tuple(sorted(state.get("analyses", {}).get(dim.name, []), key=lambda a: a.index))
     if decision is not None:
         sc = score_winner({j.debater: j.score for j in judgments}, debate, dim.allow_tie, dim.tie_margin)
-        verdict = _shown(decision.model_copy(update={"score_winner": sc}), cmap)
+        gaps = tuple(f"judged without the analysis of speech {a.index + 1} ({a.missing})" for a in analyses
+                     if a.missing)
+        verdict = _shown(decision.model_copy(update={"score_winner": sc,
+                                                     "warnings": (*decision.warnings, *gaps)}), cmap)
     return DimensionResult(
         name=dim.name, weight=dim.weight, allow_tie=dim.allow_tie, tie_margin=dim.tie_margin,
-        analyses=tuple(sorted(state.get("analyses", {}).get(dim.name, []), key=lambda a: a.index)),
+        analyses=analyses,
         speech_judgments=tuple(sorted(state.get("speech_judgments", {}).get(dim.name, []), key=lambda s: s.index)),
         debate_analysis=decision.comment if decision is not None else getattr(
             _first(state, "debate_analyses", dim.name), "text", None),
@@ -108,7 +112,9 @@ def _shown(v: Verdict, cmap: CalibrationMap | None) -> Verdict:
 
 def _missing(d: DimensionResult, debate: Debate, per_speech: bool) -> list[str]:
     out = []
-    if per_speech and len(d.speech_judgments) != len(debate.speeches):
+    # a speech whose analysis is missing (recorded so, and warned of) has no judgment to count
+    expected = len(debate.speeches) - sum(1 for a in d.analyses if a.missing)
+    if per_speech and len({s.index for s in d.speech_judgments}) < expected:
         out.append(f"{d.name}: {len(d.speech_judgments)} of {len(debate.speeches)} speech judgments")
     if debate.format is not DebateFormat.SINGLE:
         if len(d.debater_judgments) != len(debate.debaters):

@@ -16,7 +16,7 @@ from debatrix.core import prompting as P
 from debatrix.context import JudgeContext
 from debatrix.core.confidence import PlacePrior, place_prior_for, resolved_layout
 from debatrix.core.dimension import Dimension
-from debatrix.core.errors import IncompleteJudgment, StructuredOutputError
+from debatrix.core.errors import IncompleteJudgment, StructuredOutputError, UnreadableAnalyses
 from debatrix.core.settings import JudgeSettings
 from debatrix.core.models import Debate, OrderAnswer, SpeechAnalysis, SpeechJudgment
 from debatrix.core import probabilities as prob
@@ -49,8 +49,8 @@ PreviousContext = Callable[[ColumnState, int], tuple[str, str]]
 def previous_analyses(state: ColumnState, index: int) -> tuple[str, str]:
     """The analysis memory's earlier analyses (the Debatrix mode), after the speech: the column's own analyses in
     its state (a column judges one dimension, so they are that dimension's)."""
-    return "", P.previous_analyses(sorted((a for a in state.get("analyses", []) if a.index < index),
-                                          key=lambda a: a.index))
+    return "", P.previous_analyses(sorted((a for a in state.get("analyses", [])
+                                           if a.index < index and not a.missing), key=lambda a: a.index))
 
 
 def previous_speeches(state: ColumnState, index: int) -> tuple[str, str]:
@@ -92,8 +92,19 @@ def make_analyze_speech(previous: PreviousContext, scored: bool = False) -> Node
         sampling = no_repeats(after + relevant, settings) if i else None
         task = str(messages[-1].content)
         try:
-            answer, lp, records = await ctx.gateway.structured_probed(
-                messages, schema, node="analyze_speech", dimension=dim.name, meta=meta, sampling=sampling)
+            try:
+                answer, lp, records = await ctx.gateway.structured_probed(
+                    messages, schema, node="analyze_speech", dimension=dim.name, meta=meta, sampling=sampling)
+            except StructuredOutputError as e:
+                # one answer that is still not the schema after its repair costs this speech its analysis, not
+                # the debate: recorded as missing (what it cost is counted), the later speeches and the judgment
+                # go on without it, and the dimension's verdict says so. Two in a row: the model cannot answer
+                # this column, and the run stops paying for it
+                if any(a.index == i - 1 and a.missing for a in state.get("analyses", [])):
+                    raise
+                missing = SpeechAnalysis(dimension=dim.name, index=i, speaker=speech.speaker, analysis="",
+                                         missing=f"{type(e).__name__}: {e}")
+                return {**update, "analyses": [missing], "calls": list(getattr(e, "calls", []))}
             if i:
                 answer, lp, records, messages = await _ask_again_if_borrowed(
                     ctx, debate, i, dim.name, meta, schema, messages, after + relevant, (answer, lp, records),
@@ -289,7 +300,13 @@ async def gathered(calls: Any) -> list[Any]:
 
 async def judge_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
     debate, dim = state["debate"], state["dimension"]
-    analyses = sorted(state.get("analyses", []), key=lambda a: a.index)  # the column's: its dimension's
+    # the column's (its dimension's); a speech whose analysis is missing is judged without one, but a debater none of
+    # whose analyses could be read cannot be judged: the column ends incomplete before paying for a judgment
+    analyses = sorted((a for a in state.get("analyses", []) if not a.missing), key=lambda a: a.index)
+    gaps = [a for a in state.get("analyses", []) if a.missing]
+    unread = [d.name for d in debate.debaters if gaps and not any(a.speaker == d.name for a in analyses)]
+    if unread:
+        raise UnreadableAnalyses(f"no analysis of the speeches of {', '.join(unread)} could be read ({gaps[-1].missing})")
     words = judgment_words(ctx.settings, debate)
     orders = orders_of(debate, ctx.settings)
     grouped = grouped_orders(ctx.settings, orders, state.get("mode", ""))

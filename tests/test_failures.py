@@ -48,8 +48,10 @@ async def test_empty_answer_is_incomplete(uniforms):
     result = await ajudge_debate(uniforms, settings("chronological"), model)
     assert result.status is Status.INCOMPLETE
     assert "general/analyze_speech" in result.incomplete_reason and "empty answer" in result.incomplete_reason
-    # the loop stopped at the first failure (after its one repair request): no further analyses were paid for
-    assert sum(c.node == "analyze_speech" for c in model.calls) == 2
+    # one unreadable analysis is survived (the speech is judged without it), a second in a row is not: the loop
+    # stopped there (each after its one repair request), no further analyses and no judgment were paid for
+    assert sum(c.node == "analyze_speech" for c in model.calls) == 4
+    assert not any(c.node == "judge_debate" for c in model.calls)
 
 
 async def test_context_window_is_checked_before_any_call(uniforms):
@@ -160,3 +162,40 @@ async def test_response_cache_makes_a_rerun_free(uniforms, tmp_path):
     assert sum(n.cached_calls for n in r2.usage.by_node.values()) == r2.usage.cached_calls  # per node too
     assert all(n.cached_calls == n.calls for n in r3.usage.by_node.values())
     assert r3.winner == r2.winner
+
+
+@pytest.mark.parametrize("score_in_analysis", [True, False])
+async def test_one_analysis_that_fails_its_schema_twice_is_missing_and_the_debate_is_still_judged(
+        uniforms, score_in_analysis):
+    """An answer cut at its cap fails the schema, and so does its repair: that speech has no analysis (flagged, its
+    calls counted), the later analyses and the judgment go on without it, and the result is complete."""
+    def analysis(call):
+        return "Maya argues that" if call.dimension == "argument" and call.index == 1 else analysis_of(call)
+
+    model = ScriptedChatModel(script={**OK, "analyze_speech": analysis})
+    result = await ajudge_debate(uniforms, settings("debatrix", score_in_analysis=score_in_analysis), model)
+    assert result.status is Status.COMPLETE, result.incomplete_reason
+    arg = result.dimension("argument")
+    missing = [a for a in arg.analyses if a.missing]
+    assert [a.index for a in missing] == [1] and "StructuredOutputError" in missing[0].missing
+    assert 1 not in {s.index for s in arg.speech_judgments} and len(arg.speech_judgments) == 3
+    assert any("speech 2" in w for w in arg.verdict.warnings)
+    assert result.usage.llm_calls == len(model.calls)  # the failed answer and its repair are counted
+    assert result.usage.repairs >= 1
+    # the later analyses and the judgment never read the missing one as if it said something
+    later = [c for c in model.calls if c.node in ("analyze_speech", "judge_debate") and c.dimension == "argument"
+             and (c.index or 0) != 1]
+    assert later and all("Maya argues that" not in str(c.messages[-1].content) for c in later)
+    assert all(len(d.speech_judgments) == 4 for d in result.dimensions if d.name != "argument")
+
+
+async def test_a_debater_none_of_whose_analyses_can_be_read_is_not_judged(uniforms):
+    def analysis(call):  # every analysis of Maya's speeches (1 and 3) fails, never two in a row
+        return "cut" if call.dimension == "argument" and call.index in (0, 2) else analysis_of(call)
+
+    model = ScriptedChatModel(script={**OK, "analyze_speech": analysis})
+    result = await ajudge_debate(uniforms, settings("debatrix"), model)
+    assert result.status is Status.INCOMPLETE
+    assert "argument/judge_debate: UnreadableAnalyses: no analysis of the speeches of Maya" in result.incomplete_reason
+    assert not any(c.node == "judge_debate" and c.dimension == "argument" for c in model.calls)
+    assert result.usage.llm_calls == len(model.calls)

@@ -104,5 +104,10 @@ class StructuredOutputError(IncompleteJudgment):
         super().__init__(f"{what}: model answer does not match the schema ({problem}); answer was {shown!r}")
 
 
+class UnreadableAnalyses(IncompleteJudgment):
+    """No analysis of one debater's speeches could be read (each failed its schema): the dimension cannot judge
+    them, and is not judged rather than judged on the other debater alone."""
+
+
 class VerdictParseError(StructuredOutputError):
     """A winner or score answer could not be read (e.g. a winner that is not a debater)."""

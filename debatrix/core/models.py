@@ -257,6 +257,9 @@ class SpeechAnalysis(Frozen):
     # are evidence for the judgment; re-read by every later speech they cost tokens and invite copying);
     # empty where the analysis has none
     memo: str = ""
+    # why this speech has no analysis: its answer was still not the schema after its repair (the debate was judged
+    # without it; the dimension's verdict says so)
+    missing: str = ""
 
     @property
     def remembered(self) -> str:
