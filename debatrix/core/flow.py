@@ -307,9 +307,15 @@ def _comment(led: Ledger, flows: Sequence[SpeechFlow], debate: Debate, debater: 
             f". Their own arguments standing: {_ids([t.id for t in mine if t.stands >= 0.5]) or 'none'}."
     standing = [t for t in mine if t.status in ("standing", "dropped", "conceded")]
     refuted = [t for t in mine if t.status == "refuted"]
-    text = ("Standing: " + "; ".join(f"{_cite(t)}" + (" (never answered)" if t.status == "dropped" else
-                                                     " (conceded)" if t.status == "conceded" else "")
-                                     for t in standing[:CITED]) if standing else "No argument left standing")
+    def why(t: Thread) -> str:  # a dropped row asked about says how likely it was answered; never asked, never
+        if t.status == "conceded":
+            return " (conceded)"
+        if t.status != "dropped":
+            return ""
+        return f" (answered with P {t.answered:.2f} only)" if t.cells else " (never answered)"
+
+    text = ("Standing: " + "; ".join(f"{_cite(t)}{why(t)}" for t in standing[:CITED]) if standing
+            else "No argument left standing")
     if refuted:  # each with the speeches that most likely answered it (together more likely than not)
         text += "; answered by the other side: " + "; ".join(
             f"{t.id} (by speech " + ", ".join(f"{c.speech + 1} at P {c.answered:.2f}" for c in
