@@ -67,8 +67,8 @@ def _asker(debate: Debate, p: Passage) -> Any:
 
 async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     """One speech read into the flow, passage by passage: whether each argues the motion, backs it with evidence,
-    reads clearly, and answers the earlier point of the other side it shares most words with. A decision whose answer is none of its
-    options is missing (its call counted); the speech keeps the others."""
+    reads clearly, and answers the earlier point of the other side it shares most words with. A decision whose
+    answer is none of its options is missing (its call counted); the speech keeps the others."""
     debate, i = state["debate"], state.get("index", 0)
     fence = P.fence_for(debate)
     index = debate.passage_index

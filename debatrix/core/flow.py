@@ -140,8 +140,8 @@ GIST_ASKED = 24  # words of a row restated in its question (the question the dec
 
 def flow_calls(debate: Debate) -> int:
     """The decisions a complete flow run asks at most (no retries): per passage, whether it argues, with evidence,
-    and whether it is clearly written; per speech after the first, one per earlier passage of the other side, up to one per passage
-    of the speech."""
+    and whether it is clearly written; per speech after the first, one per earlier passage of the other side, up to
+    one per passage of the speech."""
     total = 3 * len(debate.passages)
     for i, s in enumerate(debate.speeches):
         side = debate.debater(s.speaker).side
@@ -307,12 +307,14 @@ def _comment(led: Ledger, flows: Sequence[SpeechFlow], debate: Debate, debater: 
             f". Their own arguments standing: {_ids([t.id for t in mine if t.stands >= 0.5]) or 'none'}."
     standing = [t for t in mine if t.status in ("standing", "dropped", "conceded")]
     refuted = [t for t in mine if t.status == "refuted"]
-    def why(t: Thread) -> str:  # a dropped row asked about says how likely it was answered; never asked, never
+    def why(t: Thread) -> str:  # a dropped row asked about says how likely it was answered
         if t.status == "conceded":
             return " (conceded)"
         if t.status != "dropped":
             return ""
-        return f" (answered with P {t.answered:.2f} only)" if t.cells else " (never answered)"
+        # never asked: no later passage of the other side proposed it (the lookup), so nobody judged an answer
+        asked = f" (answered with P {t.answered:.2f} only)"
+        return asked if t.cells else " (no later passage of the other side was asked about it)"
 
     text = ("Standing: " + "; ".join(f"{_cite(t)}{why(t)}" for t in standing[:CITED]) if standing
             else "No argument left standing")
