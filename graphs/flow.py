@@ -14,10 +14,10 @@ neither, gave every passage of a debate nearly the same probabilities)
 
 The rows a speech may answer are the other side's earlier passages the flow holds as arguments; each passage
 proposes the row whose rarer words it shares most, and each row proposed is asked once, of the passage sharing most
-with it (the lookup proposes, the model decides). Every question
-restates what it asks about (a small model does not look an id up: ``debatrix bench decisions``) and reads one
-passage, not the speech around it, so the prompt is the passage and a few words, and the questions about one
-passage share it up to the question (a prompt cache reads each passage once). The decisions are shared by the
+with it (the lookup proposes, the model decides). Every question restates what it asks about (a small model does
+not look an id up: ``debatrix bench decisions``) and reads one passage, not the speech around it, so the prompt is
+the passage and a few words, and the questions about one passage share it up to the question (a prompt cache reads
+each passage once). The decisions are shared by the
 dimensions: each weighs its own part of the ledger (``flow_verdicts``, no call; :mod:`debatrix.core.flow`), and the
 panel's verdict is their weighted mean.
 """
@@ -31,11 +31,11 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from debatrix.context import JudgeContext
 from debatrix.core import prompting as P
 from debatrix.core.flow import (
+    GIST_ASKED,
     Line,
     Mark,
     Rating,
     SpeechFlow,
-    GIST_ASKED,
     asked_pairs,
     combined,
     debater_comment,
@@ -55,7 +55,7 @@ YES_NO = ("yes", "no")
 
 
 def _asker(debate: Debate, p: Passage) -> Any:
-    """The messages of a question about passage ``p``: the debate's header, what the questions mean, the passage
+    """The messages of a question about passage ``p``: the debate's header and the passage, then the question
     (every question about one passage shares its prompt up to the question)."""
     fence = P.fence_for(debate)
     material = P.header(debate) + P.render("flow_passage.j2", P.FlowPassageVars(
@@ -75,7 +75,7 @@ async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     earlier = state.get("flows", [])
     decide = ctx.gateway.decision
     calls, marks, clear, missing = [], [], [], []
-    answered: dict[str, list[float]] = {}
+    answered: dict[str, float] = {}  # row -> P(this speech answers it): each row is asked once a speech
     pairs = asked_pairs(debate, earlier, i)
     # asked one after another: the questions about a passage share its prompt, so a server's prompt cache reads
     # each passage once (concurrent requests would each take a slot and read it again)
@@ -109,9 +109,9 @@ async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
             if dist is None:
                 missing.append(f"whether {p.id} answers {row}")
             else:
-                answered.setdefault(row, []).append(dist["yes"])
-    lines = tuple(Line(speech=i, target=row, refutes=round(ys[0], 4))
-                  for row, ys in sorted(answered.items(), key=lambda kv: debate.passages.index(index[kv[0]])))
+                answered[row] = dist["yes"]
+    lines = tuple(Line(speech=i, target=row, refutes=round(y, 4))
+                  for row, y in sorted(answered.items(), key=lambda kv: debate.passages.index(index[kv[0]])))
     yes = sum(clear) / len(clear) if clear else None
     rating = None if yes is None else Rating(expected=round(1 + 4 * yes, 4),
                                              probabilities={"yes": round(yes, 4), "no": round(1 - yes, 4)})
