@@ -9,7 +9,7 @@ is made once: by its caller before the local backend sizes (or refuses) the mode
 
 from __future__ import annotations
 
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage
 
 from debatrix.core import prompting as P
 from debatrix.core.dimension import Dimension, DimensionRegistry
@@ -22,6 +22,7 @@ from debatrix.core.tokens import count_message_tokens, count_tokens
 
 from . import messages as M
 from .answers import analysis_answer_tokens
+from .flow import answer_question, passage_messages
 
 # Local GGUF models count tokens with their own tokenizers; Qwen2.5's counted up to 1.074× o200k_base on 20
 # PanelBench debates, so estimates for a local model carry a 10% margin (the server still refuses a prompt that
@@ -100,15 +101,9 @@ def _largest_decision(debate: Debate, settings: JudgeSettings) -> Request:
     answer is a few tokens)."""
     if not debate.passages:
         return Request(0, "")
-    fence = P.fence_for(debate)
     p = max(debate.passages, key=lambda p: len(p.text))
     row = max(debate.passages, key=lambda p: len(gist(p.text, GIST_ASKED)))
-    material = P.header(debate) + P.render("flow_passage.j2", P.FlowPassageVars(
-        fence=fence, id=p.id, index=p.speech + 1, speaker=p.speaker, side=P.side_label(debate, p.speaker),
-        text=P.quoted(p.text, fence)))
-    question = P.render("flow_answer.j2", P.FlowAnswerVars(fence=fence, id=p.id, target=row.id, speaker=row.speaker,
-                                                           text=P.quoted(gist(row.text, GIST_ASKED), fence)))
-    tokens = _count([SystemMessage(content=P.system_text(fence)), HumanMessage(content=material + question)], settings)
+    tokens = _count(passage_messages(debate, p, answer_question(debate, p, row)), settings)
     return Request(tokens + 8, f"a decision on passage {p.id}")
 
 

@@ -54,15 +54,21 @@ from .wiring import add_step
 YES_NO = ("yes", "no")
 
 
-def _asker(debate: Debate, p: Passage) -> Any:
-    """The messages of a question about passage ``p``: the debate's header and the passage, then the question
-    (every question about one passage shares its prompt up to the question)."""
+def passage_messages(debate: Debate, p: Passage, question: str) -> list[Any]:
+    """A question about passage ``p``: the debate's header and the passage, then the question (every question about
+    one passage shares its prompt up to the question). The preflight sizes the flow with the same messages."""
     fence = P.fence_for(debate)
     material = P.header(debate) + P.render("flow_passage.j2", P.FlowPassageVars(
         fence=fence, id=p.id, index=p.speech + 1, speaker=p.speaker, side=P.side_label(debate, p.speaker),
         text=P.quoted(p.text, fence)))
-    system = SystemMessage(content=P.system_text(fence))
-    return lambda question: [system, HumanMessage(content=material + question)]
+    return [SystemMessage(content=P.system_text(fence)), HumanMessage(content=material + question)]
+
+
+def answer_question(debate: Debate, p: Passage, row: Passage) -> str:
+    """Whether passage ``p`` answers the earlier point ``row``, the point restated."""
+    fence = P.fence_for(debate)
+    return P.render("flow_answer.j2", P.FlowAnswerVars(fence=fence, id=p.id, target=row.id, speaker=row.speaker,
+                                                       text=P.quoted(gist(row.text, GIST_ASKED), fence)))
 
 
 async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
@@ -70,7 +76,6 @@ async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     reads clearly, and answers the earlier point of the other side it shares most words with. A decision whose
     answer is none of its options is missing (its call counted); the speech keeps the others."""
     debate, i = state["debate"], state.get("index", 0)
-    fence = P.fence_for(debate)
     index = debate.passage_index
     earlier = state.get("flows", [])
     decide = ctx.gateway.decision
@@ -80,7 +85,9 @@ async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     # asked one after another: the questions about a passage share its prompt, so a server's prompt cache reads
     # each passage once (concurrent requests would each take a slot and read it again)
     for p in (p for p in debate.passages if p.speech == i):
-        ask = _asker(debate, p)
+        def ask(question: str, p: Passage = p) -> list[Any]:
+            return passage_messages(debate, p, question)
+
         meta = {"debatrix_index": i, "debatrix_target": p.id}
         argues, record = await decide(ask(P.render("flow_argues.j2", P.FlowQuestionVars(id=p.id))), YES_NO,
                                       node="flow_speech", meta=meta)
@@ -100,11 +107,8 @@ async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
         else:
             clear.append(dist["yes"])
         for row in pairs.get(p.id, []):
-            target = index[row]
-            question = P.render("flow_answer.j2", P.FlowAnswerVars(
-                fence=fence, id=p.id, target=row, speaker=target.speaker,
-                text=P.quoted(gist(target.text, GIST_ASKED), fence)))
-            dist, record = await decide(ask(question), YES_NO, node="flow_speech", meta=meta)
+            dist, record = await decide(ask(answer_question(debate, p, index[row])), YES_NO, node="flow_speech",
+                                        meta=meta)
             calls.append(record)
             if dist is None:
                 missing.append(f"whether {p.id} answers {row}")
@@ -140,8 +144,9 @@ async def flow_verdicts(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
                                  "winner_decisions": []}
     ledgers, parts = {}, []
     warnings = tuple(f"speech {f.index + 1}: missing {f.missing}" for f in flows if f.missing)
+    read = ledger(debate, flows, "flow")  # one reading: each dimension weighs its own part of it
     for dim in state.get("dimensions", []):
-        led = ledgers[dim.name] = ledger(debate, flows, dim.name)
+        led = ledgers[dim.name] = read.model_copy(update={"dimension": dim.name})
         verdict = flow_verdict(led, dim.name)
         parts.append((dim.weight, verdict))
         for f in flows:

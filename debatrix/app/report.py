@@ -172,9 +172,8 @@ def call_groups(result: JudgeResult) -> list[dict[str, Any]]:
 
 def flow_ledger(result: JudgeResult) -> Ledger | None:
     """The ledger a flow sheet shows: the argument dimension's (where rows stand or fall), else the first."""
-    ledgers = [d.ledger for d in result.dimensions if d.ledger is not None]
-    return next((d.ledger for d in result.dimensions if d.name == "argument" and d.ledger), None) or (
-        ledgers[0] if ledgers else None)
+    ledgers = {d.name: d.ledger for d in result.dimensions if d.ledger is not None}
+    return ledgers.get("argument") or next(iter(ledgers.values()), None)
 
 
 def flow_sheet(result: JudgeResult) -> dict[str, Any] | None:
