@@ -37,6 +37,7 @@ from debatrix.core.flow import (
     Rating,
     SpeechFlow,
     asked_pairs,
+    clarity_asked,
     combined,
     debater_comment,
     flow_verdict,
@@ -73,7 +74,7 @@ def answer_question(debate: Debate, p: Passage, row: Passage) -> str:
 
 async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     """One speech read into the flow, passage by passage: whether each argues the motion, backs it with evidence,
-    reads clearly, and answers the earlier point of the other side it shares most words with. A decision whose
+    (its longest passages) reads clearly, and answers the earlier point of the other side it shares most words with. A decision whose
     answer is none of its options is missing (its call counted); the speech keeps the others."""
     debate, i = state["debate"], state.get("index", 0)
     index = debate.passage_index
@@ -82,6 +83,7 @@ async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     calls, marks, clear, missing = [], [], [], []
     answered: dict[str, float] = {}  # row -> P(this speech answers it): each row is asked once a speech
     pairs = asked_pairs(debate, earlier, i)
+    rated = set(clarity_asked(debate, i))
     # asked one after another: the questions about a passage share its prompt, so a server's prompt cache reads
     # each passage once (concurrent requests would each take a slot and read it again)
     for p in (p for p in debate.passages if p.speech == i):
@@ -99,13 +101,14 @@ async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
                      if dist is None]
         marks.append(Mark(id=p.id, argument=None if argues is None else round(argues["yes"], 4),
                           evidence=None if evidence is None else round(evidence["yes"], 4)))
-        dist, record = await decide(ask(P.render("flow_clear.j2", P.FlowQuestionVars(id=p.id))), YES_NO,
-                                    node="flow_speech", meta=meta)
-        calls.append(record)
-        if dist is None:
-            missing.append(f"whether {p.id} reads clearly")
-        else:
-            clear.append(dist["yes"])
+        if p.id in rated:
+            dist, record = await decide(ask(P.render("flow_clear.j2", P.FlowQuestionVars(id=p.id))), YES_NO,
+                                        node="flow_speech", meta=meta)
+            calls.append(record)
+            if dist is None:
+                missing.append(f"whether {p.id} reads clearly")
+            else:
+                clear.append(dist["yes"])
         for row in pairs.get(p.id, []):
             dist, record = await decide(ask(answer_question(debate, p, index[row])), YES_NO, node="flow_speech",
                                         meta=meta)

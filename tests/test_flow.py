@@ -216,3 +216,20 @@ def test_each_open_row_is_asked_once_of_the_passage_sharing_most_with_it():
     assert asked and all(d.passage_index[r].speaker == "Ben" for r in asked)  # never one's own side
     no_argument = [flows[0].model_copy(update={"marks": tuple(Mark(id=m.id, argument=0.1) for m in flows[0].marks)})]
     assert open_rows(d, no_argument, 1) == [] and asked_pairs(d, no_argument, 1) == {}
+
+
+@given(st.lists(st.lists(st.integers(40, 140), min_size=1, max_size=5), min_size=2, max_size=4))
+@hsettings(max_examples=40, deadline=None)
+def test_clarity_is_asked_of_each_speechs_longest_passages_only(lengths):
+    from debatrix.core.flow import CLARITY_ASKED, clarity_asked
+    speeches = tuple(Speech(speaker=("Ana", "Ben")[i % 2], content="\n\n".join(
+        " ".join(f"w{i}x{k}" for _ in range(n)) + "." for k, n in enumerate(ns))) for i, ns in enumerate(lengths))
+    d = Debate(id="d", motion="m", debaters=(Debater(name="Ana", side="pro"), Debater(name="Ben", side="con")),
+               speeches=speeches)
+    for i in range(len(speeches)):
+        own = [p for p in d.passages if p.speech == i]
+        asked = clarity_asked(d, i)
+        assert len(asked) == min(CLARITY_ASKED, len(own)) and len(set(asked)) == len(asked)
+        assert all(d.passage_index[a].speech == i for a in asked)
+        shortest_asked = min(len(d.passage_index[a].text.split()) for a in asked)
+        assert all(len(p.text.split()) <= shortest_asked for p in own if p.id not in asked)

@@ -912,44 +912,62 @@ def _need_bench_extra() -> None:
 
 
 def _calibrate(folders: list[Path], model: str | None) -> None:
-    """Fit, per mode, the map from a DebateArt run's winner probabilities to how often such verdicts are right."""
+    """Fit, per mode, the map from runs' winner probabilities to how often such verdicts are right: DebateArt's
+    audience verdicts and the contrast suite's known answers; with more than one folder, pooled, and each source
+    mapped by a fit on the others."""
     import json as _json
 
     from debatrix.benchmarks.calibration import calibrate_folder
 
-    if len(folders) != 1:
-        _fail("usage: debatrix bench calibrate FOLDER [--model NAME] (a DebateArt results folder)")
-    folder = folders[0]
-    if not (folder / "run.json").exists() or not (folder / "items.jsonl").exists():
-        _fail(f"{folder}: not a benchmark run folder (no run.json or items.jsonl)")
-    try:
-        run = _json.loads((folder / "run.json").read_text(encoding="utf-8"))
-        if run.get("benchmark") != "debateart":
-            _fail(f"{folder}: a {run.get('benchmark')!r} run; calibration needs DebateArt's audience verdicts")
+    if not folders:
+        _fail("usage: debatrix bench calibrate FOLDER [FOLDER...] [--model NAME] (DebateArt or contrast results "
+              "folders; the maps are written into the first)")
+    names = set()
+    for folder in folders:
+        if not (folder / "run.json").exists() or not (folder / "items.jsonl").exists():
+            _fail(f"{folder}: not a benchmark run folder (no run.json or items.jsonl)")
+        try:
+            run = _json.loads((folder / "run.json").read_text(encoding="utf-8"))
+        except (ValueError, OSError) as e:
+            _fail(f"cannot read {folder}/run.json: {e}")
+            raise
+        if run.get("benchmark") not in ("debateart", "contrast"):
+            _fail(f"{folder}: a {run.get('benchmark')!r} run; calibration needs DebateArt's "
+                  "audience verdicts or the contrast suite's known answers")
         llm = LLMSettings.model_validate(run.get("settings", {}).get("llm", {}))
-        name = model or (llm.local_model if llm.uses_local else llm.model)
-        figures = calibrate_folder(folder, name)
+        names.add(llm.local_model if llm.uses_local else llm.model)
+    if len(names) > 1 and not model:
+        _fail(f"the folders were judged by different models ({', '.join(sorted(names))}); a "
+              "map belongs to one: calibrate them apart, or name the model with --model")
+    name = model or names.pop()
+    try:
+        figures = calibrate_folder(folders[0], name, also=folders[1:])
     except (ValueError, KeyError, OSError) as e:
-        _fail(f"cannot calibrate {folder}: {e}")
+        _fail(f"cannot calibrate {folders[0]}: {e}")
         raise
     for mode, f in figures.items():
+        shown_mode = plain(mode)
         if f.get("place_prior"):
-            out_console.print(f"{mode}: place prior (share of the winner probability per speaking place, the "
+            out_console.print(f"{shown_mode}: place prior (share of the winner probability per speaking place, the "
                               f"orders reading the debate once): {', '.join(f'{x:.3f}' for x in f['place_prior'])}",
                               highlight=False)
         if "skipped" in f:
-            out_console.print(f"{mode}: {f['n']} verdicts, skipped: {f['skipped']}", highlight=False)
+            out_console.print(f"{shown_mode}: {f['n']} verdicts, skipped: {f['skipped']}", highlight=False)
             continue
         out_console.print(
-            f"{mode}: {f['n']} decisive verdicts, {f['right']:.0%} right, mean winner probability "
+            f"{shown_mode}: {f['n']} decisive verdicts, {f['right']:.0%} right, mean winner probability "
             f"{f['mean_p']:.2f}; ECE {f['ece_raw']:.3f} -> {f['ece_calibrated_cv']:.3f}, Brier {f['brier_raw']:.3f} "
             f"-> {f['brier_calibrated_cv']:.3f} (cross-validated; a constant {f['right']:.0%} scores "
             f"{f['brier_constant']:.3f}); map a={f['a']:g} b={f['b']:g}", highlight=False)
+        for c in f.get("cross_source", []):
+            out_console.print(
+                f"  on {plain(c['tested_on'])} ({c['n']}), mapped by a fit on {', '.join(map(plain, c['fitted_on']))}: "
+                f"ECE {c['ece_raw']:.3f} -> {c['ece_mapped']:.3f}, Brier {c['brier_raw']:.3f} -> "
+                f"{c['brier_mapped']:.3f}", highlight=False)
     fitted = [m for m, f in figures.items() if "skipped" not in f]
-    console.print(f"maps (and place priors) for {name} ({', '.join(fitted) or 'no mode'}) in "
-                  f"{folder}/calibration.json (to ship: "
-                  "merge into debatrix/llm/calibration.json)" + (", plot in reliability.png" if fitted else ""),
-                  highlight=False)
+    console.print(f"maps (and place priors) for {plain(name)} ({', '.join(map(plain, fitted)) or 'no mode'}) in "
+                  f"{plain(folders[0])}/calibration.json (to ship: merge into debatrix/llm/calibration.json)"
+                  + (", plot in reliability.png" if fitted else ""), highlight=False)
 
 
 def _merge(folders: list[Path], out: Path | None, data: Path | None, variant: str | None) -> None:

@@ -38,6 +38,8 @@ class CalibrationMap(Frozen):
     # which no sample that size can vouch for: the default local model, right on 58% of them, would print "100%"
     ceiling: float = 1.0
     source: str = ""  # the command and data it was fitted with
+    # per source of gold, the map fitted on the other sources applied to it: ECE and Brier raw and mapped
+    cross_source: tuple[dict[str, Any], ...] = ()
 
     def __call__(self, p: float) -> float:
         """The map made symmetric in the debaters: q(1 - p) = 1 - q(p), so an even call stays even and a named

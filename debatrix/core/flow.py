@@ -138,14 +138,27 @@ def open_rows(debate: Debate, flows: Sequence[SpeechFlow], index: int) -> list[s
 GIST_ASKED = 24  # words of a row restated in its question (the question the decisions benchmark measured)
 
 
+CLARITY_ASKED = 2  # passages of a speech asked whether they read clearly
+
+
+def clarity_asked(debate: Debate, index: int) -> list[str]:
+    """The passages of speech ``index`` asked whether they read clearly: its longest ones (ties by order). Clarity
+    is a property of how a speech is written, so a sample of its passages rates it; asking every passage cost a
+    quarter of the flow's calls."""
+    own = [p for p in debate.passages if p.speech == index]
+    longest = sorted(own, key=lambda p: -len(p.text.split()))[:CLARITY_ASKED]
+    return [p.id for p in own if p in longest]
+
+
 def flow_calls(debate: Debate) -> int:
-    """The decisions a complete flow run asks at most (no retries): per passage, whether it argues, with evidence,
-    and whether it is clearly written; per speech after the first, one per earlier passage of the other side, up to
-    one per passage of the speech."""
-    total = 3 * len(debate.passages)
+    """The decisions a complete flow run asks at most (no retries): per passage, whether it argues and with
+    evidence; per speech, whether its longest passages read clearly; per speech after the first, one per earlier
+    passage of the other side, up to one per passage of the speech."""
+    total = 2 * len(debate.passages)
     for i, s in enumerate(debate.speeches):
         side = debate.debater(s.speaker).side
         own = sum(1 for p in debate.passages if p.speech == i)
+        total += min(own, CLARITY_ASKED)
         total += min(own, sum(1 for q in debate.passages if q.speech < i and q.side is not side))
     return total
 

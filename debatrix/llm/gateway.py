@@ -553,7 +553,9 @@ class LLMGateway:
         answer is held to the options, so the one token written is always one of them; the probabilities are read
         from the model's own distribution."""
         self.check_messages_fit(messages, _where(node, dimension), 8)
-        model = self.model.bind(max_tokens=3)
+        # one token: the probabilities are read from the first token's alternatives, and the server's writing of
+        # an end token after it is a second decoding step paid for nothing
+        model = self.model.bind(max_tokens=1)
         if self.settings.grammar:
             model = self._beyond_openai(model, {"grammar": "root ::= " + " | ".join(json.dumps(o) for o in options)})
         started = time.perf_counter()
