@@ -41,19 +41,55 @@ class Verdicts:
 
 
 def verdicts(records: Iterable[dict[str, Any]], dimension: str = "general") -> Verdicts:
-    """The decisive verdicts of complete benchmark records (DebateArt's ``pred``/``gold``: 0 = pro, 1 = con) that
-    carry a probability, in item order."""
+    """The decisive verdicts of complete benchmark records that carry a probability, in item order: DebateArt's
+    (``pred``/``gold``: 0 = pro, 1 = con; ties on either side left out) and the contrast suite's (right: the intact
+    side named; its probability ``p_intact``)."""
     rows = []
     for r in records:
         pred = r.get("pred", {}).get(dimension) if r.get("status") == "complete" else None
-        gold = r.get("gold", {}).get(dimension)
-        if not pred or pred.get("p_con") is None or pred.get("dp") not in (0.0, 1.0) or gold not in (0.0, 1.0):
+        if not pred or pred.get("dp") not in (0.0, 1.0):
             continue
-        p_win = pred["p_con"] if pred["dp"] == 1.0 else 1 - pred["p_con"]
-        rows.append((str(r.get("item", "")), float(p_win), pred["dp"] == gold))
+        if r.get("benchmark") == "contrast":  # the gold is known: the intact side should win
+            if pred.get("p_intact") is None:
+                continue
+            right = pred["dp"] == 1.0
+            p_win = pred["p_intact"] if right else 1 - pred["p_intact"]
+        else:
+            gold = r.get("gold", {}).get(dimension)
+            if pred.get("p_con") is None or gold not in (0.0, 1.0):
+                continue
+            right = pred["dp"] == gold
+            p_win = pred["p_con"] if pred["dp"] == 1.0 else 1 - pred["p_con"]
+        if not 0.0 <= float(p_win) <= 1.0:  # NaN fails this too
+            raise ValueError(f"item {r.get('item')!r}: a winner probability of {p_win!r} is not a probability")
+        rows.append((str(r.get("item", "")), float(p_win), right))
     rows.sort()
     return Verdicts(np.array([p for _, p, _ in rows], float), np.array([y for _, _, y in rows], bool),
                     tuple(i for i, _, _ in rows))
+
+
+def pooled(parts: Iterable[Verdicts]) -> Verdicts:
+    parts = list(parts)
+    return Verdicts(np.concatenate([v.p for v in parts]) if parts else np.array([]),
+                    np.concatenate([v.right for v in parts]) if parts else np.array([], bool),
+                    tuple(i for v in parts for i in v.items))
+
+
+def cross_source(sources: dict[str, Verdicts]) -> list[dict[str, Any]]:
+    """How a map carries over: for each source, the map fitted on every other source (pooled) applied to it, its
+    ECE and Brier beside the raw probability's (a map that only fits the gold it was fitted on makes these worse)."""
+    out = []
+    for name, v in sources.items():
+        rest = pooled(u for other, u in sources.items() if other != name)
+        if not len(v) or len(rest) < 2:
+            continue
+        a, b = platt(rest.p, rest.right)
+        top = ceiling(rest)
+        shown = np.clip(mapped(v.p, a, b), 1 - top, top)
+        out.append({"tested_on": name, "fitted_on": [o for o in sources if o != name], "n": len(v),
+                    "ece_raw": round(ece(v.p, v.right), 4), "ece_mapped": round(ece(shown, v.right), 4),
+                    "brier_raw": round(brier(v.p, v.right), 4), "brier_mapped": round(brier(shown, v.right), 4)})
+    return out
 
 
 def _logit(p: np.ndarray) -> np.ndarray:
@@ -220,22 +256,35 @@ def place_prior(results: list[dict[str, Any]], dimension: str = "general") -> tu
     return [round(sum(s[k] for s in kept) / len(kept), 4) for k in range(size)], len(kept)
 
 
-def calibrate_folder(folder: Path, model: str, dimension: str = "general") -> dict[str, Any]:
-    """Fit every mode of a DebateArt results folder: {mode: {figures..., a, b}}; writes ``calibration.json``
-    (the maps, for ``debatrix/llm/calibration.json``) and ``reliability.png`` into the folder. Where the run read
-    every debate once in speaking order (``order_layout`` shared), the mode's place prior is measured too (from
-    the orders' probabilities as the model gave them, the audience's verdicts unread), and the map is fitted on
-    the verdicts of that layout (with the prior the run applied, if any)."""
+def source_name(folder: Path, benchmark: str) -> str:
+    return f"{benchmark} ({folder.name})"
+
+
+def calibrate_folder(folder: Path, model: str, dimension: str = "general", also: Sequence[Path] = ()
+                     ) -> dict[str, Any]:
+    """Fit every mode of a results folder (DebateArt's audience verdicts, or the contrast suite's known answers)
+    and of the folders in ``also``: {mode: {figures..., a, b}}; writes ``calibration.json`` (the maps, for
+    ``debatrix/llm/calibration.json``) and ``reliability.png`` into ``folder``. A mode judged on more than one
+    source is fitted on all of them pooled, and each source is also mapped by a fit on the others
+    (``cross_source``). Where a DebateArt run read every debate once in speaking order (``order_layout`` shared),
+    the mode's place prior is measured too (from the orders' probabilities as the model gave them, the audience's
+    verdicts unread), and the map is fitted on the verdicts of that layout (with the prior the run applied, if
+    any)."""
     from .runner import latest_records  # a retried item's newest record, damaged lines named
 
-    by_mode: dict[str, list[dict[str, Any]]] = {}
-    for r in latest_records(folder / "items.jsonl", None, None):
-        if r.get("benchmark") == "debateart":
-            by_mode.setdefault(r.get("mode", ""), []).append(r)
+    by_mode: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    results_by_mode: dict[str, list[dict[str, Any]]] = {}
+    for where in (folder, *also):
+        for r in latest_records(where / "items.jsonl", None, None):
+            if r.get("benchmark") in ("debateart", "contrast"):
+                mode = r.get("mode", "")
+                by_mode.setdefault(mode, {}).setdefault(source_name(where, r["benchmark"]), []).append(r)
+                if r["benchmark"] == "debateart":
+                    results_by_mode.setdefault(mode, []).extend(_results(where, [r]))
     out: dict[str, Any] = {}
     maps, priors, fitted = [], [], {}
-    for mode, rows in sorted(by_mode.items()):
-        results = _results(folder, rows)
+    for mode, sources in sorted(by_mode.items()):
+        results = results_by_mode.get(mode, [])
         layouts = {(r.get("settings") or {}).get("order_layout_used") or (r.get("settings") or {}).get(
             "order_layout") or "grouped" for r in results}
         layout = layouts.pop() if len(layouts) == 1 else "grouped"
@@ -247,21 +296,27 @@ def calibrate_folder(folder: Path, model: str, dimension: str = "general") -> di
                                      f"judged in {mode} mode, every order reading the debate once in speaking "
                                      f"order: the share of the {dimension} winner probability per speaking place "
                                      "(two: the first speaker's median share; audience verdicts not read)"})
-        v = verdicts(rows, dimension)
+        each = {name: verdicts(rows, dimension) for name, rows in sources.items()}
+        v = pooled(each.values())
         if len(v) < 2 * FOLDS:
             out[mode] = {**out.get(mode, {}), "n": len(v),
                          "skipped": f"fewer than {2 * FOLDS} decisive verdicts with a probability"}
             continue
         a, b = platt(v.p, v.right)
         top = ceiling(v)
+        carried = cross_source(each) if len(each) > 1 else []
         out[mode] = {**out.get(mode, {}), **figures(v), "a": round(a, 4), "b": round(b, 4), "layout": layout,
-                     "ceiling": top}
+                     "ceiling": top, "sources": {name: len(u) for name, u in each.items()},
+                     "cross_source": carried}
         fitted[mode] = v
+        across = "".join(f"; on {c['tested_on']} fitted on the rest: ECE {c['ece_raw']:.3f} -> {c['ece_mapped']:.3f}, "
+                         f"Brier {c['brier_raw']:.3f} -> {c['brier_mapped']:.3f}" for c in carried)
         maps.append({"model": model, "mode": mode, "a": round(a, 4), "b": round(b, 4), "n": len(v),
-                     "layout": layout, "ceiling": top,
-                     "source": f"debatrix bench calibrate on {len(v)} DebateArt verdicts ({dimension}) of "
-                               f"{folder.name} (order layout {layout}): ECE {out[mode]['ece_raw']:.3f} -> "
-                               f"{out[mode]['ece_calibrated_cv']:.3f} ({FOLDS}-fold cross-validated)"})
+                     "layout": layout, "ceiling": top, **({"cross_source": carried} if carried else {}),
+                     "source": f"debatrix bench calibrate on {len(v)} decisive verdicts ({dimension}) of "
+                               f"{' and '.join(f'{k}: {len(u)}' for k, u in each.items())} (order layout "
+                               f"{layout}): ECE {out[mode]['ece_raw']:.3f} -> {out[mode]['ece_calibrated_cv']:.3f} "
+                               f"({FOLDS}-fold cross-validated){across}"})
     doc = {"maps": maps, **({"place_priors": priors} if priors else {})}
     (folder / "calibration.json").write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
     if fitted:

@@ -206,6 +206,28 @@ def test_bench_calibrate_fits_a_debateart_folder_and_refuses_others(tmp_path):
     assert res.exit_code == 2 and "not a benchmark run folder" in res.output
 
 
+def test_bench_calibrate_pools_debateart_and_contrast_and_says_how_each_carries_over(tmp_path):
+    import json
+
+    from .test_metrics import _contrast_records, _records
+
+    art, con = tmp_path / "art", tmp_path / "con"
+    for folder, bench, recs in ((art, "debateart", _records([(0.9, 1.0, 1.0), (0.2, 0.0, 1.0)] * 4)),
+                                (con, "contrast", _contrast_records([(0.8, 1.0)] * 5 + [(0.3, 0.0)]))):
+        folder.mkdir()
+        (folder / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+        (folder / "run.json").write_text(json.dumps({"benchmark": bench, "settings": {"llm": {}}}))
+    res = runner.invoke(app, ["bench", "calibrate", str(art), str(con)])
+    assert res.exit_code == 0, res.output
+    assert "direct: 14 decisive verdicts" in res.output
+    assert "on contrast (con) (6), mapped by a fit on debateart (art)" in res.output
+    assert json.loads((art / "calibration.json").read_text())["maps"][0]["n"] == 14
+    (con / "run.json").write_text(json.dumps({"benchmark": "contrast", "settings": {"llm": {
+        "base_url": "http://127.0.0.1:9/v1", "model": "other"}}}))
+    res = runner.invoke(app, ["bench", "calibrate", str(art), str(con)])
+    assert res.exit_code == 2 and "different models" in res.output and "Traceback" not in res.output
+
+
 def test_the_summary_at_80_columns_breaks_no_word_and_no_line_is_wider():
     """What a terminal of 80 columns shows: no line wider than the screen (which the terminal would break
     anywhere), and the prose lines (status, reasons, flags) wrapped between words: each wide line's words come in

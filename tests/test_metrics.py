@@ -221,3 +221,49 @@ def test_a_place_prior_is_measured_from_the_orders_as_the_model_gave_them(tmp_pa
             assert (p["model"], p["mode"], p["n"]) == ("some-model", "direct", 3) and "speaking order" in p["source"]
         else:
             assert "place_prior" not in figures["direct"] and "place_priors" not in doc
+
+
+def _contrast_records(pairs):
+    """Contrast-suite records: (p_intact, intact side named 1.0 / other 0.0 / tie 0.5)."""
+    return [{"benchmark": "contrast", "mode": "direct", "repeat": 0, "item": f"c{k:03}", "status": "complete",
+             "pred": {"general": {"p_intact": p, "dp": dp, "sc": dp}}} for k, (p, dp) in enumerate(pairs)]
+
+
+def test_a_map_fitted_on_several_sources_reports_how_each_fares_under_a_fit_on_the_others(tmp_path):
+    """DebateArt's audience verdicts (overconfident: 0.9 right half the time) and the contrast suite's known
+    answers (0.9 right 9 times in 10) pooled into one map; each source is also mapped by a fit on the other alone,
+    the figures those of the map the other folder alone ships (read through CalibrationMap, another path)."""
+    import json
+
+    from debatrix.benchmarks import calibration as C
+    from debatrix.core.confidence import CalibrationMap
+
+    art, con = tmp_path / "art", tmp_path / "con"
+    recs_art = _records([(0.9, 1.0, 1.0), (0.1, 0.0, 1.0)] * 6 + [(0.7, 1.0, 1.0), (0.3, 0.0, 0.0)])
+    recs_con = _contrast_records([(0.9, 1.0)] * 9 + [(0.1, 0.0), (0.5, 0.5), (None, 1.0)])
+    for folder, recs in ((art, recs_art), (con, recs_con)):
+        folder.mkdir()
+        (folder / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    v = C.verdicts(recs_con)
+    assert len(v) == 10 and v.right.sum() == 9 and v.p[-1] == pytest.approx(0.9)  # a tie and no p left out
+    figures = C.calibrate_folder(art, "m", also=[con])["direct"]
+    assert figures["n"] == 24 and figures["sources"] == {"debateart (art)": 14, "contrast (con)": 10}
+    carried = {c["tested_on"]: c for c in figures["cross_source"]}
+    # the pooled map ships with its cross-source figures, readable as a map
+    shipped = CalibrationMap.model_validate(json.loads((art / "calibration.json").read_text())["maps"][0])
+    assert shipped.n == 24 and len(shipped.cross_source) == 2 and "fitted on the rest" in shipped.source
+    assert set(carried) == {"debateart (art)", "contrast (con)"}
+    for tested, alone, recs in (("debateart (art)", con, recs_art), ("contrast (con)", art, recs_con)):
+        C.calibrate_folder(alone, "m")
+        m = CalibrationMap.model_validate(json.loads((alone / "calibration.json").read_text())["maps"][0])
+        v = C.verdicts(recs)
+        assert carried[tested]["ece_mapped"] == pytest.approx(C.ece([m(p) for p in v.p], v.right), abs=1e-4)
+        assert carried[tested]["brier_raw"] == pytest.approx(C.brier(v.p, v.right), abs=1e-4)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), 5.0, -3.0])
+def test_a_winner_probability_that_is_no_probability_is_refused_not_fitted(bad):
+    from debatrix.benchmarks import calibration as C
+
+    with pytest.raises(ValueError, match="not a probability"):
+        C.verdicts(_records([(0.9, 1.0, 1.0), (bad, 1.0, 1.0)]))
