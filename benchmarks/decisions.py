@@ -22,6 +22,9 @@ Variants (``debatrix bench decisions --variant V``):
 - ``engages``: does a speech address each of the other side's earlier passages? Gold: the suite's ``clash`` items,
   where one side's speeches after the first lost every sentence engaging the opponent. Figure: the share of items
   whose intact side's mean P(addressed) is the higher.
+- ``address-flow``: the ``address`` gold asked as the flow mode asks it: of the one passage of the speech that the
+  flow's lookup picks for the point (the most rarer words shared), with that passage alone as the prompt and the
+  flow's own question (:func:`debatrix.graphs.flow.passage_messages`); the speech's score is that passage's P(yes).
 - ``address-lexical`` and ``on-topic-lexical``: the same gold read by a lookup instead of the model (no call): the
   largest share of a point's words found in one passage of the speech, and the share of a passage's words found in
   the rest of its debate (the other speeches and the motion), each word weighted by its inverse document frequency
@@ -50,8 +53,8 @@ from .base import Benchmark, BenchmarkDataError, Item, MetricRow, benchmark, cal
 from .contrast import Contrast
 from .metrics import roc_auc
 
-VARIANTS = ("address", "on-topic", "language", "evidence", "engages", "address-lexical", "on-topic-lexical",
-            "engages-lexical")
+VARIANTS = ("address", "on-topic", "language", "evidence", "engages", "address-flow", "address-lexical",
+            "on-topic-lexical", "engages-lexical")
 ON_TOPIC = "is {id} an argument about the motion (a reason for or against it)?"
 EVIDENCE = "does {id} back its point with evidence: a cited source or link, a figure, a study or a concrete example?"
 BETTER_WRITTEN = "Which speech is more clearly written, well organised and correctly spelled?"
@@ -161,7 +164,8 @@ class Decisions(Benchmark):
 
     async def run_item(self, item: Item, settings: JudgeSettings, context: JudgeContext) -> dict[str, Any]:
         started = time.perf_counter()
-        ask = {"address": self._address, "on-topic": self._on_topic, "language": self._language,
+        ask = {"address": self._address, "address-flow": self._address_flow, "on-topic": self._on_topic,
+               "language": self._language,
                "evidence": self._evidence, "engages": self._engages,
                "address-lexical": self._address_lexical, "on-topic-lexical": self._on_topic_lexical,
                "engages-lexical": self._engages_lexical}[self.variant]
@@ -184,6 +188,32 @@ class Decisions(Benchmark):
             scores.append(None if dist is None else round(dist["yes"], 5))
             gold.append(c["label"] != "Negative")
         return {"scores": scores, "gold": gold}, calls
+
+    async def _address_flow(self, item: Item, context: JudgeContext) -> tuple[dict[str, Any], list[Any]]:
+        from debatrix.core.flow import GIST_ASKED, debate_idf
+        from debatrix.graphs.flow import passage_messages
+
+        speeches, pairs = self._ibm()
+        row, claims = speeches[item.id], pairs.get(item.id, [])
+        debate = _speech_debate(row, claims[0]["motion-text"] if claims else row["speech-id"])
+        fence = P.fence_for(debate)
+        weights = debate_idf(debate)  # the flow's own lookup: words weighed by their rarity in this debate
+        own = [p for p in debate.passages if p.speech == 1]
+        best = [max(own, key=lambda p: covered(terms(c["GP-claim-text-for-motion"]), set(terms(p.text)), weights))
+                for c in claims]
+        scores: list[float | None] = [None] * len(claims)
+        calls = []
+        # grouped by passage, in speech order: each passage is read once for all the points asked of it, as in the
+        # flow (the server's prompt cache keeps it)
+        for k in sorted(range(len(claims)), key=lambda k: own.index(best[k])):
+            question = P.render("flow_answer.j2", P.FlowAnswerVars(
+                fence=fence, id=best[k].id, target=f"C{k + 1}", speaker="Other side",
+                text=P.quoted(gist(claims[k]["GP-claim-text-for-motion"], GIST_ASKED), fence)))
+            dist, record = await context.gateway.decision(passage_messages(debate, best[k], question), ["yes", "no"],
+                                                          node="decide_answer")
+            calls.append(record)
+            scores[k] = None if dist is None else round(dist["yes"], 5)
+        return {"scores": scores, "gold": [c["label"] != "Negative" for c in claims]}, calls
 
     async def _on_topic(self, item: Item, context: JudgeContext) -> tuple[dict[str, Any], list[Any]]:
         contrast = self.contrast

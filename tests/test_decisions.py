@@ -109,3 +109,31 @@ async def test_the_address_figure_pairs_each_decision_with_its_own_gold(tmp_path
         assert len(server.requests) == len(gold)
     auc = next(r.value for r in report.summary if r.metric == "roc_auc")
     assert auc == (1.0 if oracle else 0.0)
+
+
+@data_required
+@pytest.mark.parametrize("oracle", [True, False])
+async def test_the_flow_asks_each_point_of_one_passage_read_once_and_pairs_it_with_its_gold(tmp_path, oracle):
+    """``address-flow``: each claim asked of one passage of the speech (the prompt holds that passage, not the
+    speech), the questions about one passage one after another; a server that reads the claim from the question
+    and answers with its gold (or the opposite) scores ROC AUC 1 (0)."""
+    bench = make_benchmark("decisions", variant="address-flow")
+    item = bench.subset(bench.load(), 1, seed=3)[0]
+    speeches, pairs = bench._ibm()
+    gold = {" ".join(c["GP-claim-text-for-motion"].split()[:24]): c["label"] != "Negative" for c in pairs[item.id]}
+
+    def by_claim(body, n):
+        asked = next(g for claim, g in gold.items() if claim in " ".join(body["messages"][-1]["content"].split()))
+        said = asked if oracle else not asked
+        return _answer("yes" if said else "no", {"yes": 0.8 if said else 0.15, "no": 0.2 if said else 0.85})
+
+    with FakeOpenAIServer(responder=by_claim) as server:
+        settings = JudgeSettings(llm=LLMSettings(base_url=server.base_url, model="m", grammar=True))
+        report = await run_benchmark(bench, settings, tmp_path / "dec", modes=["flow"], limit=1, seed=3)
+        speech = " ".join(speeches[item.id]["speech-text"].split())
+        shown = [r["messages"][-1]["content"].split("Passage S2.")[1].split("Point C")[0] for r in server.requests]
+        assert len(server.requests) == len(gold) and all(len(x) < len(speech) / 2 for x in shown)
+        read = [x.split(",")[0] for x in shown]  # the passage ids, in the order asked: each read in one run
+        assert read == sorted(read, key=lambda k: int(k))
+    auc = next(r.value for r in report.summary if r.metric == "roc_auc")
+    assert auc == (1.0 if oracle else 0.0)

@@ -171,7 +171,7 @@ def asked_pairs(debate: Debate, flows: Sequence[SpeechFlow], index: int) -> dict
     rows = open_rows(debate, flows, index)
     if not rows:
         return {}
-    weights = _debate_idf(debate)
+    weights = debate_idf(debate)
     by_id = debate.passage_index
     best: dict[str, tuple[float, str]] = {}
     for p in (p for p in debate.passages if p.speech == index):
@@ -187,7 +187,7 @@ def asked_pairs(debate: Debate, flows: Sequence[SpeechFlow], index: int) -> dict
 
 
 @functools.lru_cache(maxsize=64)
-def _debate_idf(debate: Debate) -> dict[str, float]:
+def debate_idf(debate: Debate) -> dict[str, float]:
     return idf([p.text for p in debate.passages])
 
 
