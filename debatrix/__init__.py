@@ -3,7 +3,7 @@
 Public API::
 
     from debatrix import load_debate, judge_debate, JudgeSettings
-    result = judge_debate(load_debate("examples/school_uniforms.yaml"), JudgeSettings(mode="debatrix"))
+    result = judge_debate(load_debate("examples/school_uniforms.yaml"), JudgeSettings())  # the default mode: flow
 """
 
 from __future__ import annotations

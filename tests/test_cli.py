@@ -237,10 +237,11 @@ def test_the_summary_at_80_columns_breaks_no_word_and_no_line_is_wider():
         with FakeOpenAIServer(latency=0.02) as server:
             return subprocess.run(
                 [sys.executable, "-m", "debatrix.app.cli", "judge", str(EXAMPLES / "four_day_week.yaml"),
-                 "--base-url", server.base_url, "--model", "fake-model", "--max-connections", "1"],
+                 "--mode", "debatrix", "--base-url", server.base_url, "--model", "fake-model",
+                 "--max-connections", "1"],
                 capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": str(columns)})
 
-    narrow, wide = judged(80), judged(400)
+    narrow, wide = judged(80), judged(400)  # the prose mode: the widest summary (a table per dimension)
     assert narrow.returncode == wide.returncode == 0, narrow.stderr
     assert max(len(ln) for ln in narrow.stdout.splitlines()) <= 80
     assert max(len(ln) for ln in narrow.stderr.splitlines()) <= 80

@@ -21,7 +21,7 @@ import pytest
 
 from debatrix import ConfigurationError, load_debate
 from debatrix.app.deployment import PER_RUN, RunOptions, context_for, deployment_settings, result_of
-from debatrix.core.modes import expected_calls
+from debatrix.core.flow import flow_calls
 from debatrix.llm.local import free_port
 from debatrix.testing import FakeOpenAIServer
 
@@ -44,7 +44,7 @@ def test_deployment_settings_come_from_the_environment():
     s = deployment_settings(env)
     assert (s.mode, s.orders, s.llm.model, s.llm.base_url) == ("direct", 1, "m1", "http://127.0.0.1:9/v1")
     assert s.llm.api_key.get_secret_value() == "sk-secret" and "sk-secret" not in json.dumps(s.public_dict())
-    assert deployment_settings({}).mode == "debatrix"
+    assert deployment_settings({}).mode == "flow"  # the default mode
     with pytest.raises(ConfigurationError, match="DEBATRIX_SETTINGS"):
         deployment_settings({"DEBATRIX_SETTINGS": '{"orders": 9}'})
 
@@ -56,7 +56,7 @@ def test_a_run_chooses_its_options_and_shares_the_deployments_model(monkeypatch)
     a = context_for({"mode": "direct", "orders": 1, "thread_id": "ignored"})
     b = context_for({"dimensions": "argument, clash"})
     assert (a.settings.mode, a.settings.orders) == ("direct", 1)
-    assert b.settings.dimensions == ("argument", "clash") and b.settings.mode == "debatrix"
+    assert b.settings.dimensions == ("argument", "clash") and b.settings.mode == "flow"
     assert a.gateway is b.gateway and a.memory is b.memory
     assert context_for({"orders": 1, "mode": "direct"}) is a
     with pytest.raises(ConfigurationError, match="invalid run settings"):
@@ -136,10 +136,12 @@ async def test_a_parent_agent_judges_the_example_through_remote_graph(served_jud
     state = await agent.ainvoke({"path": str(path)}, config={"configurable": {"orders": 1}})
     result = result_of(state)
     debate = load_debate(path)
-    assert result.status == "complete" and result.mode == "debatrix"
+    assert result.status == "complete" and result.mode == "flow"  # the default mode
     assert result.settings["orders"] == 1
-    calls = expected_calls("debatrix", len(debate.speeches), len(debate.debaters), 3, False, 1, score_in_analysis=True)
-    assert result.usage.llm_calls == calls == len(fake.requests)
+    # every passage asked whether it argues and with evidence, each speech's longest two whether they read clearly,
+    # and the points the lookup proposes: at most flow_calls
+    assert 2 * len(debate.passages) < result.usage.llm_calls == len(fake.requests) <= flow_calls(debate)
+    assert [f.index for f in result.flow] == list(range(len(debate.speeches)))
     assert state["feedback"].splitlines()[0] == f"Winner: {result.general.verdict.winner}."
 
     # the keys of the embedded graph, and a run's own mode

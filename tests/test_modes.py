@@ -263,7 +263,7 @@ async def test_default_cap_on_requests_in_flight_never_lengthens_the_critical_pa
             object.__setattr__(self, "_now", self._now + 1)
             object.__setattr__(self, "_peak", max(self._peak, self._now))
             try:
-                await asyncio.sleep(0.02)
+                await asyncio.sleep(0.1)  # long enough that every request ready at once overlaps, on a busy machine too
                 return await super()._agenerate(messages, stop, run_manager, **kwargs)
             finally:
                 object.__setattr__(self, "_now", self._now - 1)

@@ -92,6 +92,40 @@ async def test_a_run_streams_each_step_then_the_verdict_and_offers_its_result_an
             assert 'id="matrix"' in report and "<script" not in report
 
 
+async def test_the_default_run_on_the_page_is_the_flow_and_its_sheet_cites_real_passages():
+    """The page's default mode: one "flow" column read speech by speech, and a done event carrying the flow sheet
+    (each argument row a real passage of its debater) and a comment per dimension and debater that cites that
+    debater's own passages; the report carries the sheet."""
+    from debatrix import load_debate
+
+    with FakeOpenAIServer() as fake:
+        ui = JudgeUI(base_settings(fake.base_url))
+        async with page_client(ui, timeout=60) as client:
+            path = EXAMPLES / "school_uniforms.yaml"
+            r = await client.post("/api/runs", json={"debate": path.read_text()})
+            assert r.status_code == 200, r.text
+            info = r.json()
+            assert info["mode"] == "flow" and info["dimensions"] == ["flow"]
+            events = events_of((await client.get(f"/api/runs/{info['run_id']}/events")).text)
+            steps = [e for e in events if e["type"] == "step" and e["kind"] == "analysis"]
+            assert [e["index"] for e in steps] == [0, 1, 2, 3] and all(e["dimension"] == "flow" for e in steps)
+            done = events[-1]
+            assert done["type"] == "done" and done["status"] == "complete", done
+            debate = load_debate(path)
+            index = debate.passage_index
+            rows = done["flow"]["rows"]
+            own = [next(c["id"] for c in row["cells"] if c["kind"] == "own") for row in rows]
+            assert rows and all(index[pid].speaker == row["speaker"] for pid, row in zip(own, rows))
+            assert [d["name"] for d in done["dimensions"]] == ["argument", "source", "language"]
+            for d in done["dimensions"]:
+                assert set(d["comments"]) == {"Maya", "Theo"}
+                for who, comment in d["comments"].items():
+                    mine = {p.id for p in debate.passages if p.speaker == who}
+                    assert any(pid in comment for pid in mine), (d["name"], who, comment)
+            report = (await client.get(f"/api/runs/{info['run_id']}/report.html")).text
+            assert 'id="flow-sheet"' in report and "<script" not in report
+
+
 async def test_a_stopped_run_keeps_what_was_answered():
     with FakeOpenAIServer(latency=0.5) as fake:
         ui = JudgeUI(base_settings(fake.base_url))
@@ -173,6 +207,8 @@ def test_the_page_judges_the_example_live_in_a_real_browser(served_ui, width):
             assert "not valid YAML" in page.inner_text('.error[data-for="debate"]')
             page.click("#example")  # the example the page offers
             assert "four-day week" in page.input_value("#debate")
+            assert page.input_value("#mode") == "flow"  # the default mode is preselected
+            page.select_option("#mode", "debatrix")  # the prose mode: the full matrix of analyses and scores
             page.select_option("#backend", "endpoint")
             page.fill("#base_url", fake.base_url)
             page.fill("#model", "fake")

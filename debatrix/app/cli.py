@@ -31,8 +31,8 @@ from debatrix.core.loader import load_debate
 from debatrix.core.models import Debate, DebateFormat, JudgeResult, Status
 from debatrix.core.modes import MODES
 from debatrix.app.runtime import settle_heap
-from debatrix.core.settings import (DEFAULT_LOCAL_MODEL, Environment, EscalationSettings, JudgeSettings,
-                                    LLMSettings, MemorySettings, redact_url)
+from debatrix.core.settings import (DEFAULT_LOCAL_MODEL, DEFAULT_MODE, Environment, EscalationSettings,
+                                    JudgeSettings, LLMSettings, MemorySettings, redact_url)
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="Judge debates with LLMs: Debatrix's iterative chronological, multi-dimensional judge.")
@@ -151,7 +151,7 @@ def _load(path: Path) -> Debate:
 @app.command()
 def validate(
     paths: Annotated[list[Path], typer.Argument(help="debate files (YAML/JSON, or motion/<id>.yml)")],
-    mode: Annotated[Mode, typer.Option(help="the mode whose requests must fit")] = Mode.debatrix,  # type: ignore
+    mode: Annotated[Mode, typer.Option(help="the mode whose requests must fit")] = Mode(DEFAULT_MODE),  # type: ignore
     dimensions: Dimensions = None,
     base_url: BaseUrl = None,
     backend: BackendOption = None,
@@ -370,7 +370,7 @@ def _judge_batch(paths: list[Path], settings: JudgeSettings, out_dir: Path, max_
 def judge(
     paths: Annotated[list[Path], typer.Argument(help="debate file(s) (YAML/JSON, or a preset motion/<id>.yml); "
                                                      "several need --out-dir")],
-    mode: Annotated[Mode, typer.Option(help="judge mode (the paper's ablations)")] = Mode.debatrix,  # type: ignore
+    mode: Annotated[Mode, typer.Option(help="judge mode (the paper's ablations)")] = Mode(DEFAULT_MODE),  # type: ignore
     dimensions: Dimensions = None,
     base_url: BaseUrl = None,
     local_model: LocalModel = None,
@@ -524,7 +524,9 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
                       f"mode [bold]{settings.mode}[/] on {', '.join(d.name for d in dims)}: "
                       + (f"at most {total} small decisions (a point a passage shares no word with is not asked)"
                          if get_mode(run.mode).context == "flow" else f"{total} LLM calls{orders}")
-                      + f" with {ctx.gateway.description}"
+                      # a flow asks one-token answers, no structured output: only the model is worth naming
+                      + " with " + plain(ctx.gateway.model_name if get_mode(run.mode).context == "flow"
+                                         else ctx.gateway.description)
                       + (f" at {plain(redact_url(ctx.settings.llm.base_url))}" if ctx.settings.llm.base_url else ""),
                       highlight=False)
         rows = steps_per_row(run.mode, [d.name for d in dims], len(debate.speeches),
@@ -802,7 +804,7 @@ def bench(
     folders: Annotated[list[Path] | None, typer.Argument(help="merge: the shards' result folders; calibrate: "
                                                               "the run's folder")] = None,
     modes: Annotated[str, typer.Option(help="comma-separated judge modes to compare (differences are against "
-                                            "the first)")] = "debatrix",
+                                            "the first)")] = DEFAULT_MODE,
     epochs: Annotated[int, typer.Option(help="samples of every item per mode (needs --temperature > 0; each "
                                               "repeat has its own seed and cache entries)")] = 1,
     limit: Annotated[int | None, typer.Option(min=1, help="a seeded sample of N items (debates: one per length "
@@ -1016,7 +1018,7 @@ def ui(
     except ImportError as e:
         _fail(f"`debatrix ui` needs the ui extra ({e.name} is missing): pip install 'debatrix[ui]'")
         raise
-    settings = _make_settings(mode="debatrix", base_url=base_url, model=model, local_model=local_model,
+    settings = _make_settings(mode=DEFAULT_MODE, base_url=base_url, model=model, local_model=local_model,
                               backend=backend)
     console.print(f"Debatrix UI at http://{host}:{port}/ (Ctrl-C stops it)", highlight=False)
     serve_ui(host, port, settings, allow_local=allow_local, hosts=tuple(allowed_host or ()))

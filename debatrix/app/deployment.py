@@ -38,7 +38,7 @@ from typing_extensions import TypedDict
 from debatrix.context import JudgeContext
 from debatrix.core.errors import ConfigurationError
 from debatrix.core.models import JudgeResult
-from debatrix.core.settings import JudgeSettings, LLMSettings
+from debatrix.core.settings import DEFAULT_MODE, JudgeSettings, LLMSettings
 
 
 class RunOptions(TypedDict, total=False):
@@ -114,7 +114,7 @@ async def judge(config: RunnableConfig) -> Any:
     configurable = dict(config.get("configurable") or {})
     if not configurable.get("__is_for_execution__", True):
         mode = configurable.get("mode") or deployment_settings().mode
-        graph = build_graph(mode if mode in MODES else "debatrix")
+        graph = build_graph(mode if mode in MODES else DEFAULT_MODE)
     else:
         ctx = await asyncio.to_thread(context_for, configurable)
         mode = ctx.settings.mode

@@ -210,8 +210,13 @@ class EscalationSettings(_Frozen):
                          "verdict goes up")
 
 
+#: the mode a judgment runs in unless told: the flow (small decisions, verdicts computed from them), which sees the
+#: known-answer suite's changes where the prose modes do not (README, "The flow")
+DEFAULT_MODE = "flow"
+
+
 class JudgeSettings(_Frozen):
-    mode: str = "debatrix"
+    mode: str = DEFAULT_MODE
     dimensions: tuple[str, ...] | None = Field(
         default=None, description="dimension names or one set name; default: the set for the debate's format"
     )

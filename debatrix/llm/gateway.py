@@ -258,10 +258,13 @@ class LLMGateway:
         return state
 
     @property
-    def description(self) -> str:
+    def model_name(self) -> str:
         m = self._model
-        name = getattr(m, "model_name", None) or getattr(m, "model", None) or type(m).__name__
-        return f"{name} ({self.method} structured output)"
+        return str(getattr(m, "model_name", None) or getattr(m, "model", None) or type(m).__name__)
+
+    @property
+    def description(self) -> str:
+        return f"{self.model_name} ({self.method} structured output)"
 
     def _speaks_openai(self) -> bool:
         from langchain_openai import ChatOpenAI
