@@ -123,7 +123,7 @@ async def test_a_deployment_run_under_the_postgres_checkpointer_resumes_after_a_
     from .test_deployment import langgraph_dev
 
     debate = load_debate(ROOT / "examples" / "school_uniforms.yaml")
-    config = {"configurable": {"orders": 1}}
+    config = {"configurable": {"orders": 1, "mode": "debatrix"}}  # the prose mode: more steps to cut in the middle of
     calls = expected_calls("debatrix", len(debate.speeches), len(debate.debaters), 3, False, 1,
                            score_in_analysis=True)
     with FakeOpenAIServer(latency=0.25) as fake:
