@@ -22,9 +22,10 @@ Variants (``debatrix bench decisions --variant V``):
 - ``engages``: does a speech address each of the other side's earlier passages? Gold: the suite's ``clash`` items,
   where one side's speeches after the first lost every sentence engaging the opponent. Figure: the share of items
   whose intact side's mean P(addressed) is the higher.
-- ``address-flow``: the ``address`` gold asked as the flow mode asks it: of the one passage of the speech that the
-  flow's lookup picks for the point (the most rarer words shared), with that passage alone as the prompt and the
-  flow's own question (:func:`debatrix.graphs.flow.passage_messages`); the speech's score is that passage's P(yes).
+- ``address-flow``: the ``address`` gold asked as the flow mode asks it: of the one passage of the speech sharing
+  most of the point's rarer words (the flow's word weighting; unlike the flow, every point is asked, so that every
+  pair of the gold is scored), with that passage alone as the prompt and the flow's own question
+  (:func:`debatrix.graphs.flow.passage_messages`); the speech's score is that passage's P(yes).
 - ``address-lexical`` and ``on-topic-lexical``: the same gold read by a lookup instead of the model (no call): the
   largest share of a point's words found in one passage of the speech, and the share of a passage's words found in
   the rest of its debate (the other speeches and the motion), each word weighted by its inverse document frequency
@@ -199,7 +200,8 @@ class Decisions(Benchmark):
         fence = P.fence_for(debate)
         weights = debate_idf(debate)  # the flow's own lookup: words weighed by their rarity in this debate
         own = [p for p in debate.passages if p.speech == 1]
-        best = [max(own, key=lambda p: covered(terms(c["GP-claim-text-for-motion"]), set(terms(p.text)), weights))
+        said = {p.id: set(terms(p.text)) for p in own}
+        best = [max(own, key=lambda p: covered(terms(c["GP-claim-text-for-motion"]), said[p.id], weights))
                 for c in claims]
         scores: list[float | None] = [None] * len(claims)
         calls = []

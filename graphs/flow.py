@@ -65,6 +65,11 @@ def passage_messages(debate: Debate, p: Passage, question: str) -> list[Any]:
     return [SystemMessage(content=P.system_text(fence)), HumanMessage(content=material + question)]
 
 
+def _about(debate: Debate, p: Passage, template: str) -> list[Any]:
+    """One of the questions about passage ``p`` alone (argues, evidence, clear), with its prompt."""
+    return passage_messages(debate, p, P.render(template, P.FlowQuestionVars(id=p.id)))
+
+
 def answer_question(debate: Debate, p: Passage, row: Passage) -> str:
     """Whether passage ``p`` answers the earlier point ``row``, the point restated."""
     fence = P.fence_for(debate)
@@ -74,8 +79,9 @@ def answer_question(debate: Debate, p: Passage, row: Passage) -> str:
 
 async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     """One speech read into the flow, passage by passage: whether each argues the motion, backs it with evidence,
-    (its longest passages) reads clearly, and answers the earlier point of the other side it shares most words with. A decision whose
-    answer is none of its options is missing (its call counted); the speech keeps the others."""
+    reads clearly (the speech's longest passages only), and answers the earlier point of the other side it shares
+    most words with. A decision whose answer is none of its options is missing (its call counted); the speech keeps
+    the others."""
     debate, i = state["debate"], state.get("index", 0)
     index = debate.passage_index
     earlier = state.get("flows", [])
@@ -87,14 +93,11 @@ async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     # asked one after another: the questions about a passage share its prompt, so a server's prompt cache reads
     # each passage once (concurrent requests would each take a slot and read it again)
     for p in (p for p in debate.passages if p.speech == i):
-        def ask(question: str, p: Passage = p) -> list[Any]:
-            return passage_messages(debate, p, question)
-
         meta = {"debatrix_index": i, "debatrix_target": p.id}
-        argues, record = await decide(ask(P.render("flow_argues.j2", P.FlowQuestionVars(id=p.id))), YES_NO,
+        argues, record = await decide(_about(debate, p, "flow_argues.j2"), YES_NO,
                                       node="flow_speech", meta=meta)
         calls.append(record)
-        evidence, record = await decide(ask(P.render("flow_evidence.j2", P.FlowQuestionVars(id=p.id))), YES_NO,
+        evidence, record = await decide(_about(debate, p, "flow_evidence.j2"), YES_NO,
                                         node="flow_speech", meta=meta)
         calls.append(record)
         missing += [f"whether {p.id} {what}" for what, dist in (("argues", argues), ("has evidence", evidence))
@@ -102,7 +105,7 @@ async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
         marks.append(Mark(id=p.id, argument=None if argues is None else round(argues["yes"], 4),
                           evidence=None if evidence is None else round(evidence["yes"], 4)))
         if p.id in rated:
-            dist, record = await decide(ask(P.render("flow_clear.j2", P.FlowQuestionVars(id=p.id))), YES_NO,
+            dist, record = await decide(_about(debate, p, "flow_clear.j2"), YES_NO,
                                         node="flow_speech", meta=meta)
             calls.append(record)
             if dist is None:
@@ -110,8 +113,8 @@ async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
             else:
                 clear.append(dist["yes"])
         for row in pairs.get(p.id, []):
-            dist, record = await decide(ask(answer_question(debate, p, index[row])), YES_NO, node="flow_speech",
-                                        meta=meta)
+            question = answer_question(debate, p, index[row])
+            dist, record = await decide(passage_messages(debate, p, question), YES_NO, node="flow_speech", meta=meta)
             calls.append(record)
             if dist is None:
                 missing.append(f"whether {p.id} answers {row}")
