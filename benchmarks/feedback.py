@@ -1,7 +1,7 @@
 """What the judge writes, measured on its own text: a fixed, documented set of debates judged in the iterative
 modes, and per mode and dimension the share of analyses that repeat an earlier one of their column, how grounded
-they are in the speech they analyse against other speeches, how many name the wrong debater or side, how many of
-their quotations are in the speech, whether comments argue for the verdict they carry, what was cut at its length
+they are in the speech they analyse against other speeches, how many of their quotations are in the speech, in a
+flow how many cite another speaker's passage as the speaker's own or an id that does not exist, whether comments argue for the verdict they carry, what was cut at its length
 cap and how long analyses are (the checks of :mod:`debatrix.core.textchecks`, which every result also carries).
 
 The set (``debatrix bench feedback``; ``--limit``/``--seed`` do not apply, the set is the benchmark):
@@ -29,12 +29,12 @@ from .panelbench import BPCompetition, DebateArt
 EXAMPLES = ("four_day_week", "school_uniforms")
 DEBATEART_SAMPLE, SEED, MAX_LENGTH = 6, 0, 17_500
 
-#: the per-dimension figures: (record key, metric name), each summed over the analyses and divided by their number
-#: (a share for the counts, a mean for grounding and words)
-_PER_ANALYSIS = (("copied", "copy_rate"), ("misattributed", "misattributed"), ("answers_misread", "answers_misread"),
-                 ("stale", "stale"),
-                 ("bare", "bare"), ("cut", "cut_at_cap"), ("grounded", "grounded"), ("foreign", "foreign"),
-                 ("words", "words_per_analysis"))
+#: the per-dimension figures: (record key, metric name, the key counting what it is a share of), each summed over
+#: the analyses and divided by their number (a share for the counts, a mean for grounding and words); the id
+#: lookups count only analyses that cite ids (a flow's), the n-gram measurements only those that do not
+_PER_ANALYSIS = (("copied", "copy_rate", "prose"), ("grounded", "grounded", "prose"), ("foreign", "foreign", "prose"),
+                 ("misattributed", "misattributed", "by_id"), ("unknown", "unknown_ids", "by_id"),
+                 ("cut", "cut_at_cap", "n"), ("words", "words_per_analysis", "n"))
 
 
 def examples_dir() -> Path:
@@ -85,30 +85,32 @@ class Feedback(Benchmark):
         dims = sorted({d for r in done for d in r["pred"]["dimensions"]})
         for dim in [*dims, "all"]:
             cols = [c for r in done for d, c in r["pred"]["dimensions"].items() if dim in ("all", d)]
-            n = sum(c["n"] for c in cols)
-            if not n:
+            if not sum(c["n"] for c in cols):
                 continue
-            for key, metric in _PER_ANALYSIS:
+            for key, metric, of in _PER_ANALYSIS:
                 # .get: a folder resumed from an older run has records without the newer figures
-                rows.append(MetricRow(f"{metric}_{dim}", "all", sum(c.get(key, 0) for c in cols) / n, n))
+                n = sum(c.get(of, c["n"] if of == "prose" else 0) for c in cols)
+                if n:
+                    rows.append(MetricRow(f"{metric}_{dim}", "all", sum(c.get(key, 0) for c in cols) / n, n))
             quotes = sum(c["quotes"] for c in cols)
             if quotes:
                 rows.append(MetricRow(f"quotes_found_{dim}", "all", sum(c["quotes_found"] for c in cols) / quotes,
                                       quotes))
-            above = [c["grounded"] > c["foreign"] for c in cols]
-            rows.append(MetricRow(f"grounded_above_foreign_{dim}", "all", sum(above) / len(above), len(above)))
+            above = [c["grounded"] > c["foreign"] for c in cols if c.get("prose", c["n"])]
+            if above:
+                rows.append(MetricRow(f"grounded_above_foreign_{dim}", "all", sum(above) / len(above), len(above)))
         verdicts = [v for r in done for v in r["pred"]["consistent"].values()]
         if verdicts:
             rows.append(MetricRow("consistent_all", "all", sum(verdicts) / len(verdicts), len(verdicts)))
-        comments = [c for r in done for c in r["pred"]["comments"]]
-        if comments:
+        comments = [c for r in done for c in r["pred"]["comments"] if c is not None]
+        if comments:  # by id: a flow's comments
             rows.append(MetricRow("comment_misattributed_all", "all", sum(comments) / len(comments), len(comments)))
-            empty = [e for r in done for e in r["pred"]["empty_comments"]]
+        uncited = [u for r in done for u in r["pred"].get("uncited_comments", [])]
+        if uncited:
+            rows.append(MetricRow("comment_uncited_all", "all", sum(uncited) / len(uncited), len(uncited)))
+        empty = [e for r in done for e in r["pred"]["empty_comments"]]
+        if empty:
             rows.append(MetricRow("comment_empty_all", "all", sum(empty) / len(empty), len(empty)))
-            # .get: records of a run before the check
-            mine = [f for r in done for f in r["pred"].get("first_person_comments", [])]
-            if mine:
-                rows.append(MetricRow("comment_first_person_all", "all", sum(mine) / len(mine), len(mine)))
         panels = [r["pred"]["panel_grounded"] for r in done if r["pred"]["panel_grounded"] is not None]
         if panels:
             rows.append(MetricRow("panel_cites_debate", "all", sum(panels) / len(panels), len(panels)))
@@ -122,19 +124,21 @@ def text_figures(result: JudgeResult, debate: Debate) -> dict[str, Any]:
     cut_share = (cut.truncated_calls / cut.calls) if cut and cut.calls else 0.0
     dims: dict[str, dict[str, float]] = {}
     for a in checks.analyses:
-        c = dims.setdefault(a.dimension, {"n": 0, "copied": 0, "misattributed": 0, "answers_misread": 0, "stale": 0,
-                                          "bare": 0, "cut": 0.0, "grounded": 0.0, "foreign": 0.0, "words": 0,
+        c = dims.setdefault(a.dimension, {"n": 0, "prose": 0, "by_id": 0, "copied": 0, "misattributed": 0,
+                                          "unknown": 0, "cut": 0.0, "grounded": 0.0, "foreign": 0.0, "words": 0,
                                           "quotes": 0, "quotes_found": 0})
         c["n"] += 1
-        c["copied"] += a.copied
-        c["misattributed"] += a.misattributed
-        c["answers_misread"] += bool(a.answers_misread)
-        c["stale"] += bool(a.repeats_earlier)
-        c["bare"] += a.notes == 0
         c["cut"] += cut_share  # the calls' share, spread over the analyses (records do not say which was cut)
+        c["words"] += a.words
+        if a.by_id:
+            c["by_id"] += 1
+            c["misattributed"] += bool(a.foreign_ids)
+            c["unknown"] += bool(a.unknown_ids)
+            continue
+        c["prose"] += 1
+        c["copied"] += a.copied
         c["grounded"] += a.grounded
         c["foreign"] += a.foreign
-        c["words"] += a.words
         c["quotes"] += a.quotes
         c["quotes_found"] += a.quotes_found
     consistent = {d.name: d.verdict.consistent for d in [*result.dimensions, *([result.general] if result.general
@@ -143,5 +147,5 @@ def text_figures(result: JudgeResult, debate: Debate) -> dict[str, Any]:
     return {"dimensions": dims, "consistent": consistent,
             "comments": [c.misattributed for c in checks.comments],
             "empty_comments": [not j.comment for j in judgments],
-            "first_person_comments": [c.first_person for c in checks.comments],
+            "uncited_comments": [c.own_cited == 0 for c in checks.comments if c.own_cited is not None],
             "panel_grounded": checks.panel_grounded, "flags": list(checks.flags)}

@@ -12,7 +12,6 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, create_model
 
 from debatrix.core.errors import IncompleteJudgment, StructuredOutputError, VerdictParseError
-from debatrix.core.textchecks import ngrams, says_again, says_nothing, words
 
 
 class _Answer(BaseModel):
@@ -123,7 +122,7 @@ class _AnalysisAnswer(_Answer):
         then no quote marks or backslashes, which JSON would have to escape), and a quotation must be one of the
         speech's passages. Only a grammar gets the passages: a model that reads its schema (tools, or a schema
         written into the prompt) would read speech text outside the data fence; there quotations are checked in
-        code (:mod:`debatrix.core.textchecks`)."""
+        code (:func:`debatrix.core.textchecks.quote_found`)."""
         body = rf'^{re.escape(cls.speaker)} [^"\\]{{8,{cls.note_limit}}}$'
         point = js.get("$defs", {}).get("AnalysisPoint", {})
         if cls.passages and "quote" in point.get("properties", {}):
@@ -134,39 +133,24 @@ class _AnalysisAnswer(_Answer):
                     holder["properties"][key] = {"type": "string", "pattern": body}
         return js
 
-    def shown_notes(self) -> list[str]:
-        """Each point's note as the analysis shows it (cut back at its length limit), in the points' order: what
-        the checks read, so the notes checked are the notes kept."""
-        return [_whole(p.note.strip(), self.note_limit)[0] if p.note.strip() else ""
-                for p in self.points]  # type: ignore[attr-defined]
-
     def text(self) -> tuple[str, str, bool]:
         """(the analysis, its memo: the notes without the quotations, whether a note was cut at its length
         limit)."""
         cut = False
         parts: list[tuple[str, str]] = []
         quoted: set[str] = set()
-        said: set[tuple[str, ...]] = set()  # the notes' word 3-grams so far: a note saying one again is left out
         for p in self.points:  # type: ignore[attr-defined]
             if p.quote in quoted:  # the same passage picked twice (a grammar cannot forbid it): said once
                 continue
             quoted.add(p.quote)
             note, c = _whole(p.note.strip(), self.note_limit) if p.note.strip() else ("", False)
-            # a note left out (it gave the speaker another debater's words), or one that says an earlier note
-            # again (the local model writes "X argues that <the same point>" for two passages): the passage alone
-            if not note or says_again(note, said):
-                parts.append((f'"{p.quote}"', ""))
-                continue
-            said |= ngrams(words(note), 3)
             cut |= c
-            parts.append((f'"{p.quote}" ', note))
+            parts.append((f'"{p.quote}" ' if note else f'"{p.quote}"', note))
         answers = getattr(self, "answers", None)
-        if answers:
+        if answers and answers.strip():
             note, c = _whole(answers.strip(), self.note_limit)
-            # an "answers" sentence that only echoes the instruction, or says a note again, is left out
-            if not says_again(note, said) and not says_nothing(note, self.speaker):
-                cut |= c
-                parts.append(("", note))
+            cut |= c
+            parts.append(("", note))
         return " ".join(q + n for q, n in parts), " ".join(n for _, n in parts if n), cut
 
 

@@ -30,7 +30,7 @@ from .flow import answer_question, passage_messages
 LOCAL_TOKEN_MARGIN = 1.10
 
 
-RETRY_TOKENS = 96  # what an answer asked again is told (prompts/analysis_retry.j2 and the like), generously
+RETRY_TOKENS = 96  # what an answer asked again is told (prompts/judgment_missing.j2 and the like), generously
 
 
 def _placeholder(tokens: int) -> str:
@@ -71,10 +71,7 @@ def largest_request(debate: Debate, mode: str, settings: JudgeSettings, dims: li
             for i in candidates:
                 before = P.previous_speeches(debate, i, fence) if shape.context == "speeches" else ""
                 after = P.previous_analyses(fake[:i]) if shape.context == "analyses" else ""
-                # after the first speech an analysis may be asked once more, its first answer and what was wrong
-                # with it appended (nodes.analyze_speech)
-                consider(M.analysis_messages(debate, dim, i, before, after, settings.analysis_words),
-                         analysis_cap + (analysis_cap + RETRY_TOKENS if i else 0),
+                consider(M.analysis_messages(debate, dim, i, before, after, settings.analysis_words), analysis_cap,
                          f"the analysis of speech {i + 1} ({dim.name})")
         if shape.debate_stage:
             words = M.judgment_words(settings, debate)

@@ -13,7 +13,6 @@ from debatrix.context import JudgeContext
 from debatrix.core.dimension import Dimension
 from debatrix.llm.local import served_by
 from debatrix.core.confidence import CalibrationMap, calibration_for, resolved_layout, shown
-from debatrix.core.flow import flow_checks
 from debatrix.core.modes import get_mode
 from debatrix.core.textchecks import check_result
 from debatrix.core.models import (
@@ -162,7 +161,7 @@ def make_finish(mode: str, per_speech: bool, panel: bool) -> Callable:
             started_at=started, finished_at=finished,
         )
         # a flow result cites passages by id: its checks are lookups in the passage table
-        checks = flow_checks(result, debate) if get_mode(mode).context == "flow" else check_result(result, debate)
+        checks = check_result(result, debate, flow=get_mode(mode).context == "flow")
         result = result.model_copy(update={"checks": checks})
         if per_speech and ctx.settings.memory.retrieval:  # only retrieval opens a context memory
             await asyncio.to_thread(ctx.memory.finish, state["run_id"])

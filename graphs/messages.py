@@ -80,13 +80,6 @@ def analysis_messages(debate: Debate, dim: Dimension, i: int, before: str, after
     return [system_message(debate), HumanMessage(content=text)]
 
 
-def analysis_retry(sent: Sequence[BaseMessage], written: str, debate: Debate, i: int,
-                   faults: Sequence[str]) -> list[BaseMessage]:
-    """An analysis asked once more, told which of its notes were at fault (``sent``: the request as sent)."""
-    return continued(sent, written, P.render("analysis_retry.j2", P.AnalysisRetryVars(
-        index=i + 1, speaker=debate.speeches[i].speaker, faults=list(faults))))
-
-
 def score_messages(debate: Debate, dim: Dimension, analysis: SpeechAnalysis,
                    asked: Sequence[BaseMessage] | None) -> list[BaseMessage]:
     """A speech's score read from its analysis: where the server caches prompts, the analysis conversation

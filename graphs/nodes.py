@@ -15,13 +15,11 @@ from langgraph.types import Send
 from debatrix.core import prompting as P
 from debatrix.context import JudgeContext
 from debatrix.core.confidence import PlacePrior, place_prior_for, resolved_layout
-from debatrix.core.dimension import Dimension
 from debatrix.core.errors import IncompleteJudgment, StructuredOutputError, UnreadableAnalyses
 from debatrix.core.settings import JudgeSettings
 from debatrix.core.models import Debate, OrderAnswer, SpeechAnalysis, SpeechJudgment
 from debatrix.core import probabilities as prob
-from debatrix.core.textchecks import (COPY_SHARE, NoteFault, misread_answer, note_faults, said_once,
-                                      says_what_it_answers, shared_share, unglued)
+from debatrix.core.textchecks import COPY_SHARE, shared_share
 from debatrix.core.tokens import count_tokens
 
 from . import messages as M
@@ -90,7 +88,6 @@ def make_analyze_speech(previous: PreviousContext, scored: bool = False) -> Node
         update: dict[str, Any] = {"index": i + 1}
         schema = analysis_schema(debate, i, settings.analysis_words, scored)
         sampling = no_repeats(after + relevant, settings) if i else None
-        task = str(messages[-1].content)
         try:
             try:
                 answer, lp, records = await ctx.gateway.structured_probed(
@@ -105,13 +102,7 @@ def make_analyze_speech(previous: PreviousContext, scored: bool = False) -> Node
                 missing = SpeechAnalysis(dimension=dim.name, index=i, speaker=speech.speaker, analysis="",
                                          missing=f"{type(e).__name__}: {e}")
                 return {**update, "analyses": [missing], "calls": list(getattr(e, "calls", []))}
-            if i:
-                answer, lp, records, messages = await _ask_again_if_borrowed(
-                    ctx, debate, i, dim.name, meta, schema, messages, after + relevant, (answer, lp, records),
-                    task if sampling else "")
             analysis, memo, cut = answer.text()
-            if sampling:  # words the DRY sampler made the model glue together, split again
-                analysis, memo = (unglued(t, task) for t in (analysis, memo))
             if cut:
                 records[-1] = records[-1].model_copy(update={"truncated": True})
             if scored:  # the analysis and the speech's score in one structured answer
@@ -130,79 +121,6 @@ def make_analyze_speech(previous: PreviousContext, scored: bool = False) -> Node
 
     analyze_speech.__doc__ = f"Analyse the next speech with {previous.__name__.replace('_', ' ')} as context."
     return analyze_speech
-
-
-async def _ask_again_if_borrowed(ctx: JudgeContext, debate: Debate, i: int, dimension: str, meta: dict[str, Any],
-                                 schema: type[Any], messages: list[BaseMessage], after: str, first: tuple,
-                                 task: str = "") -> tuple[Any, Any, list[Any], list[BaseMessage]]:
-    """An analysis whose notes restate another debater's speech (or put the speaker on the wrong side), asked once
-    more, told which notes: (answer, log probabilities, the calls paid, the conversation that gave the answer).
-    The second answer is kept only with fewer faulty notes (told what was wrong, the default local model mends some
-    notes and garbles others); one that cannot be read leaves the first."""
-    answer, lp, records = first
-    faults = _faults(answer, debate, i, task)
-    if not faults:
-        return answer, lp, records, messages
-    if all(f.answers for f in faults):
-        # a misread "answers" sentence alone is left out, not asked about: the notes stand, and another call (a
-        # reading of the whole conversation again) would cost more than the one sentence is worth
-        return _without_faulty(answer, faults), lp, records, messages
-    if {k for k, note in enumerate(answer.shown_notes(), 1) if note} - {f.note for f in faults}:
-        # a note is right: the faulty ones are left out, not asked about. A retry reads the whole conversation
-        # again, and the default local model's second answer was often no better; an analysis that would show
-        # quotations alone is still asked
-        return _without_faulty(answer, faults), lp, records, messages
-    retry = M.analysis_retry(ctx.gateway.as_sent(messages, schema), answer.written, debate, i,
-                             [f.text for f in faults])
-    window = after + "".join(str(m.content) for m in retry[-2:])  # nor may it repeat its first answer
-    sampling = no_repeats(window, ctx.settings)
-    try:
-        again, lp_again, more = await ctx.gateway.structured_probed(
-            retry, schema, node="analyze_speech", dimension=dimension, meta={**meta, "debatrix_retry": 1},
-            sampling=sampling)
-    except StructuredOutputError as e:
-        return answer, lp, [*records, *getattr(e, "calls", [])], messages
-    except IncompleteJudgment as e:  # the run stops here: what was paid for is still counted
-        e.calls = [*records, *getattr(e, "calls", [])]
-        raise
-    faults_again = _faults(again, debate, i, task)
-    if len(faults_again) < len(faults):
-        return _without_faulty(again, faults_again), lp_again, [*records, *more], retry
-    return _without_faulty(answer, faults), lp, [*records, *more], messages
-
-
-def _faults(answer: Any, debate: Debate, i: int, task: str = "") -> list[NoteFault]:
-    """What is wrong with an answer's notes, and with its "answers" sentence where that says nothing of what the
-    speaker answers (the local model writes "Ben argues that <Ana's point>" there) or gets wrong whose point is
-    answered (:func:`misread_answer`): that one is numbered after the notes and named as itself. ``task``: the
-    prompt's last message where DRY sampling was on; the notes are checked as they will be shown, with the words the
-    sampler glued split again (glued, "sickdays" hid a note's borrowed words from this check, and the result's check
-    found them)."""
-    notes = [unglued(n, task) for n in answer.shown_notes()] if task else answer.shown_notes()
-    extra = (getattr(answer, "answers", None) or "").strip()
-    extra = unglued(extra, task) if task else extra
-    labels = [f"note {k}" for k in range(1, len(notes) + 1)]
-    if extra and not says_what_it_answers(extra):
-        return note_faults([*notes, extra], debate, i, [*labels, 'the "answers" sentence'])
-    misread = misread_answer(extra, debate, debate.speeches[i].speaker, i) if extra else None
-    if misread is not None:  # it answers, but gets wrong whose point: numbered after the notes, as above
-        return [*note_faults(notes, debate, i), NoteFault(len(notes) + 1, f'the "answers" sentence: {misread.text}',
-                                                          answers=True)]
-    return note_faults(notes, debate, i)
-
-
-def _without_faulty(answer: Any, faults: list[NoteFault]) -> Any:
-    """The answer without the notes still at fault after the retry (told which, the default local model mends some
-    and not others): a note giving the speaker another debater's words, or the other side of the motion. A reader,
-    and the later analyses that read this one, are better served by the passage alone than by a wrong note on it.
-    The quotation stays (it is the speech's own)."""
-    wrong = {f.note for f in faults}
-    if not wrong:
-        return answer
-    points = [p.model_copy(update={"note": ""}) if k in wrong else p for k, p in enumerate(answer.points, 1)]
-    if len(answer.points) + 1 in wrong:  # the "answers" sentence (see _faults)
-        return answer.model_copy(update={"points": points, "answers": ""})
-    return answer.model_copy(update={"points": points})
 
 
 def analysis_schema(debate: Debate, i: int, words: int, with_score: bool = False) -> type[Any]:
@@ -331,7 +249,7 @@ async def judge_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
         named, probs = V.judgment_reading(text, lp, V.choices_in(order, ties_allowed(debate, dim)))
         text = V.winner_apart(text)  # after the reading: the probabilities are read in the text as written
         try:
-            text, more = await _with_missing_paragraphs(ctx, messages, text, list(order), dim.name, words, debate)
+            text, more = await _with_missing_paragraphs(ctx, messages, text, list(order), dim.name, words)
         except IncompleteJudgment as e:  # the run stops here: what was paid for is still counted
             e.calls = [record, *getattr(e, "calls", [])]
             raise
@@ -343,22 +261,33 @@ async def judge_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
     return {**update, "debate_analyses": [a for _, a, _ in done], "calls": [r for _, _, rs in done for r in rs]}
 
 
+def _copies(sections: list[tuple[str | None, str]]) -> set[str]:
+    """The debaters whose section says again an earlier debater's section with the name swapped (the local model's
+    habit): a lookup of its word 5-grams, the earlier debater's name put back, in the earlier section."""
+    out: set[str] = set()
+    for k, (who, part) in enumerate(sections):
+        for other, earlier in sections[:k]:
+            if who and other and other != who and part and earlier and \
+                    shared_share(part.replace(who, other), earlier) >= COPY_SHARE:
+                out.add(who)
+    return out
+
+
 async def _with_missing_paragraphs(ctx: JudgeContext, messages: list[BaseMessage], text: str, names: list[str],
-                                   dimension: str, words: int, debate: Debate) -> tuple[str, list[Any]]:
+                                   dimension: str, words: int) -> tuple[str, list[Any]]:
     """The judgment with a paragraph on every debater: where it has none on some (the default local model often
     folds one debater into the other's paragraph, so the report's comment on that debater would be empty), the
     judge is asked once for the missing ones, in the same conversation, and they are put before the Winner line.
-    The verdict stays the first answer's (its Winner line and probabilities). Missing is judged on the judgment as
-    a reader is shown it (said once, each section its debater's own): a paragraph under a debater's name with
-    nothing in it (debateart_4024: "Sir.Lancelot:" then the Winner line), or one that is another debater's paragraph
-    again with the name swapped (the local model's habit: the comment then showed empty), is missing too,
-    and the paragraph written for it replaces it. One that cannot be had leaves the judgment as it was (the check
+    The verdict stays the first answer's (its Winner line and probabilities). A paragraph under a debater's name with
+    nothing in it (debateart_4024: "Sir.Lancelot:" then the Winner line), or one that is an earlier debater's
+    paragraph again with the name swapped (:func:`_copies`), is missing too, and the paragraph written for it
+    replaces it. One that cannot be had leaves the judgment as it was (the check
     flags it), as does a judgment in which no name heads a paragraph (it did not follow the format at all, and its
     comments are read from it as it is)."""
     if not any(who for who, _ in V.judgment_sections(text, names)):  # not written per debater at all
         return text, []
-    shown = V.judgment_sections(V.own_words(said_once(text), debate), names)
-    written = {who for who, part in shown if who and part}
+    shown = V.judgment_sections(text, names)
+    written = {who for who, part in shown if who and part} - _copies(shown)
     missing = [n for n in names if n not in written]
     if not missing:
         return text, []

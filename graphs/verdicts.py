@@ -21,7 +21,6 @@ from typing import Any
 
 from debatrix.core import probabilities as prob
 from debatrix.core.confidence import PlacePrior
-from debatrix.core.textchecks import mentions, said_once, says_what_it_answers, sentence_faults, wrong_sides
 from debatrix.core.models import Debate, DebaterJudgment, OrderAnswer, Verdict
 
 
@@ -122,11 +121,9 @@ def combine(dimension: str, debate: Debate, answers: Sequence[OrderAnswer], allo
     bias = _position_bias(answers, per_order, allow_tie)
     # the comment shown is the judgment of an order that named this winner: one with a paragraph on every debater
     # first (debateart_0616 on the local model: one order wrote "KingArthur: Winner: Type1" and nothing else), then
-    # the most confident. Counted as shown: said once, each section its debater's own (debateart_4638: one
-    # order's paragraph on RationalMadman was its paragraph on FishChaser again, the name swapped, and went; the
-    # other order had one of his own)
+    # the most confident
     names = [d.name for d in debate.debaters]
-    shown = [own_words(said_once(a.comment), debate) for a in answers]
+    shown = [a.comment for a in answers]
     agreeing = [(_covers(shown[i], names), p[winner], i) for i, (a, p) in enumerate(zip(answers, per_order))
                 if (a.winner or TIE) == winner]
     pick = max(agreeing)[2] if agreeing else 0
@@ -231,51 +228,6 @@ def _headed(line: str, ordered: Sequence[str]) -> tuple[str | None, str]:
     return hit, lead.replace("**", "").strip()  # the name starts a sentence about the debater: keep it
 
 
-def own_words(judgment: str, debate: Debate) -> str:
-    """A judgment without the sentences in a debater's section that the result's checks flag as misattributed
-    (:func:`debatrix.core.textchecks.sentence_faults`): another debater's points given as the debater's own (the
-    demo's argument judgment on the local model put Ben's "hospitals, prisons and schools run on shifts" in the
-    paragraph on Ana), whose point the debater answers got wrong ("Ben challenged the claim ... by citing a Scottish
-    trial", Ana's trial, in the demo's source judgment), or a debater put on the side they did not argue
-    (debateart_0752: "I argued that 5G internet is a death grid", in the paragraph on Barney, who argued it is
-    not); and the sentences about another debater alone (see :func:`_about_other`). The
-    section keeps its heading, so it is still found; a reader is better served by the rest of the paragraph than by
-    a point of the wrong debater."""
-    names = [d.name for d in debate.debaters]
-    ordered = sorted(names, key=len, reverse=True)
-    who: str | None = None
-    lines = []
-    for raw in judgment.split("\n"):
-        line = raw.strip()
-        if WINNER_LINE.match(line):
-            who = None
-        hit, content = _headed(line, ordered) if line else (None, line)
-        if hit is not None and not content and _NAMED_WINNER.search(line):
-            continue  # "Ana Winner: Ana" heads nothing: the verdict says who won, the reader needs no empty heading
-        if hit is not None:
-            who = hit
-        sentences = re.split(r"(?<=[.!?])\s+", content if hit else line)
-        if who is None:
-            # outside any debater's section (a reason in prose): a sentence putting a debater on the side they did
-            # not argue goes, as it does inside one (debateart_4642's panel reason in debatrix mode, real output:
-            # Les Miserables' case "supported by the detailed explanation of the Phantom's origin story ...
-            # provided by Sir.Lancelot", who argued for the Phantom); each sentence is read alone
-            kept = [x for x in sentences if not wrong_sides(x, debate)]
-            lines.append(raw if len(kept) == len(sentences) else " ".join(kept))
-            continue
-        kept = [x for x in sentences
-                if not _about_other(x, who, names) and not sentence_faults(x, debate, who).misattributed]
-        if len(kept) == len(sentences):
-            lines.append(raw)
-        elif hit is not None and not (kept and kept[0] == sentences[0] and content == _LEAD.sub("", line).replace(
-                "**", "").strip()):
-            # a heading ("Ana:"), or a first sentence that named the debater and was dropped: the section's start
-            lines.append(" ".join([f"{hit}:", *kept]))
-        elif kept:
-            lines.append(" ".join(kept))
-    return "\n".join(lines)
-
-
 def without_sections(judgment: str, names: list[str], drop: Sequence[str]) -> str:
     """A judgment without the sections (heading line to the next heading or Winner line) on the debaters ``drop``:
     where a paragraph written again replaces the one the judgment had."""
@@ -291,14 +243,6 @@ def without_sections(judgment: str, names: list[str], drop: Sequence[str]) -> st
         if who not in drop or who is None:
             kept.append(raw)
     return "\n".join(kept)
-
-
-def _about_other(sentence: str, who: str, names: Sequence[str]) -> bool:
-    """Whether a sentence in the section on ``who`` is about another debater alone ("Brendo presents a viable
-    alternative" in the paragraph on Bazza97125, debateart_0601, real output): it names another and not ``who``,
-    and says nothing of what is answered (a sentence on what ``who`` left unanswered may name only the other)."""
-    others = [n for n in names if n != who and mentions(sentence, n)]
-    return bool(others) and not mentions(sentence, who) and not says_what_it_answers(sentence)
 
 
 def judgment_sections(judgment: str, names: list[str]) -> list[tuple[str | None, str]]:

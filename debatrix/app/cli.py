@@ -587,8 +587,6 @@ def print_summary(result: JudgeResult, con: Console) -> None:
     _print_flow(result, con)
     u = result.usage
     if u.by_node:
-        # "read" and "reused": what the server says it computed and took from its prompt cache (where it says)
-        served = u.prompt_tokens_processed is not None
         con.print(_usage_table(u))
     con.print(f"status: {result.status.value}" + (f" ({plain(result.incomplete_reason)})" if result.incomplete_reason
                                                   else "")

@@ -19,17 +19,13 @@ from debatrix.core.models import (
     ARGUMENT_AT,
     Cell,
     Debate,
-    AnalysisCheck,
-    CommentCheck,
     Frozen,
-    JudgeResult,
     Ledger,
     Line,
     Mark,
     Rating,
     SpeechFlow,
     Tally,
-    TextChecks,
     Thread,
 )
 from debatrix.core.passages import ID
@@ -394,50 +390,3 @@ def speech_note(flow: SpeechFlow, debate: Debate, dimension: str) -> str:
     if flow.missing:
         parts.append(f"missing: {flow.missing}")
     return ". ".join(parts) + "."
-
-
-# ------------------------------------------------------------------------------- checks: lookups on the ids cited
-
-
-def cited(text: str, debate: Debate, speaker: str) -> tuple[list[str], list[str], list[str]]:
-    """The passage ids ``text`` (written about ``speaker``) cites: (theirs, ids the table does not have, ids of
-    another speaker not given to that speaker as "<name>'s <id>")."""
-    index = debate.passage_index
-    own, unknown, foreign = [], [], []
-    for m in ID.finditer(text):
-        pid = m.group(0)
-        p = index.get(pid)
-        if p is None:
-            unknown.append(pid)
-        elif p.speaker == speaker:
-            own.append(pid)
-        elif not text[:m.start()].endswith(f"{p.speaker}'s "):
-            foreign.append(pid)
-    return own, unknown, foreign
-
-
-def flow_checks(result: JudgeResult, debate: Debate) -> TextChecks:
-    """The checks of a flow result, as lookups: every analysis cites only ids that exist, and another speaker's
-    passages as theirs; every per-debater comment cites at least one of its debater's own passages."""
-    analyses, comments, flags = [], [], []
-    for d in result.dimensions:
-        for a in d.analyses:
-            own, unknown, foreign = cited(a.analysis, debate, a.speaker)
-            analyses.append(AnalysisCheck(dimension=d.name, index=a.index, speaker=a.speaker,
-                                          words=len(a.analysis.split()), unknown_ids=tuple(unknown),
-                                          foreign_ids=tuple(foreign)))
-            if unknown or foreign:
-                flags.append(f"{d.name} analysis of speech {a.index + 1}: "
-                             + "; ".join(x for x in (f"cites {', '.join(unknown)}, which do not exist" if unknown
-                                                     else "", f"gives {a.speaker} {', '.join(foreign)}" if foreign
-                                                     else "") if x))
-        for j in d.debater_judgments:
-            own, unknown, foreign = cited(j.comment, debate, j.debater)
-            comments.append(CommentCheck(dimension=d.name, debater=j.debater, unknown_ids=tuple(unknown),
-                                         foreign_ids=tuple(foreign), own_cited=len(own)))
-            if not own and any(s.speaker == j.debater for s in debate.speeches):
-                flags.append(f"{d.name} comment on {j.debater} cites none of their passages")
-            if unknown or foreign:
-                flags.append(f"{d.name} comment on {j.debater} cites " + ", ".join(unknown + foreign)
-                             + " wrongly")
-    return TextChecks(analyses=tuple(analyses), comments=tuple(comments), flags=tuple(flags))

@@ -497,31 +497,25 @@ class DimensionResult(Frozen):
 
 
 class AnalysisCheck(Frozen):
-    """What the checks found in one speech analysis."""
+    """What the checks (:mod:`debatrix.core.textchecks`) found in one speech analysis: a flow's by id lookups
+    (``by_id``), a prose analysis's by word n-gram measurements."""
+
+    # a result written before the English-word checks retired still loads (their fields are dropped, not refused)
+    model_config = ConfigDict(frozen=True, extra="ignore")
 
     dimension: str
     index: int
     speaker: str
     words: int
+    by_id: bool = False
     copy_of: int | None = None  # the earlier speech (0-based) whose analysis this one repeats
     copy_share: float = 0.0  # largest share of word 5-grams shared with an earlier analysis of the column
     grounded: float = 0.0  # share of content-word 3-grams found in the analysed speech
     foreign: float = 0.0  # share found only in other speeches
     quotes: int = 0
     quotes_found: int = 0
-    names_other_only: bool = False  # names another debater and never its own speaker
-    wrong_sides: tuple[str, ...] = ()
-    # debaters whose earlier speech one of its notes restates as the speaker's own (other debaters' words given to
-    # the wrong speaker)
-    restates: tuple[str, ...] = ()
-    # the speaker's own earlier speeches (0-based) a note says again instead of what this speech says
-    repeats_earlier: tuple[int, ...] = ()
-    # what is wrong with a sentence on what the speaker answers: it names the speaker's own point as one they leave
-    # unanswered, or the other side's evidence as theirs (debatrix.core.textchecks.misread_answer)
-    answers_misread: tuple[str, ...] = ()
-    notes: int | None = None  # sentences besides its quotations and what it answers (0: quotations alone)
     # passage ids it cites that the passage table does not have, and ids of another speaker's passages it does not
-    # give to that speaker (lookups: debatrix.core.flow.flow_checks)
+    # give to that speaker
     unknown_ids: tuple[str, ...] = ()
     foreign_ids: tuple[str, ...] = ()
 
@@ -530,32 +524,27 @@ class AnalysisCheck(Frozen):
         return self.copy_of is not None
 
     @property
-    def misattributed(self) -> bool:
-        return (self.names_other_only or bool(self.wrong_sides) or bool(self.restates) or bool(self.answers_misread)
-                or bool(self.foreign_ids))
+    def misattributed(self) -> bool | None:
+        """Another speaker's passage given as the speaker's own (None: a prose analysis, which cites no ids)."""
+        return bool(self.foreign_ids) if self.by_id else None
 
 
 class CommentCheck(Frozen):
     """What the checks found in one debater's comment (a dimension's judgment, per debater)."""
 
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
     dimension: str
     debater: str
-    names_other_only: bool = False
-    wrong_sides: tuple[str, ...] = ()
-    # debaters whose speeches a sentence of the comment gives its debater as their own
-    restates: tuple[str, ...] = ()
-    # written as the debater ("I argued that ..."), not about them
-    first_person: bool = False
-    answers_misread: tuple[str, ...] = ()  # as AnalysisCheck.answers_misread, for a sentence of the comment
+    empty: bool = False
     # as AnalysisCheck's; and how many of its debater's own passages it cites (None: not checked by id)
     unknown_ids: tuple[str, ...] = ()
     foreign_ids: tuple[str, ...] = ()
     own_cited: int | None = None
 
     @property
-    def misattributed(self) -> bool:
-        return (self.names_other_only or bool(self.wrong_sides) or bool(self.restates) or bool(self.answers_misread)
-                or bool(self.foreign_ids))
+    def misattributed(self) -> bool | None:
+        return bool(self.foreign_ids) if self.own_cited is not None else None
 
 
 class TextChecks(Frozen):

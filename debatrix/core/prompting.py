@@ -53,12 +53,6 @@ class MaterialVars(_Vars):
     grouped: bool = False  # debater by debater (each item keeps its speech number) instead of in speaking order
 
 
-class AnalysisRetryVars(_Vars):
-    index: int
-    speaker: str
-    faults: list[str]  # "note 2 restates what Ana said", one per note found at fault
-
-
 class JudgmentMissingVars(_Vars):
     dimension: str
     missing: list[str]  # the debaters the judgment has no paragraph on
@@ -195,7 +189,6 @@ TEMPLATES: dict[str, type[_Vars]] = {
     "analyses_material.j2": MaterialVars,
     "transcript.j2": MaterialVars,
     "analyze_speech.j2": AnalyzeSpeechVars,
-    "analysis_retry.j2": AnalysisRetryVars,
     "judgment_missing.j2": JudgmentMissingVars,
     "score_speech.j2": ScoreSpeechVars,
     "score_ask.j2": ScoreAskVars,
