@@ -798,9 +798,10 @@ def bench(
     benchmark: Annotated[str, typer.Argument(help="a benchmark (`debatrix bench list` names and "
                                                    "describes them); merge: join the folders of a sharded run into "
                                                    "--out; calibrate: fit the winner probability of a DebateArt "
-                                                   "run's verdicts against the audience's")],
-    folders: Annotated[list[Path] | None, typer.Argument(help="merge: the shards' result folders; calibrate: "
-                                                              "the run's folder")] = None,
+                                                   "run's verdicts against the audience's; weights: fit the flow's "
+                                                   "overall verdict on gold, held out")],
+    folders: Annotated[list[Path] | None, typer.Argument(help="merge: the shards' result folders; calibrate, "
+                                                              "weights: the runs' folders")] = None,
     modes: Annotated[str, typer.Option(help="comma-separated judge modes to compare (differences are against "
                                             "the first)")] = DEFAULT_MODE,
     epochs: Annotated[int, typer.Option(help="samples of every item per mode (needs --temperature > 0; each "
@@ -860,9 +861,12 @@ def bench(
     if benchmark == "calibrate":
         _calibrate(folders or [], model)
         return
+    if benchmark == "weights":
+        _weights(folders or [], data)
+        return
     if folders:
-        _fail(f"unexpected arguments {' '.join(map(str, folders))} (only `debatrix bench merge` and "
-              "`debatrix bench calibrate` take folders)")
+        _fail(f"unexpected arguments {' '.join(map(str, folders))} (only `debatrix bench merge`, "
+              "`debatrix bench calibrate` and `debatrix bench weights` take folders)")
     if benchmark == "list":
         for name, entry in registered().items():
             variants = f" (variants: {', '.join(entry.variants)})" if entry.variants else ""
@@ -911,17 +915,10 @@ def _need_bench_extra() -> None:
         _fail(f"`debatrix bench` needs {' and '.join(missing)}: pip install 'debatrix[bench]'")
 
 
-def _calibrate(folders: list[Path], model: str | None) -> None:
-    """Fit, per mode, the map from runs' winner probabilities to how often such verdicts are right: DebateArt's
-    audience verdicts and the contrast suite's known answers; with more than one folder, pooled, and each source
-    mapped by a fit on the others."""
+def _gold_folders(folders: list[Path], what: str) -> set[str]:
+    """The models that judged ``folders``, each checked to be a DebateArt or contrast run folder."""
     import json as _json
 
-    from debatrix.benchmarks.calibration import calibrate_folder
-
-    if not folders:
-        _fail("usage: debatrix bench calibrate FOLDER [FOLDER...] [--model NAME] (DebateArt or contrast results "
-              "folders; the maps are written into the first)")
     names = set()
     for folder in folders:
         if not (folder / "run.json").exists() or not (folder / "items.jsonl").exists():
@@ -932,10 +929,52 @@ def _calibrate(folders: list[Path], model: str | None) -> None:
             _fail(f"cannot read {folder}/run.json: {e}")
             raise
         if run.get("benchmark") not in ("debateart", "contrast"):
-            _fail(f"{folder}: a {run.get('benchmark')!r} run; calibration needs DebateArt's "
+            _fail(f"{folder}: a {run.get('benchmark')!r} run; {what} needs DebateArt's "
                   "audience verdicts or the contrast suite's known answers")
         llm = LLMSettings.model_validate(run.get("settings", {}).get("llm", {}))
         names.add(llm.local_model if llm.uses_local else llm.model)
+    return names
+
+
+def _weights(folders: list[Path], data: Path | None) -> None:
+    """Fit the flow's overall verdict on the folders' gold and print, per source, how the fit does held out
+    beside the verdict as shipped (:mod:`debatrix.benchmarks.weights`)."""
+    from debatrix.benchmarks.weights import FEATURES, weigh_folders
+
+    if not folders:
+        _fail("usage: debatrix bench weights FOLDER [FOLDER...] (flow-mode DebateArt or contrast results folders; "
+              "the fit is written into the first)")
+    if len(_gold_folders(folders, "fitting weights")) > 1:
+        _fail("the folders were judged by different models: a verdict's weights belong to one")
+    try:
+        figures = weigh_folders(folders, data)
+    except (ValueError, KeyError, OSError, DebatrixError) as e:
+        _fail(f"cannot fit weights on {', '.join(map(str, folders))}: {e}")
+        raise
+
+    def said(f: dict[str, Any]) -> str:
+        return f"{f['right']:.0%} right, log loss {f['log_loss']:.3f}, Brier {f['brier']:.3f}"
+
+    out_console.print("fitted on all: " + ", ".join(f"{n} {w:+.3f}" for n, w in zip(FEATURES, figures["weights"]))
+                      + f" (L2 {figures['l2']:g}, chosen by leaving one debate out)", highlight=False, markup=False)
+    for source, f in figures["sources"].items():
+        out_console.print(f"{source} ({f['shipped']['n']} verdicts): as shipped {said(f['shipped'])}; fitted, each "
+                          f"debate left out {said(f['leave_debate_out'])}"
+                          + (f"; fitted on the other source alone {said(f['fitted_on_other_source'])}"
+                             if "fitted_on_other_source" in f else ""), highlight=False, markup=False)
+    console.print(f"the fit and its figures in {plain(str(folders[0]))}/weights.json", highlight=False)
+
+
+def _calibrate(folders: list[Path], model: str | None) -> None:
+    """Fit, per mode, the map from runs' winner probabilities to how often such verdicts are right: DebateArt's
+    audience verdicts and the contrast suite's known answers; with more than one folder, pooled, and each source
+    mapped by a fit on the others."""
+    from debatrix.benchmarks.calibration import calibrate_folder
+
+    if not folders:
+        _fail("usage: debatrix bench calibrate FOLDER [FOLDER...] [--model NAME] (DebateArt or contrast results "
+              "folders; the maps are written into the first)")
+    names = _gold_folders(folders, "calibration")
     if len(names) > 1 and not model:
         _fail(f"the folders were judged by different models ({', '.join(sorted(names))}); a "
               "map belongs to one: calibrate them apart, or name the model with --model")
