@@ -158,7 +158,7 @@ def _flow_checks(result: JudgeResult, debate: Debate) -> TextChecks:
         for a in d.analyses:
             _, unknown, foreign = cited(a.analysis, debate, a.speaker)
             analyses.append(AnalysisCheck(dimension=d.name, index=a.index, speaker=a.speaker, by_id=True,
-                                          words=len(a.analysis.split()), unknown_ids=tuple(unknown),
+                                          words=len(words(a.analysis)), unknown_ids=tuple(unknown),
                                           foreign_ids=tuple(foreign)))
             wrong = [f"cites {', '.join(unknown)}, which do not exist" if unknown else "",
                      f"gives {a.speaker} {', '.join(foreign)}" if foreign else ""]
