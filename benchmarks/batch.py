@@ -3,6 +3,7 @@ resumption and Ray tasks, with no gold labels to score against."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,10 @@ from .base import Benchmark, Item, MetricRow
 
 
 class DebateFiles(Benchmark):
-    """``paths`` as items, each named by its file (``a.yaml`` → ``a``; two files of one name: ``a``, ``a-2``)."""
+    """``paths`` as items, each keyed by its file's content: ``a.yaml`` → ``a-<12 hex of the sha256 of its bytes>``
+    (the name is there to be read). A rerun into the same folder finds a file judged before only if it is the same
+    file: ``week2/final.yaml`` is not taken for ``week1/final.yaml``, and an edited file is judged again. The same
+    file given twice is one item."""
 
     name = "judge"
     description = "debate files judged as a batch (no gold labels)"
@@ -25,14 +29,11 @@ class DebateFiles(Benchmark):
         self._debates: dict[str, Debate] = {}
 
     def load(self) -> list[Item]:
-        items, seen = [], set()
+        items: dict[str, Item] = {}
         for path in self.paths:
-            stem, k = path.stem, 1
-            while (name := stem if k == 1 else f"{stem}-{k}") in seen:
-                k += 1
-            seen.add(name)
-            items.append(Item(id=name, path=path))
-        return items
+            key = f"{path.stem}-{hashlib.sha256(path.read_bytes()).hexdigest()[:12]}"
+            items.setdefault(key, Item(id=key, path=path))
+        return list(items.values())
 
     def subset(self, items: list[Item], limit: int | None, seed: int = 0) -> list[Item]:
         return items[:limit] if limit else items  # the files given, in their order

@@ -299,7 +299,12 @@ def _write_result(out_dir: Path, mode: str, repeat: int, item_id: str, result: A
 
 
 def _safe(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:120] or "item"
+    """A file name for an item id: the id itself where it is one; else its safe characters and a hash of the whole
+    id, so ids that differ only in unsafe characters ("x y", "x?y", "x_y") never share a result file."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:120].lstrip(".")
+    if safe == name and safe:
+        return safe
+    return f"{safe or 'item'}-{hashlib.sha256(name.encode()).hexdigest()[:10]}"
 
 
 def latest_records(jsonl: Path, modes: list[str] | None, ids: set[str] | None) -> list[dict[str, Any]]:

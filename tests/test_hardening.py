@@ -383,6 +383,14 @@ def test_the_remaining_bad_inputs_are_one_line_refusals_with_nothing_sent(tmp_pa
             proc = cli("judge", example, "--base-url", url, "--model", "fake")
             refused(proc, "http:// or https://")
             assert "hunter2" not in proc.stdout + proc.stderr
+            # one check for every URL option: the escalation endpoint too, before any call
+            proc = cli("judge", example, "--base-url", srv.base_url, "--model", "fake", "--escalate-base-url", url)
+            refused(proc, "escalate-base-url", "http:// or https://")
+            assert "hunter2" not in proc.stdout + proc.stderr
+        for option in ("--base-url", "--escalate-base-url"):  # a URL that does not parse: shown without its password
+            proc = cli("judge", example, "--base-url", srv.base_url, option, "http://u:hunter2@127.0.0.1:port/v1")
+            refused(proc, "not a valid URL")
+            assert "hunter2" not in proc.stdout + proc.stderr
         assert not srv.requests
     assert fifo.is_fifo() and link.is_symlink()
 

@@ -242,8 +242,12 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
         escalate = None
         if escalate_to or escalate_base_url:
             if escalate_base_url:  # an endpoint: its key is the environment's, the limits this run's
+                try:  # checked as --base-url is (model_copy validates nothing)
+                    LLMSettings.http_url(escalate_base_url)
+                except ValueError as e:
+                    raise ValueError(f"--escalate-base-url: {e}") from None
                 strong = llm.model_copy(update={"backend": "openai", "base_url": escalate_base_url,
-                                                "served_locally": False})
+                                                "base_urls": (), "served_locally": False})
                 strong = _fitted_to_endpoint(strong.model_copy(update={"model": escalate_to or strong.model}),
                                              model_given=escalate_to is not None, context_given=False)
             else:
@@ -339,8 +343,10 @@ def _item_progress() -> Callable[[dict[str, Any], int, int], None]:
 
 
 def _judge_batch(paths: list[Path], settings: JudgeSettings, out_dir: Path, max_samples: int,
-                 ray: str | None) -> None:
-    """Several debates into one folder, as ``debatrix bench`` writes one (resumable; ``ray``: as cluster tasks)."""
+                 ray: str | None, retry_incomplete: bool = False, no_cache: bool = False) -> None:
+    """Several debates into one folder, as ``debatrix bench`` writes one: resumable (a debate is known by its file's
+    content, :class:`~debatrix.benchmarks.batch.DebateFiles`), answers cached in the folder unless told otherwise,
+    ``ray``: as cluster tasks."""
     from debatrix.benchmarks.batch import DebateFiles
     from debatrix.benchmarks.runner import read_records, run_benchmark
 
@@ -348,21 +354,28 @@ def _judge_batch(paths: list[Path], settings: JudgeSettings, out_dir: Path, max_
         _load(p)
     if out_dir.exists() and not out_dir.is_dir():
         _fail(f"--out-dir {out_dir} is a file: give a folder (created if missing)")
+    if settings.llm.cache_path is None and not no_cache:
+        # as `bench` does: a run killed and started again pays for no call it had answered
+        settings = settings.model_copy(update={"llm": settings.llm.model_copy(
+            update={"cache_path": out_dir / "llm_cache.sqlite"})})
     files = DebateFiles(paths)
     report = _run(run_benchmark(files, settings, out_dir, modes=[settings.mode], concurrency=max_samples,
-                                on_record=_item_progress(), ray=ray), files_too=True)
+                                on_record=_item_progress(), ray=ray, retry_incomplete=retry_incomplete),
+                  files_too=True)
     latest = {r["item"]: r for r in read_records(out_dir / "items.jsonl") if r["mode"] == settings.mode}
     table = Table(title=f"{len(latest)} debates, {settings.mode} mode ({report.judged} judged now, "
                         f"{report.skipped} found done)")
     for column in ("debate", "status", "winner", "result"):
-        table.add_column(column)
+        table.add_column(column, overflow="fold")  # a path cut short cannot be opened
+    shown = set()
     for item in files.load():
         r = latest.get(item.id)
         if r is not None:
-            table.add_row(item.id, r["status"], str((r.get("pred") or {}).get("winner") or "-"),
-                          str(out_dir / r["result_file"]) if r.get("result_file") else plain(r.get("reason")))
+            shown.add(item.id)
+            table.add_row(plain(item.path), plain(r["status"]), plain((r.get("pred") or {}).get("winner") or "-"),
+                          plain(out_dir / r["result_file"]) if r.get("result_file") else plain(r.get("reason")))
     out_console.print(table)
-    if any(r["status"] != "complete" for r in latest.values()):
+    if any(latest[i]["status"] != "complete" for i in shown):
         raise typer.Exit(3)
 
 
@@ -420,6 +433,10 @@ def judge(
     ray: Annotated[str | None, typer.Option(
         "--ray", metavar="ADDRESS", help="with --out-dir: judge the debates as tasks on a Ray cluster (auto, local "
         "or its address)")] = None,
+    retry_incomplete: Annotated[bool, typer.Option(help="with --out-dir: judge again the debates that ended "
+                                                        "incomplete")] = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="with --out-dir: cache no answer (by default they "
+                                                              "are cached in the folder)")] = False,
 ) -> None:
     """Judge debates: winners, scores and reasons per dimension.
 
@@ -429,6 +446,8 @@ def judge(
         _fail("several debates (or --ray) are judged into a folder: give --out-dir DIR")
     if batch and (out is not None or json_output):
         _fail("--out and --json are for one debate; with --out-dir every result is written there")
+    if not batch and (retry_incomplete or no_cache):
+        _fail("--retry-incomplete and --no-cache are for a folder of results: give --out-dir DIR")
     debate = None if batch else _load(paths[0])
     settings = _make_settings(
         mode=mode.value, dimensions=dimensions, dimension_dir=dimension_dir, base_url=base_url, model=model,
@@ -440,7 +459,7 @@ def judge(
         orders=orders, temperature=temperature, escalate_to=escalate_to, escalate_base_url=escalate_base_url,
         escalate_below=escalate_below, order_layout=order_layout)
     if batch:
-        _judge_batch(paths, settings, out_dir, max_samples, ray)
+        _judge_batch(paths, settings, out_dir, max_samples, ray, retry_incomplete, no_cache)
         return
     if out:
         _check_writable(out)  # before anything is paid for

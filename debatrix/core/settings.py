@@ -67,10 +67,10 @@ class LLMSettings(_Frozen):
     @field_validator("base_url", "base_urls")
     @classmethod
     def _http_urls(cls, v: str | tuple[str, ...] | None) -> str | tuple[str, ...] | None:
-        return tuple(cls._http_url(u) for u in v) if isinstance(v, tuple) else cls._http_url(v)
+        return tuple(cls.http_url(u) for u in v) if isinstance(v, tuple) else cls.http_url(v)
 
     @staticmethod
-    def _http_url(v: str | None) -> str | None:
+    def http_url(v: str | None) -> str | None:
         """An endpoint is an http(s) address: 'not a url' or file:// is a wrong option, not an unreachable server."""
         if v is None:
             return v
@@ -78,7 +78,7 @@ class LLMSettings(_Frozen):
             parts = urlsplit(v.strip())
             parts.port  # noqa: B018 (raises on a port that is not a number)
         except ValueError:
-            raise ValueError(f"base URL {v!r} is not a valid URL") from None
+            raise ValueError(f"base URL {redact_url(v)!r} is not a valid URL") from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError("the base URL must be an http:// or https:// address, e.g. http://127.0.0.1:8000/v1")
         return v.strip()
