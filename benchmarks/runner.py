@@ -72,6 +72,7 @@ class RunReport:
     seconds: float
     summary: list[SummaryRow]
     baselines: list[MetricRow]
+    incomplete: int = 0  # of this run's (mode, repeat, item)s, those whose latest result is incomplete
 
 
 def read_records(path: Path) -> list[dict[str, Any]]:
@@ -265,8 +266,10 @@ async def run_benchmark(bench: Benchmark, settings: JudgeSettings, out_dir: Path
         await appender.drain()
     ids = {it.id for it in items}
     report = summarize_folder(bench, out_dir, modes, ids, items)
+    incomplete = sum(1 for r in latest_records(jsonl, modes, ids)
+                     if r["status"] != "complete" and int(r["repeat"]) < repeats)
     return RunReport(out_dir, len(todo), len(items) * len(modes) * repeats - len(todo),
-                     round(time.perf_counter() - started, 2), report[0], report[1])
+                     round(time.perf_counter() - started, 2), report[0], report[1], incomplete)
 
 
 def _log_invocation(out_dir: Path, context: JudgeContext | None, items: int, settings: JudgeSettings | None = None,
@@ -339,10 +342,14 @@ async def _judge_item(bench: Benchmark, item: Item, settings: JudgeSettings, con
 
 def _usage_rows(records: list[dict[str, Any]]) -> list[MetricRow]:
     rows = []
+    # what judging an item costs: an item some of whose answers came from the answer cache (a run resumed after a
+    # kill) took less time and read nothing for those, so it is left out of the cost rows (their n says how many
+    # count) instead of pulling them towards 0
+    paid = [r for r in records if not (r.get("usage") or {}).get("cached_calls")]
     for field, metric in (("seconds", "seconds_per_item"), ("llm_calls", "llm_calls_per_item"),
                           ("prompt_tokens_processed", "prompt_tokens_read_per_item"),
                           ("completion_tokens", "completion_tokens_per_item")):
-        values = [r["usage"][field] for r in records if (r.get("usage") or {}).get(field) is not None]
+        values = [r["usage"][field] for r in paid if (r.get("usage") or {}).get(field) is not None]
         if values:
             rows.append(MetricRow(metric, "all", sum(values) / len(values), len(values)))
     # verdict stability: the share of verdicts all of whose orders named the same winner, per dimension and panel

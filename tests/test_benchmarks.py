@@ -508,3 +508,18 @@ def test_verdict_stability_rows_count_orders_and_samples_that_agree():
     # a verdict judged in one order is no evidence either way
     one = [{**rec("a", 0, "Ana", 1), "verdicts": {"general": {"winner": "Ana", "orders": 1, "agreeing": 1}}}]
     assert "orders_agree_general" not in {r.metric for r in _usage_rows(one)}
+
+
+def test_an_item_partly_answered_from_the_cache_is_left_out_of_the_cost_rows():
+    from debatrix.benchmarks.runner import _usage_rows
+
+    paid = [{"usage": {"llm_calls": 10, "prompt_tokens_processed": 500, "seconds": 20.0, "cached_calls": 0}}
+            for _ in range(3)]
+    resumed = {"usage": {"llm_calls": 10, "prompt_tokens_processed": 0, "seconds": 0.1, "cached_calls": 7}}
+    rows = {r.metric: (r.value, r.n) for r in _usage_rows([*paid, resumed])}
+    assert rows["prompt_tokens_read_per_item"] == (500, 3) and rows["seconds_per_item"] == (20.0, 3)
+    # where the server reports nothing read, a resumed run does not invent a row of zeros
+    unreported = [{"usage": {"llm_calls": 10, "prompt_tokens_processed": None, "cached_calls": 0}}]
+    rows = {r.metric for r in _usage_rows([*unreported, {"usage": {"llm_calls": 10, "prompt_tokens_processed": 0,
+                                                                   "cached_calls": 10}}])}
+    assert "prompt_tokens_read_per_item" not in rows and "llm_calls_per_item" in rows

@@ -334,3 +334,27 @@ def test_judge_several_files_into_a_folder_resumes_and_refuses_what_it_cannot_do
         res = runner.invoke(app, ["judge", files[0], str(tmp_path / "nope.yaml"), *common, "--out-dir",
                                   str(tmp_path / "b2")])
         assert res.exit_code == 2 and "file not found" in res.output and len(server.requests) == sent
+
+
+@data_required
+def test_bench_exits_3_while_items_are_incomplete_and_retries_them_when_asked(tmp_path):
+    from debatrix.testing import Fault
+
+    out = tmp_path / "bench"
+    broken = [True]
+    with FakeOpenAIServer(responder=lambda body, n: Fault(status=400) if broken[0] else None) as srv:
+        args = ["bench", "debateart", "--modes", "direct", "--limit", "2", "--out", str(out),
+                "--base-url", srv.base_url, "--model", "fake-model"]
+        res = runner.invoke(app, args)
+        assert res.exit_code == 3 and "2 incomplete" in res.output, res.output
+        broken[0] = False
+        sent = len(srv.requests)
+        res = runner.invoke(app, args)  # resumed: nothing asked again unless told, and still incomplete
+        assert res.exit_code == 3 and len(srv.requests) == sent, res.output
+        res = runner.invoke(app, [*args, "--retry-incomplete"])
+        assert res.exit_code == 0 and "2 judged now, 0 already done" in res.output, res.output
+        assert len(srv.requests) > sent
+        summary = (out / "summary.csv").read_text()
+        res = runner.invoke(app, args)  # a resumed run's summary is the uninterrupted run's
+        assert res.exit_code == 0 and "0 judged now, 2 already done" in res.output
+        assert (out / "summary.csv").read_text() == summary

@@ -923,7 +923,11 @@ def bench(
                   files_too=True)
     out_console.print((folder / "summary.md").read_text(encoding="utf-8"), markup=False, highlight=False)
     console.print(f"{report.judged} judged now, {report.skipped} already done, {report.seconds:.1f}s; results in "
-                  f"{folder}/ (items.jsonl, summary.csv, summary.md, summary.png)", highlight=False)
+                  f"{plain(folder)}/ (items.jsonl, summary.csv, summary.md, summary.png)", highlight=False)
+    if report.incomplete:  # as `judge` says of one debate: the figures above leave these out
+        console.print(f"[yellow]{report.incomplete} incomplete (their reasons are in items.jsonl; "
+                      "--retry-incomplete judges them again)[/]", highlight=False)
+        raise typer.Exit(3)
 
 
 def _need_bench_extra() -> None:
