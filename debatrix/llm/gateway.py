@@ -8,6 +8,8 @@ parse with one repair attempt) and reports one :class:`CallRecord` per request."
 from __future__ import annotations
 
 import asyncio
+import base64
+import functools
 import json
 import math
 import re
@@ -17,6 +19,7 @@ from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any, Literal, TypeVar
+import urllib.parse
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -41,7 +44,7 @@ from debatrix.core.errors import (
     StructuredOutputError,
 )
 from debatrix.llm.http_chat import (ChatHTTPError, ChatResponseError, Endpoint, HTTPChatModel, retry_after,
-                                    split_credentials)
+                                    split_credentials, token_count)
 from debatrix.core.models import CallRecord
 from debatrix.core.probabilities import option_distribution
 from debatrix.core.prompting import RepairVars, SchemaVars, render
@@ -441,16 +444,28 @@ class LLMGateway:
         return LLMError(f"{node}: server error {status} after {attempts} attempts")
 
     def scrub(self, text: str) -> str:
-        """A server's message without the secrets it may echo (the API key, a password in the endpoint URL)."""
-        key = self.settings.api_key.get_secret_value() if self.settings.api_key else None
-        if key:
-            text = text.replace(key, "***")
-        url = self.settings.base_url or ""
-        if "@" in url:
-            password = urlsplit(url).password
-            if password:
-                text = text.replace(password, "***")
+        """A server's message without the secrets it may echo: the API key, and for every server of the fleet the
+        password of its URL as written and decoded, and the basic-auth token made of it (a server that echoes the
+        Authorization header shows ``Basic <base64 of user:password>``)."""
+        for secret in self._secrets():
+            text = text.replace(secret, "***")
         return text
+
+    @functools.cache  # noqa: B019 (one gateway per run: its settings never change)
+    def _secrets(self) -> tuple[str, ...]:
+        found = set()
+        if self.settings.api_key and self.settings.api_key.get_secret_value():
+            found.add(self.settings.api_key.get_secret_value())
+        for url in self.settings.endpoints:
+            try:
+                _, user, password = split_credentials(url)
+            except ValueError:
+                continue
+            if password:
+                found |= {password, urllib.parse.unquote(password)}
+            if user is not None:
+                found.add(base64.b64encode(f"{user}:{password or ''}".encode()).decode())
+        return tuple(sorted((s for s in found if s), key=len, reverse=True))
 
     def _record(self, node: str, dimension: str | None, messages: list[BaseMessage], answer: AIMessage,
                 started: float, attempts: int, repaired: bool, meta: dict[str, Any] | None = None) -> CallRecord:
@@ -759,11 +774,7 @@ def _sound_logprob(c: Any) -> bool:
                           and lp <= 1e-6)
 
 
-def _count(value: Any) -> int | None:
-    """A token count a server reported: a non-negative integer, else unknown."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
-        return None
-    return int(value)
+_count = token_count  # one rule for a reported count on both transports (the langchain one lands here)
 
 
 def _processed(answer: AIMessage, prompt: int) -> tuple[int | None, int | None]:

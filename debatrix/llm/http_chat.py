@@ -15,6 +15,7 @@ import asyncio
 import datetime as dt
 import email.utils
 import json
+import math
 import os
 import ssl
 import time
@@ -286,6 +287,19 @@ def _prompt_start(messages: list[dict[str, Any]], chars: int) -> str:
     return "".join(out)[:chars]
 
 
+MAX_TOKENS = 10**9  # more than any context window: a larger "count" is a broken server's, not a count
+
+
+def token_count(value: Any) -> int | None:
+    """A token count as a server reported it: a whole non-negative number up to :data:`MAX_TOKENS`, else None
+    (not reported)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
+        return None
+    return int(value) if 0 <= value <= MAX_TOKENS else None
+
+
 def _message(m: BaseMessage) -> dict[str, Any]:
     role = _ROLES.get(m.type)
     if role is None:
@@ -306,15 +320,17 @@ def _ai_message(data: dict[str, Any], choice: dict[str, Any], message: dict[str,
                             "error": str(e), "type": "invalid_tool_call"})
         else:
             tool_calls.append({"name": fn.get("name") or "", "args": args, "id": call.get("id"), "type": "tool_call"})
-    usage = data.get("usage") or {}
+    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
     usage_metadata = None
-    if usage.get("prompt_tokens") is not None:
-        prompt, completion = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
-        usage_metadata = {"input_tokens": prompt, "output_tokens": completion,
-                          "total_tokens": int(usage.get("total_tokens") or prompt + completion)}
-        cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens")
+    prompt, completion = token_count(usage.get("prompt_tokens")), token_count(usage.get("completion_tokens"))
+    # counts that are not counts ("many", -3, 1e30) are taken as not reported: the gateway counts the call locally,
+    # as the langchain transport does, instead of failing a call that was answered
+    if prompt is not None and completion is not None:
+        usage_metadata = {"input_tokens": prompt, "output_tokens": completion, "total_tokens": prompt + completion}
+        details = usage.get("prompt_tokens_details")
+        cached = token_count(details.get("cached_tokens")) if isinstance(details, dict) else None
         if cached is not None:  # OpenAI's prompt caching
-            usage_metadata["input_token_details"] = {"cache_read": int(cached)}
+            usage_metadata["input_token_details"] = {"cache_read": min(cached, prompt)}
     meta: dict[str, Any] = {"finish_reason": choice.get("finish_reason"), "model_name": data.get("model")}
     if choice.get("logprobs") is not None:
         meta["logprobs"] = choice["logprobs"]
