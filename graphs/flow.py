@@ -29,6 +29,7 @@ from typing import Any
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from debatrix.context import JudgeContext
+from debatrix.core.errors import IncompleteJudgment
 from debatrix.core import prompting as P
 from debatrix.core.flow import (
     GIST_ASKED,
@@ -92,34 +93,39 @@ async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     rated = set(clarity_asked(debate, i))
     # asked one after another: the questions about a passage share its prompt, so a server's prompt cache reads
     # each passage once (concurrent requests would each take a slot and read it again)
-    for p in (p for p in debate.passages if p.speech == i):
-        meta = {"debatrix_index": i, "debatrix_target": p.id}
-        argues, record = await decide(_about(debate, p, "flow_argues.j2"), YES_NO,
-                                      node="flow_speech", meta=meta)
-        calls.append(record)
-        evidence, record = await decide(_about(debate, p, "flow_evidence.j2"), YES_NO,
-                                        node="flow_speech", meta=meta)
-        calls.append(record)
-        missing += [f"whether {p.id} {what}" for what, dist in (("argues", argues), ("has evidence", evidence))
-                     if dist is None]
-        marks.append(Mark(id=p.id, argument=None if argues is None else round(argues["yes"], 4),
-                          evidence=None if evidence is None else round(evidence["yes"], 4)))
-        if p.id in rated:
-            dist, record = await decide(_about(debate, p, "flow_clear.j2"), YES_NO,
-                                        node="flow_speech", meta=meta)
+    try:
+        for p in (p for p in debate.passages if p.speech == i):
+            meta = {"debatrix_index": i, "debatrix_target": p.id}
+            argues, record = await decide(_about(debate, p, "flow_argues.j2"), YES_NO,
+                                          node="flow_speech", meta=meta)
             calls.append(record)
-            if dist is None:
-                missing.append(f"whether {p.id} reads clearly")
-            else:
-                clear.append(dist["yes"])
-        for row in pairs.get(p.id, []):
-            question = answer_question(debate, p, index[row])
-            dist, record = await decide(passage_messages(debate, p, question), YES_NO, node="flow_speech", meta=meta)
+            evidence, record = await decide(_about(debate, p, "flow_evidence.j2"), YES_NO,
+                                            node="flow_speech", meta=meta)
             calls.append(record)
-            if dist is None:
-                missing.append(f"whether {p.id} answers {row}")
-            else:
-                answered[row] = dist["yes"]
+            missing += [f"whether {p.id} {what}" for what, dist in (("argues", argues), ("has evidence", evidence))
+                         if dist is None]
+            marks.append(Mark(id=p.id, argument=None if argues is None else round(argues["yes"], 4),
+                              evidence=None if evidence is None else round(evidence["yes"], 4)))
+            if p.id in rated:
+                dist, record = await decide(_about(debate, p, "flow_clear.j2"), YES_NO,
+                                            node="flow_speech", meta=meta)
+                calls.append(record)
+                if dist is None:
+                    missing.append(f"whether {p.id} reads clearly")
+                else:
+                    clear.append(dist["yes"])
+            for row in pairs.get(p.id, []):
+                question = answer_question(debate, p, index[row])
+                dist, record = await decide(passage_messages(debate, p, question), YES_NO, node="flow_speech",
+                                            meta=meta)
+                calls.append(record)
+                if dist is None:
+                    missing.append(f"whether {p.id} answers {row}")
+                else:
+                    answered[row] = dist["yes"]
+    except IncompleteJudgment as e:  # the run stops here: the speech's answered decisions are still counted
+        e.calls = [*calls, *getattr(e, "calls", [])]
+        raise
     lines = tuple(Line(speech=i, target=row, refutes=round(y, 4))
                   for row, y in sorted(answered.items(), key=lambda kv: debate.passages.index(index[kv[0]])))
     yes = sum(clear) / len(clear) if clear else None

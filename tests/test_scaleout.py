@@ -94,6 +94,64 @@ def test_the_cache_survives_a_server_restart_and_counts_its_answers(pg):
         cache.close()
 
 
+@pytest.mark.parametrize("connections", [1, 4])
+def test_few_connections_to_the_postgres_cache_never_deadlock(pg, tmp_path, connections):
+    """More calls waiting than connections (a debatrix-mode run asks many at once): each waits its turn holding
+    nothing, and whoever holds a call's lock can always store its answer."""
+    from typer.testing import CliRunner
+
+    from debatrix.app.cli import app
+
+    database = pg.url.rsplit("/", 1)[0] + "/postgres"
+    with FakeOpenAIServer(latency=0.3) as server:
+        res = CliRunner().invoke(app, [
+            "judge", str(ROOT / "examples" / "school_uniforms.yaml"), "--mode", "debatrix", "--dimensions",
+            "argument,language", "--base-url", server.base_url, "--model", "fake-model", "--max-connections",
+            str(connections), "--cache", database, "--out", str(tmp_path / f"r{connections}.json"), "--quiet"])
+        assert res.exit_code == 0, res.output
+        assert json.loads((tmp_path / f"r{connections}.json").read_text())["status"] == "complete"
+        assert len(server.requests) == _distinct(server.requests)
+
+
+def test_a_postgres_cache_lost_mid_run_ends_incomplete_with_every_answer_kept(tmp_path):
+    from typer.testing import CliRunner
+
+    from debatrix.app.cli import app
+
+    with postgres_server() as own, FakeOpenAIServer(latency=0.5) as server:
+        stopped = []
+
+        def stop_after_a_few(body, n):
+            if n == 3 and not stopped:
+                stopped.append(n)
+                own.stop("immediate")  # while this answer is in flight
+            return None
+
+        server.responder = stop_after_a_few
+        out = tmp_path / "r.json"
+        res = CliRunner().invoke(app, [
+            "judge", str(ROOT / "examples" / "school_uniforms.yaml"), "--base-url", server.base_url, "--model",
+            "fake-model", "--cache", own.url, "--out", str(out)])
+        assert res.exit_code == 4, res.output
+        assert "Traceback" not in res.output and "stopped answering" in res.output
+        result = json.loads(out.read_text())
+        assert result["status"] == "incomplete"
+        # every request the server answered is in the result: none paid for and lost
+        assert result["usage"]["llm_calls"] == len(server.requests) == 4
+
+
+def test_a_refused_postgres_login_says_why_without_its_password(pg):
+    from debatrix.llm.cache import open_cache
+
+    wrong_db = pg.url.rsplit("/", 1)[0].replace("debatrix@", "debatrix:hunter2@") + "/no_such_database"
+    started = time.perf_counter()
+    with pytest.raises(ConfigurationError) as e:
+        open_cache(wrong_db)
+    said = str(e.value)
+    assert 'database "no_such_database" does not exist' in said and "hunter2" not in said
+    assert time.perf_counter() - started < 10  # refused at once, not after a pool's timeout
+
+
 def test_an_unreachable_postgres_cache_is_refused_before_any_call_without_its_password(tmp_path):
     pytest.importorskip("psycopg")
     from debatrix.llm.gateway import LLMGateway

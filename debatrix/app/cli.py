@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import sys
 import tempfile
@@ -25,6 +26,7 @@ from debatrix.core.errors import (
     DebatrixError,
     InvalidDebateError,
     ServiceUnavailable,
+    service_lost,
 )
 from debatrix.core.files import check_writable, write_atomic
 from debatrix.core.loader import load_debate
@@ -472,8 +474,8 @@ def judge(
         print_summary(result, out_console)
     if out:
         console.print(f"result written to {plain(out)}", highlight=False)
-    if result.status is not Status.COMPLETE:
-        raise typer.Exit(3)
+    if result.status is not Status.COMPLETE:  # 4: a service the run needs was lost (try again), 3: incomplete
+        raise typer.Exit(4 if service_lost(result.incomplete_reason) else 3)
 
 
 def _check_writable(out: Path) -> None:
@@ -1123,6 +1125,8 @@ def version() -> None:
 
 
 def main() -> None:
+    # psycopg's pool logs each reconnection attempt to a lost database; the run says once what was lost (exit 4)
+    logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
     try:
         app()
     except KeyboardInterrupt:

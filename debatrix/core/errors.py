@@ -83,6 +83,17 @@ class LLMError(IncompleteJudgment):
     """The model could not be reached or kept failing after retries."""
 
 
+class ServiceLost(IncompleteJudgment):
+    """A service the run needs (the answer cache's database) stopped answering mid-run: the run ends incomplete,
+    with every call answered before it (and the answer in flight) in the result. Exit status 4, as for a service
+    that is down at the start: not the input's fault, try again."""
+
+
+def service_lost(reason: str | None) -> bool:
+    """Whether an incomplete result's reason is a lost service (the reason names each failure's type)."""
+    return bool(reason) and f"{ServiceLost.__name__}: " in reason
+
+
 class RunStopped(IncompleteJudgment):
     """The run was stopped before this request was answered (the web page's Stop)."""
 

@@ -19,13 +19,15 @@ import re
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from langchain_core.messages import AIMessage, BaseMessage, message_to_dict, messages_from_dict
 
-from debatrix.core.errors import ConfigurationError
+from debatrix.core.errors import ConfigurationError, DebatrixError
 
 SCHEMA_VERSION = 1
 POSTGRES_URL = re.compile(r"^postgres(ql)?(\+\w+)?://", re.IGNORECASE)
@@ -33,6 +35,10 @@ POSTGRES_URL = re.compile(r"^postgres(ql)?(\+\w+)?://", re.IGNORECASE)
 
 def is_postgres(location: str | Path | None) -> bool:
     return isinstance(location, str) and bool(POSTGRES_URL.match(location))
+
+
+class CacheUnavailable(DebatrixError):
+    """The cache's store stopped answering (a database lost mid-run)."""
 
 
 class AnswerCache:
@@ -134,14 +140,18 @@ class ResponseCache(AnswerCache):
 
 class PostgresCache(AnswerCache):
     """The answers in a PostgreSQL database that several processes (on several machines) share. ``connections``:
-    the most this process opens, one per call it is sending (each holds its call's advisory lock) and one to read
-    and write."""
+    the calls this process may send at once, each holding its call's advisory lock on a connection of its own
+    while the model answers; reads and writes go through a separate pair of connections, so a caller holding a
+    lock can always store its answer (sharing one pool, callers waiting for a connection while holding the others
+    deadlocked the run)."""
+
+    LOCK_POLL = 0.1  # seconds between tries for a lock another process holds (a try holds no thread while waiting)
 
     def __init__(self, url: str, connections: int = 8):
         super().__init__()
         try:
-            from psycopg import OperationalError
-            from psycopg_pool import ConnectionPool, PoolTimeout
+            import psycopg
+            from psycopg_pool import ConnectionPool
         except ImportError:
             raise ConfigurationError("a postgresql:// answer cache needs psycopg: pip install "
                                      "'debatrix[postgres]'") from None
@@ -149,11 +159,12 @@ class PostgresCache(AnswerCache):
 
         self.url = redact_url(url)
         url = POSTGRES_URL.sub("postgresql://", url)
-        self._pool = ConnectionPool(url, min_size=1, max_size=max(2, connections + 1), open=False,
-                                    kwargs={"autocommit": True}, timeout=30)
-        try:
-            self._pool.open(wait=True, timeout=15)
-            with self._pool.connection() as db:
+        self._password = _password(url)
+        self._size = max(1, connections)
+        self._gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = \
+            weakref.WeakKeyDictionary()
+        try:  # once, directly, so a refusal shows the server's own reason (a pool only says it timed out)
+            with psycopg.connect(url, autocommit=True, connect_timeout=15) as db:
                 # one process creates the tables; another starting at the same moment waits for it
                 db.execute("SELECT pg_advisory_lock(%s)", (_lock_id("debatrix schema"),))
                 try:
@@ -164,41 +175,93 @@ class PostgresCache(AnswerCache):
                                (str(SCHEMA_VERSION),))
                 finally:
                     db.execute("SELECT pg_advisory_unlock(%s)", (_lock_id("debatrix schema"),))
-        except (OperationalError, PoolTimeout) as e:
-            self._pool.close()
-            raise ConfigurationError(f"{self.url}: the answer cache's database cannot be reached "
-                                     f"({str(e).strip() or type(e).__name__})") from None
+        except psycopg.Error as e:
+            raise ConfigurationError(f"{self.url}: the answer cache's database cannot be reached or used "
+                                     f"({self._said(e)})") from None
+        kwargs = {"autocommit": True, "connect_timeout": 15}
+        self._pool = ConnectionPool(url, min_size=1, max_size=2, kwargs=kwargs, timeout=30, open=True)
+        self._locks = ConnectionPool(url, min_size=0, max_size=self._size, kwargs=kwargs, timeout=30, open=True)
+
+    def _said(self, e: BaseException) -> str:
+        """An error's own words, one line, without the password."""
+        text = " ".join(str(e).split()) or type(e).__name__
+        return text.replace(self._password, "***") if self._password else text
+
+    def _gate(self) -> asyncio.Semaphore:
+        """At most ``connections`` calls of this process hold a lock connection; the others wait here, holding
+        nothing (asyncio's primitives belong to one event loop: one gate per loop)."""
+        loop = asyncio.get_running_loop()
+        gate = self._gates.get(loop)
+        if gate is None:
+            gate = self._gates[loop] = asyncio.Semaphore(self._size)
+        return gate
+
+    def _try_lock(self, conn: Any, lock: int) -> bool:
+        return bool(conn.execute("SELECT pg_try_advisory_lock(%s)", (lock,)).fetchone()[0])
 
     @contextlib.asynccontextmanager
     async def claimed(self, key: str) -> AsyncIterator[None]:
-        async with super().claimed(key):  # once per process, so one connection per distinct call
-            conn = await asyncio.to_thread(self._pool.getconn)
+        import psycopg
+        from psycopg_pool import PoolTimeout
+
+        async with super().claimed(key), self._gate():  # once per process, so one connection per distinct call
+            lock = _lock_id(key)
             try:
-                await asyncio.to_thread(conn.execute, "SELECT pg_advisory_lock(%s)", (_lock_id(key),))
+                conn = await asyncio.to_thread(self._locks.getconn)
+            except (psycopg.Error, PoolTimeout) as e:
+                raise CacheUnavailable(self._lost(e)) from None
+            try:
+                try:
+                    while not await asyncio.to_thread(self._try_lock, conn, lock):
+                        await asyncio.sleep(self.LOCK_POLL)  # another process sends this call: wait for its answer
+                except psycopg.Error as e:
+                    raise CacheUnavailable(self._lost(e)) from None
                 try:
                     yield
                 finally:
-                    await asyncio.to_thread(conn.execute, "SELECT pg_advisory_unlock(%s)", (_lock_id(key),))
+                    # a connection lost with the database released its locks with it
+                    with contextlib.suppress(psycopg.Error):
+                        await asyncio.to_thread(conn.execute, "SELECT pg_advisory_unlock(%s)", (lock,))
             finally:
-                await asyncio.to_thread(self._pool.putconn, conn)
+                with contextlib.suppress(psycopg.Error, PoolTimeout):
+                    await asyncio.to_thread(self._locks.putconn, conn)
+
+    def _lost(self, e: BaseException) -> str:
+        return f"the answer cache's database {self.url} stopped answering ({self._said(e)})"
+
+    def _use(self, work: Any) -> Any:
+        import psycopg
+        from psycopg_pool import PoolTimeout
+
+        try:
+            with self._pool.connection() as db:
+                return work(db)
+        except (psycopg.Error, PoolTimeout) as e:
+            raise CacheUnavailable(self._lost(e)) from None
 
     def get(self, key: str) -> AIMessage | None:
-        with self._pool.connection() as db:
-            row = db.execute("SELECT answer FROM debatrix_answers WHERE key = %s", (key,)).fetchone()
-        return self._decode(row)
+        return self._decode(self._use(lambda db: db.execute("SELECT answer FROM debatrix_answers WHERE key = %s",
+                                                            (key,)).fetchone()))
 
     def put(self, key: str, node: str, answer: AIMessage) -> None:
-        with self._pool.connection() as db:
-            db.execute("INSERT INTO debatrix_answers VALUES (%s, %s, %s, %s) ON CONFLICT (key) DO UPDATE SET "
-                       "created = EXCLUDED.created, node = EXCLUDED.node, answer = EXCLUDED.answer",
-                       (key, time.time(), node, self._encode(answer)))
+        self._use(lambda db: db.execute(
+            "INSERT INTO debatrix_answers VALUES (%s, %s, %s, %s) ON CONFLICT (key) DO UPDATE SET "
+            "created = EXCLUDED.created, node = EXCLUDED.node, answer = EXCLUDED.answer",
+            (key, time.time(), node, self._encode(answer))))
 
     def __len__(self) -> int:
-        with self._pool.connection() as db:
-            return db.execute("SELECT COUNT(*) FROM debatrix_answers").fetchone()[0]
+        return self._use(lambda db: db.execute("SELECT COUNT(*) FROM debatrix_answers").fetchone()[0])
 
     def close(self) -> None:
         self._pool.close()
+        self._locks.close()
+
+
+def _password(url: str) -> str | None:
+    try:
+        return urlsplit(url).password or None
+    except ValueError:
+        return None
 
 
 def _lock_id(key: str) -> int:

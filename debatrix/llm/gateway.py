@@ -32,7 +32,7 @@ from langchain_core.utils.json import parse_json_markdown
 from pydantic import BaseModel, ValidationError
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
-from debatrix.llm.cache import AnswerCache, open_cache
+from debatrix.llm.cache import AnswerCache, CacheUnavailable, open_cache
 from debatrix.llm.scheduling import AffinityScheduler
 from debatrix.core.errors import (
     ContextWindowExceeded,
@@ -41,6 +41,7 @@ from debatrix.core.errors import (
     LLMRateLimitError,
     LLMTimeoutError,
     RunStopped,
+    ServiceLost,
     StructuredOutputError,
 )
 from debatrix.llm.http_chat import (ChatHTTPError, ChatResponseError, Endpoint, HTTPChatModel, retry_after,
@@ -191,6 +192,7 @@ class LLMGateway:
         self.method: Method = self._choose_method()
         self.completed_requests = 0  # for progress estimates
         self.stopped: str | None = None  # why the run was stopped (stop()): no request is sent after it
+        self.cache_lost: str | None = None  # the answer cache's store stopped answering: nothing more is sent
         self._in_flight: set[asyncio.Task] = set()
         # log probabilities are asked of OpenAI-compatible servers (until one refuses them); other LangChain chat
         # models may reject the unknown request fields, unless they say they take them (``debatrix_logprobs``)
@@ -349,18 +351,27 @@ class LLMGateway:
             model = model.bind(seed=sample)
         if self.cache is None:
             return await self._send_uncached(model, messages, meta)
+        if self.cache_lost:  # nothing more is sent once the cache is gone: another process may be sending it
+            raise ServiceLost(f"{meta.get('debatrix_node')}: {self.cache_lost}")
         cache = self.cache
         key = cache.key(self._identity, dict(getattr(model, "kwargs", None) or {}), messages)
-        hit = await asyncio.to_thread(cache.get, key)
-        if hit is None:
-            # sent once: a caller (of this process, or of another sharing the cache) already sending this call is
-            # waited for, and its answer taken
-            async with cache.claimed(key):
-                hit = await asyncio.to_thread(cache.get, key)
-                if hit is None:
-                    answer, attempts = await self._send_uncached(model, messages, meta)
-                    await asyncio.to_thread(cache.put, key, str(meta.get("debatrix_node")), answer)
-                    return answer, attempts
+        try:
+            hit = await asyncio.to_thread(cache.get, key)
+            if hit is None:
+                # sent once: a caller (of this process, or of another sharing the cache) already sending this call
+                # is waited for, and its answer taken
+                async with cache.claimed(key):
+                    hit = await asyncio.to_thread(cache.get, key)
+                    if hit is None:
+                        answer, attempts = await self._send_uncached(model, messages, meta)
+                        try:
+                            await asyncio.to_thread(cache.put, key, str(meta.get("debatrix_node")), answer)
+                        except CacheUnavailable as e:  # the answer is paid for: it is kept, the run stops after
+                            self.cache_lost = str(e)
+                        return answer, attempts
+        except CacheUnavailable as e:
+            self.cache_lost = str(e)
+            raise ServiceLost(f"{meta.get('debatrix_node')}: {e}") from None
         self.completed_requests += 1
         return hit, 0
 
