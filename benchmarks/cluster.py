@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
+import socket
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,11 +36,27 @@ def connect(address: str) -> None:
 
     if ray.is_initialized():
         return
+    _reachable(address)
     try:
         ray.init(address=None if address == "local" else address, namespace=NAMESPACE, include_dashboard=False,
                  log_to_driver=False, configure_logging=False)
     except (ConnectionError, RuntimeError, ValueError) as e:
         raise ConfigurationError(f"--ray {address}: no Ray cluster could be joined ({e})") from None
+
+
+def _reachable(address: str) -> None:
+    """A cluster's address must answer before Ray is asked to join it: Ray retries an address nobody listens on
+    for minutes, printing its retries."""
+    if address in ("auto", "local"):
+        return
+    where = address.removeprefix("ray://").split("/", 1)[0]
+    host, _, port = where.rpartition(":")
+    if not host or not port.isdigit():
+        raise ConfigurationError(f"--ray {address}: give auto, local, HOST:PORT or ray://HOST:PORT")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=5).close()
+    except OSError as e:
+        raise ConfigurationError(f"--ray {address}: no Ray cluster answers there ({e.strerror or e})") from None
 
 
 def _model_name(node_id: str) -> str:
