@@ -3,6 +3,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from debatrix import InvalidDebateError, load_debate
 from debatrix.core.loader import debate_from_dict, debate_to_dict
@@ -132,3 +134,43 @@ def test_debateart_0466(debate_0466):
     assert [x.name for x in d.debaters] == ["Alec", "blamonkey"]
     assert [s.speaker for s in d.speeches] == ["Alec", "blamonkey"] * 4
     assert d.info_slide.startswith("Below are extra information provided by Alec")
+
+
+def test_a_file_too_large_for_any_model_is_refused_before_it_is_read(tmp_path):
+    from debatrix.core.loader import MAX_FILE_BYTES
+
+    big = tmp_path / "big.yaml"
+    with big.open("wb") as fh:  # sparse: its size is all that is looked at
+        fh.truncate(MAX_FILE_BYTES + 1)
+    with pytest.raises(InvalidDebateError, match="a debate file is at most 8 MB"):
+        load_debate(big)
+
+
+_WORDS = st.text(alphabet=st.characters(whitelist_categories=("Lu", "Ll", "Nd"), max_codepoint=0x24F),
+                 min_size=1, max_size=12)
+_TEXT = st.lists(_WORDS, min_size=1, max_size=30).map(" ".join)
+
+
+@st.composite
+def _debates(draw):
+    names = draw(st.lists(_WORDS, min_size=2, max_size=2, unique_by=str.casefold))
+    speakers = draw(st.permutations(names)) + draw(st.lists(st.sampled_from(names), max_size=4))  # both speak
+    return {"schema": "debatrix.debate/1", "id": "d" + draw(_WORDS), "motion": draw(_TEXT),
+            "debaters": [{"name": names[0], "side": "pro"}, {"name": names[1], "side": "con"}],
+            "speeches": [{"speaker": s, "content": draw(_TEXT)} for s in speakers]}
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=_debates(), as_json=st.booleans())
+def test_any_valid_debate_survives_a_file_round_trip(tmp_path_factory, data, as_json):
+    import yaml
+
+    debate = debate_from_dict(data, "<generated>")
+    path = tmp_path_factory.mktemp("rt") / ("d.json" if as_json else "d.yaml")
+    mapping = debate_to_dict(debate)
+    path.write_text(json.dumps(mapping) if as_json else yaml.safe_dump(mapping, allow_unicode=True),
+                    encoding="utf-8")
+    again = load_debate(path)
+    assert again == debate and again.fingerprint == debate.fingerprint
+    assert len(again.speeches) == len(data["speeches"])
+    assert [s.content.split() for s in again.speeches] == [s["content"].split() for s in data["speeches"]]

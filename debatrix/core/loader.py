@@ -38,8 +38,15 @@ _PROJECT_KEYS = {"schema", "id", "format", "motion", "info_slide", "debaters", "
 _BP_NAME = re.compile(r"\((OG|OO|CG|CO)\)\s*$")
 
 
+MAX_FILE_BYTES = 8 << 20  # a debate file's size at most: ~40 times what the largest context window (128k tokens) holds
+
+
 def _read_text(path: Path) -> str:
     try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:  # refused before it is read: a 50 MB file took a minute and 1.2 GB to refuse
+            raise InvalidDebateError(str(path), [("", f"the file is {size / (1 << 20):.0f} MB; a debate file is at "
+                                                      f"most {MAX_FILE_BYTES >> 20} MB (no model reads that much)")])
         data = path.read_bytes()
     except FileNotFoundError:
         raise InvalidDebateError(str(path), [("", "file not found")]) from None
