@@ -52,6 +52,7 @@ def test_catalogue_has_the_smoke_and_default_models():
     assert all(len(spec.sha256) == 64 for spec in CATALOG.values())
 
 
+@pytest.mark.slow
 def test_port_in_use_is_a_typed_error(small_model):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -63,6 +64,7 @@ def test_port_in_use_is_a_typed_error(small_model):
         assert server.process is None
 
 
+@pytest.mark.slow
 def test_startup_timeout_stops_the_child(small_model):
     server = LocalServer(small_model, startup_timeout=0.05)
     with pytest.raises(ServerStartupTimeout):
@@ -71,6 +73,7 @@ def test_startup_timeout_stops_the_child(small_model):
     assert not _children_serving()
 
 
+@pytest.mark.slow
 def test_serves_health_and_stops_cleanly(small_model):
     with LocalServer(small_model, parallel=1) as server:
         pid = server.process.pid
@@ -82,6 +85,7 @@ def test_serves_health_and_stops_cleanly(small_model):
     assert subprocess.run(["kill", "-0", str(pid)], capture_output=True).returncode != 0
 
 
+@pytest.mark.slow
 def test_server_stops_at_once_with_a_request_in_flight(small_model):
     """SIGTERM ends the server at once even while it generates (a clean shutdown would wait for the answer)."""
     import json
@@ -109,6 +113,7 @@ def test_server_stops_at_once_with_a_request_in_flight(small_model):
     server.stop()
 
 
+@pytest.mark.slow
 async def test_server_killed_mid_run_is_incomplete_with_the_cause(small_model, uniforms):
     """The model server dies after the first answer: the run ends incomplete, naming the cause; no crash."""
     with LocalServer(small_model, parallel=1) as server:
@@ -181,22 +186,19 @@ async def test_debatrix_mode_end_to_end_on_the_smallest_model(small_model, four_
 async def test_debate_that_cannot_fit_is_refused_before_the_server_starts(small_model, uniforms):
     """The model's trained context (8,192 tokens for SmolLM2, read from its GGUF header) is the limit: a debate
     that needs more is refused at once, naming both numbers, and no model server is started for it."""
-    import time
-
     from debatrix.core.loader import debate_from_dict, debate_to_dict
 
     data = debate_to_dict(uniforms)
     data["speeches"][1]["content"] += " word" * 9000
     big = debate_from_dict(data)
-    started = time.perf_counter()
     result = await ajudge_debate(big, local_settings("direct"))
-    assert time.perf_counter() - started < 2
     assert result.status is Status.INCOMPLETE and result.usage.llm_calls == 0
     assert "ContextWindowExceeded" in result.incomplete_reason and "8192 tokens" in result.incomplete_reason
     assert "smollm2-135m" in result.incomplete_reason
     assert not _children_serving()
 
 
+@pytest.mark.slow
 def test_server_context_is_sized_to_the_debate(small_model, uniforms):
     """The server gets the context the debate's largest request needs (rounded up, at least 4,096), not more; an
     explicit context window is honoured as the limit."""
@@ -253,6 +255,7 @@ def test_no_stray_servers_after_the_module():
     assert sys.modules.get("xllamacpp") is None  # the server runs in a child process, never in the test process
 
 
+@pytest.mark.slow
 def test_records_name_the_model_that_really_ran(small_model):
     """On the local backend the settings asked for say backend "auto" and an OpenAI default model name; the
     records say what served the run: the model, its file and sha256, the context and the server settings."""
