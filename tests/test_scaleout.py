@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from debatrix import ConfigurationError, JudgeSettings, LLMSettings, MemorySettings
-from debatrix.testing import FakeOpenAIServer
+from debatrix.testing import FakeOpenAIServer, Fault
 
 from .conftest import data_required
 from .postgres import postgres_server
@@ -231,6 +231,12 @@ async def test_a_run_spreads_its_requests_over_several_servers_and_away_from_a_d
         result = await ajudge_debate(uniforms, over(dead, a.base_url))
         assert result.status == "complete" and len(a.requests) - served == result.usage.llm_calls
         assert 1 <= result.usage.retries <= 2
+    # a server that answers 503 (up, but failing): the retry goes to the idle healthy one, not back to it for its
+    # cached prompt, and it is then passed over
+    with FakeOpenAIServer(responder=lambda body, n: Fault(status=503)) as failing, FakeOpenAIServer() as healthy:
+        result = await ajudge_debate(uniforms, over(failing.base_url, healthy.base_url))
+    assert result.status == "complete", result.incomplete_reason
+    assert len(failing.requests) <= 2 and len(healthy.requests) == result.usage.llm_calls, len(failing.requests)
 
 
 def test_several_servers_are_validated_and_named_in_the_cache_key():

@@ -77,10 +77,10 @@ class Endpoint:
     Given several servers of one model (``more``: a llama.cpp or vLLM fleet), each request goes to one of them:
     to a server whose last prompt shares a long prefix with it, where that server is not busier than the least
     busy (its prompt cache then skips the shared part), else to the least busy; a server that refused a
-    connection is left alone for a while, so the retry goes elsewhere."""
+    connection, or answered 5xx or 429, is left alone for a while, so the retry goes elsewhere."""
 
     AFFINITY_CHARS = 512  # a shared prefix worth keeping on one server: the system prompt and more
-    RESTING = 10.0  # seconds a server that refused a connection is passed over (unless every one has)
+    RESTING = 10.0  # seconds a server that refused or failed a request is passed over (unless every one has)
 
     def __init__(self, base_url: str, api_key: str | None, payload: dict[str, Any], max_connections: int,
                  extra_headers: dict[str, str] | None = None, more: Sequence[str] = ()):
@@ -120,6 +120,10 @@ class Endpoint:
             yield
         except aiohttp.ClientConnectorError:
             self._resting_until[i] = time.monotonic() + self.RESTING
+            raise
+        except ChatHTTPError as e:
+            if e.status >= 500 or e.status == 429:  # overloaded or failing: the retry goes to another server
+                self._resting_until[i] = time.monotonic() + self.RESTING
             raise
         finally:
             self.busy[i] -= 1
