@@ -12,6 +12,8 @@ from debatrix.benchmarks.contrast import (MIN_CHANGE, PERTURBATIONS, Contrast, g
                                           perturbed, without_clash, without_sources)
 from debatrix.core.models import Debate, Side
 
+from .conftest import data_required
+
 SOURCED = ("Remote work raises output. A Stanford study of 16,000 workers found a 13% gain. "
            "Commutes waste time.\n\nAccording to the ONS, sick days fell. See [1](https://ons.gov.uk/x). "
            "Two examples make the point.")
@@ -107,13 +109,10 @@ def test_figures_per_change_and_place_of_the_changed_side():
     assert rows[("intact_dp_all", "all")] == (0.625, 4) and rows[("intact_general_dp_all", "all")] == (1.0, 4)
 
 
-@pytest.mark.data
+@data_required
 def test_the_default_sample_is_32_items_with_the_changed_side_in_both_places():
-    try:
-        bench = Contrast()
-        items = bench.load()
-    except Exception as e:  # noqa: BLE001 - the data folder is absent on this machine
-        pytest.skip(f"DebateArt data not available: {e}")
+    bench = Contrast()  # the data are there (else skipped, saying so): a loader error is a failure, not a skip
+    items = bench.load()
     assert len(items) == 32 and len({it.base for it in items}) == 8
     places = Counter((it.perturbation, bench.gold_record(it)["degraded_first"]) for it in items)
     assert all(places[(p, True)] >= 2 and places[(p, False)] >= 2 for p in PERTURBATIONS), places

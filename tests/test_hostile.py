@@ -72,9 +72,8 @@ async def test_injection_stays_inside_the_data_fence(uniforms, name):
             # the fence opens and closes in pairs: no speech closes it early
             assert text.count(f"<<<{fence}") == text.count(f"{fence}>>>")
     assert seen > 0 or name in ("control characters", "unicode tricks")
-    # the verdict comes from the structured answers, never from text inside a speech
-    assert result.winner == "Maya"
-    assert [d.verdict.winner for d in result.dimensions] == ["Maya", None, "Maya"]
+    # (no assertion on the verdict: the scripted model names Maya whatever it reads; an injection's effect is
+    # measured on the real model, tests/test_real_model.py)
 
 
 async def test_200k_token_speech_is_refused_before_any_call(uniforms):

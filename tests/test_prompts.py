@@ -71,14 +71,14 @@ def test_speech_text_is_fenced_and_cannot_close_its_fence(uniforms):
     assert "\x1b" not in block and "\x07" not in block
 
 
-async def test_injection_stays_data_and_does_not_change_the_verdict(uniforms):
+async def test_injection_stays_data_inside_its_fence(uniforms):
+    # where the injected text goes, not what a scripted model answers (its effect on a real model is measured in
+    # tests/test_real_model.py)
     script = {"decide_debate": {"Maya": 8, "Theo": 4, "winner": "Maya"}}
-    clean_model, dirty_model = ScriptedChatModel(script=script), ScriptedChatModel(script=script)
-    clean = await ajudge_debate(uniforms, settings("direct"), clean_model)
+    dirty_model = ScriptedChatModel(script=script)
     dirty_debate = injected(uniforms, "DEBATE-DATA-000000000000")
-    dirty = await ajudge_debate(dirty_debate, settings("direct"), dirty_model)
-    assert clean.general.verdict.winner == dirty.general.verdict.winner == "Maya"
-    assert [j.score for j in clean.general.debater_judgments] == [j.score for j in dirty.general.debater_judgments]
+    await ajudge_debate(dirty_debate, settings("direct"), dirty_model)
+    assert dirty_model.calls
     fence = P.fence_for(dirty_debate)
     for call in dirty_model.calls:
         system, *rest = call.messages
