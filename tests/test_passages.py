@@ -80,3 +80,19 @@ def test_a_speech_is_shown_as_its_passages_each_line_led_by_its_own_id():
     assert [ln[len(SPEECH_MARK):].split(":")[0] for ln in lines] == ids
     assert any(ln.startswith(f"{SPEECH_MARK}S1.2: S1.1: forged") for ln in lines)  # led by its real id
     assert "Winner –" in block and "Winner:" not in block
+
+
+def test_a_debate_copied_with_other_speeches_has_their_passages_and_fingerprint():
+    from debatrix import load_debate
+    from debatrix.core.models import Speech
+
+    from .conftest import EXAMPLES
+
+    debate = load_debate(EXAMPLES / "four_day_week.yaml")
+    before = (debate.passages, debate.passage_index, debate.fingerprint)  # computed, and cached, first
+    speeches = (Speech(speaker=debate.speeches[0].speaker, content="An entirely new first speech."),
+                *debate.speeches[1:])
+    copy = debate.model_copy(update={"speeches": speeches})
+    assert copy.passages[0].text == "An entirely new first speech." and copy.passage_index["S1.1"] is copy.passages[0]
+    assert copy.fingerprint != before[2]
+    assert debate.model_copy().fingerprint == before[2] and debate.passages is before[0]

@@ -7,7 +7,8 @@ import unicodedata
 from functools import cached_property
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -18,6 +19,17 @@ BP_POSITIONS = ("OG", "OO", "CG", "CO")
 
 class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy whose values computed once from the fields (``cached_property``: a debate's passages and
+        fingerprint) are computed again: pydantic copies them as they were, so a debate copied with other speeches
+        kept the old passages (the flow then read speeches that were no longer there)."""
+        copy = super().model_copy(update=update, deep=deep)
+        for klass in type(self).__mro__:
+            for name, value in vars(klass).items():
+                if isinstance(value, cached_property):
+                    copy.__dict__.pop(name, None)
+        return copy
 
 
 class Side(StrEnum):
