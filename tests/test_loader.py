@@ -174,3 +174,28 @@ def test_any_valid_debate_survives_a_file_round_trip(tmp_path_factory, data, as_
     assert again == debate and again.fingerprint == debate.fingerprint
     assert len(again.speeches) == len(data["speeches"])
     assert [s.content.split() for s in again.speeches] == [s["content"].split() for s in data["speeches"]]
+
+
+@pytest.fixture(scope="module")
+def fake_server():
+    from debatrix.testing import FakeOpenAIServer
+
+    with FakeOpenAIServer(exact_usage=False) as server:
+        yield server
+
+
+@settings(max_examples=12, deadline=None)
+@given(data=_debates(), mode=st.sampled_from(["flow", "direct", "chronological"]))
+def test_any_judged_result_survives_a_json_round_trip(fake_server, data, mode):
+    import asyncio
+
+    from debatrix import JudgeSettings, LLMSettings, MemorySettings
+    from debatrix.app.api import ajudge_debate
+    from debatrix.core.models import JudgeResult
+
+    debate = debate_from_dict(data, "<generated>")
+    settings_ = JudgeSettings(mode=mode, llm=LLMSettings(base_url=fake_server.base_url, model="fake-model",
+                                                        api_key="x"), memory=MemorySettings(embedding="hash"))
+    result = asyncio.run(ajudge_debate(debate, settings_))
+    again = JudgeResult.model_validate_json(result.model_dump_json())
+    assert again == result and again.model_dump_json() == result.model_dump_json()
