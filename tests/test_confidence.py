@@ -115,3 +115,37 @@ async def test_a_modes_map_calibrates_the_verdict_it_was_fitted_on(uniforms, mon
         assert seen.pop("general") is fitted and seen and all(c is None for c in seen.values())
     else:
         assert seen == {"general": fitted}
+
+
+@pytest.mark.parametrize("below, escalated", [(0.75, True), (0.6, False)])
+async def test_a_map_end_to_end_shows_its_ceiling_and_escalation_acts_on_the_shown_figure(monkeypatch, below,
+                                                                                          escalated):
+    """Over HTTP with log probabilities (the flow against the fake server): the probability shown is the map's,
+    held at its ceiling, and ``escalate_below`` compares that figure, not the raw one."""
+    from debatrix import JudgeSettings, LLMSettings, MemorySettings, load_debate
+    from debatrix.app.api import ajudge_debate
+    from debatrix.core.settings import EscalationSettings
+    from debatrix.graphs import finish
+    from debatrix.testing import FakeOpenAIServer
+
+    from .conftest import EXAMPLES
+
+    fitted = CalibrationMap(model="fake-model", mode="flow", a=3.0, b=0.0, n=40, ceiling=0.7, source="test")
+    monkeypatch.setattr(finish, "calibration_for", lambda model, mode, layout: fitted if mode == "flow" else None)
+    debate = load_debate(EXAMPLES / "school_uniforms.yaml")
+    with FakeOpenAIServer() as first, FakeOpenAIServer() as second:
+        llm = LLMSettings(base_url=first.base_url, model="fake-model", api_key="x")
+        settings = JudgeSettings(mode="flow", llm=llm, memory=MemorySettings(embedding="hash"))
+        plain = await ajudge_debate(debate, settings)
+        v = plain.general.verdict
+        raw = v.probabilities[v.winner]
+        # a map that changes the figure (raw under 0.7, mapped over it) and a ceiling that then holds it
+        assert v.method == "logprobs" and 0.5 < raw < 0.7 < fitted.model_copy(update={"ceiling": 1.0})(raw)
+        assert v.calibrated_probability == round(fitted(raw), 4) == 0.7 and v.confidence == "70%"
+        up = settings.model_copy(update={"escalate": EscalationSettings(
+            llm=llm.model_copy(update={"base_url": second.base_url}), below=below)})
+        result = await ajudge_debate(debate, up)
+    assert result.escalation is not None and result.escalation.escalated is escalated, result.escalation
+    assert bool(second.requests) is escalated
+    if escalated:
+        assert "70% is under 75%" in result.escalation.reason
