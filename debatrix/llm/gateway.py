@@ -430,8 +430,9 @@ class LLMGateway:
                 raise LLMError(f"{meta.get('debatrix_node')}: the model call failed: {type(e).__name__}: "
                                f"{self.scrub(str(e))[:200]}") from e
         except IncompleteJudgment as err:  # the failed request still counts, with its retries
-            # a request Stop abandoned has no answer and no reported usage: only its earlier failed attempts count
-            sent = attempts - 1 if isinstance(err, RunStopped) else max(attempts, 1)
+            # a request Stop abandoned in flight was sent, and a server usually finishes it: it counts as a call (no
+            # answer, no reported usage), so the calls a stopped run shows are the requests the server received
+            sent = attempts if isinstance(err, RunStopped) else max(attempts, 1)
             if sent > 0:
                 err.calls = [*getattr(err, "calls", []), CallRecord(
                     node=str(meta.get("debatrix_node")), dimension=meta.get("debatrix_dimension"),
