@@ -358,3 +358,33 @@ def test_bench_exits_3_while_items_are_incomplete_and_retries_them_when_asked(tm
         res = runner.invoke(app, args)  # a resumed run's summary is the uninterrupted run's
         assert res.exit_code == 0 and "0 judged now, 2 already done" in res.output
         assert (out / "summary.csv").read_text() == summary
+
+
+@pytest.mark.parametrize("bad", [float("nan"), 5.0, -3.0])
+def test_bench_calibrate_refuses_a_probability_that_is_none_in_one_line(tmp_path, bad):
+    import json
+
+    from .test_metrics import _records
+
+    recs = _records([(0.9, 1.0, 1.0), (0.2, 0.0, 1.0), (bad, 1.0, 1.0)] * 5)
+    (tmp_path / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))  # NaN as JSON's NaN
+    (tmp_path / "run.json").write_text(json.dumps({"benchmark": "debateart", "settings": {"llm": {}}}))
+    res = runner.invoke(app, ["bench", "calibrate", str(tmp_path)])
+    assert res.exit_code == 2 and "is not a probability" in res.output and "Traceback" not in res.output
+    assert not (tmp_path / "calibration.json").exists()  # nothing fitted on it
+
+
+def test_bench_calibrate_shows_names_from_a_run_as_text(tmp_path):
+    import json
+
+    from .test_metrics import _records
+
+    mode = "[bold red]evil\x1b]0;title\x07\x1b[2J"
+    recs = [{**r, "mode": mode} for r in _records([(0.9, 1.0, 1.0), (0.2, 0.0, 1.0), (0.7, 1.0, 0.0)] * 5)]
+    (tmp_path / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    (tmp_path / "run.json").write_text(json.dumps({"benchmark": "debateart", "settings": {"llm": {
+        "base_url": "http://127.0.0.1:9/v1", "model": "[link=https://evil.example]m\x1b[31m"}}}))
+    res = runner.invoke(app, ["bench", "calibrate", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    assert "\x1b" not in res.output and "\x07" not in res.output
+    assert "[bold red]evil" in res.output and "[link=https://evil.example]m" in res.output

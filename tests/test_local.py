@@ -184,6 +184,7 @@ async def test_debatrix_mode_end_to_end_on_the_smallest_model(small_model, four_
     assert scores.prompt_tokens_processed < 0.35 * scores.cached_prompt_tokens
 
 
+@pytest.mark.slow
 async def test_debate_that_cannot_fit_is_refused_before_the_server_starts(small_model, uniforms):
     """The model's trained context (8,192 tokens for SmolLM2, read from its GGUF header) is the limit: a debate
     that needs more is refused at once, naming both numbers, and no model server is started for it."""
