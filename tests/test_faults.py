@@ -185,3 +185,30 @@ async def test_usage_that_is_not_a_count_is_counted_locally(uniforms, transport,
     assert result.status is Status.COMPLETE, result.incomplete_reason
     u = result.usage
     assert 0 < u.prompt_tokens < 10**6 and 0 < u.completion_tokens < 10**6
+
+
+async def test_an_escalation_server_echoing_the_authorization_header_leaks_no_password(uniforms, monkeypatch):
+    import base64
+
+    from debatrix.core.confidence import CalibrationMap
+    from debatrix.core.settings import EscalationSettings
+    from debatrix.graphs import finish
+
+    # every verdict of the first judge is under the bar, so the debate goes up to the second server
+    fitted = CalibrationMap(model="fake-model", mode="flow", a=1.0, b=0.0, n=40, ceiling=0.6, source="test")
+    monkeypatch.setattr(finish, "calibration_for", lambda model, mode, layout: fitted)
+    with FakeOpenAIServer() as first:
+        echo = FakeOpenAIServer(responder=lambda body, n: Fault(status=400, body={"error": {
+            "message": f"bad request from {echo.headers[n].get('authorization')}"}}))
+        with echo:
+            strong = LLMSettings(base_url=echo.base_url.replace("http://", "http://judge:hunter2@"),
+                                 model="fake-model", max_retries=0)
+            settings = run_settings(first).model_copy(update={
+                "mode": "flow", "escalate": EscalationSettings(llm=strong, below=0.99)})
+            result = await ajudge_debate(uniforms, settings)
+    token = base64.b64encode(b"judge:hunter2").decode()
+    assert echo.headers and echo.headers[0]["authorization"] == f"Basic {token}"
+    assert result.escalation is not None and result.escalation.escalated
+    assert result.status is Status.INCOMPLETE and "bad request from" in result.incomplete_reason
+    text = result.model_dump_json()
+    assert token not in text and "hunter2" not in text, result.incomplete_reason
