@@ -27,13 +27,16 @@ class DebateFiles(Benchmark):
     def __init__(self, paths: Sequence[Path]):
         self.paths = [Path(p) for p in paths]
         self._debates: dict[str, Debate] = {}
+        self._items: list[Item] | None = None
 
     def load(self) -> list[Item]:
-        items: dict[str, Item] = {}
-        for path in self.paths:
-            key = f"{path.stem}-{hashlib.sha256(path.read_bytes()).hexdigest()[:12]}"
-            items.setdefault(key, Item(id=key, path=path))
-        return list(items.values())
+        if self._items is None:  # each file read and hashed once (the runner and the table both ask)
+            items: dict[str, Item] = {}
+            for path in self.paths:
+                key = f"{path.stem}-{hashlib.sha256(path.read_bytes()).hexdigest()[:12]}"
+                items.setdefault(key, Item(id=key, path=path))
+            self._items = list(items.values())
+        return list(self._items)
 
     def subset(self, items: list[Item], limit: int | None, seed: int = 0) -> list[Item]:
         return items[:limit] if limit else items  # the files given, in their order

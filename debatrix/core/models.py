@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import unicodedata
 from functools import cached_property
@@ -25,11 +26,16 @@ class Frozen(BaseModel):
         fingerprint) are computed again: pydantic copies them as they were, so a debate copied with other speeches
         kept the old passages (the flow then read speeches that were no longer there)."""
         copy = super().model_copy(update=update, deep=deep)
-        for klass in type(self).__mro__:
-            for name, value in vars(klass).items():
-                if isinstance(value, cached_property):
-                    copy.__dict__.pop(name, None)
+        for name in _cached_names(type(self)):
+            copy.__dict__.pop(name, None)
         return copy
+
+
+@functools.cache
+def _cached_names(cls: type) -> tuple[str, ...]:
+    """The ``cached_property`` attributes of a model class (found once per class: copies are frequent)."""
+    return tuple(name for klass in cls.__mro__ for name, value in vars(klass).items()
+                 if isinstance(value, cached_property))
 
 
 class Side(StrEnum):

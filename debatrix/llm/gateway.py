@@ -482,8 +482,8 @@ class LLMGateway:
     def _record(self, node: str, dimension: str | None, messages: list[BaseMessage], answer: AIMessage,
                 started: float, attempts: int, repaired: bool, meta: dict[str, Any] | None = None) -> CallRecord:
         usage = answer.usage_metadata or {}
-        prompt = _count(usage.get("input_tokens")) or self.prompt_tokens(messages)
-        completion = _count(usage.get("output_tokens"))
+        prompt = token_count(usage.get("input_tokens")) or self.prompt_tokens(messages)
+        completion = token_count(usage.get("output_tokens"))
         if completion is None:  # not reported (or nonsense, e.g. negative): counted here
             completion = count_tokens(_answer_text(answer), self.settings.tokenizer)
         processed, reused = _processed(answer, prompt)
@@ -786,18 +786,17 @@ def _sound_logprob(c: Any) -> bool:
                           and lp <= 1e-6)
 
 
-_count = token_count  # one rule for a reported count on both transports (the langchain one lands here)
 
 
 def _processed(answer: AIMessage, prompt: int) -> tuple[int | None, int | None]:
     """(prompt tokens the server computed, prompt tokens it reused from its cache), as far as it says:
     llama.cpp's ``timings`` (``prompt_n``, ``cache_n``), or OpenAI's ``cached_tokens`` usage detail."""
     timings = (answer.response_metadata or {}).get("timings")
-    if isinstance(timings, dict) and _count(timings.get("prompt_n")) is not None:
-        return _count(timings["prompt_n"]), _count(timings.get("cache_n")) or 0
+    if isinstance(timings, dict) and token_count(timings.get("prompt_n")) is not None:
+        return token_count(timings["prompt_n"]), token_count(timings.get("cache_n")) or 0
     details = (answer.usage_metadata or {}).get("input_token_details") or {}
-    if _count(details.get("cache_read")) is not None:
-        reused = min(_count(details["cache_read"]) or 0, prompt)
+    if token_count(details.get("cache_read")) is not None:
+        reused = min(token_count(details["cache_read"]) or 0, prompt)
         return prompt - reused, reused
     return None, None
 
