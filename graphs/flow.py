@@ -5,7 +5,7 @@ For each speech s_i, in the order spoken (``flow_speech``, one step per speech; 
 far, ``state["flows"]``), each of its passages p is read once and asked, one question after another:
 
     is p an argument about the motion (a reason for or against it)?                     P(argument)
-    does p back its point with evidence (a source or link, a figure, a study, an example)? P(evidence)
+    does p cite evidence (a source, figure, study or example)?                           P(evidence)
     is p clearly written and correctly spelled?                                          P(clear)
     does p make this point of the other side, or argue about it: "<its first words>"?    P(answers the row)
 
@@ -61,9 +61,11 @@ def passage_messages(debate: Debate, p: Passage, question: str) -> list[Any]:
     one passage shares its prompt up to the question). The preflight sizes the flow with the same messages."""
     fence = P.fence_for(debate)
     material = P.header(debate) + P.render("flow_passage.j2", P.FlowPassageVars(
-        fence=fence, id=p.id, index=p.speech + 1, speaker=p.speaker, side=P.side_label(debate, p.speaker),
+        fence=fence, id=p.id, speaker=p.speaker, side=P.side_label(debate, p.speaker),
         text=P.quoted(p.text, fence)))
-    return [SystemMessage(content=P.system_text(fence)), HumanMessage(content=material + question)]
+    # "answer yes or no" is said once, in the system message the server's cache keeps, not in every question
+    return [SystemMessage(content=P.system_text(fence) + P.render("flow_system.j2", P.NoVars())),
+            HumanMessage(content=material + question)]
 
 
 def _about(debate: Debate, p: Passage, template: str) -> list[Any]:

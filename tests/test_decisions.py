@@ -12,7 +12,7 @@ from langchain_core.messages import HumanMessage
 
 from debatrix.core.settings import LLMSettings
 from debatrix.llm.gateway import LLMGateway
-from debatrix.testing import FakeOpenAIServer
+from debatrix.testing import Fault, FakeOpenAIServer
 
 
 def _answer(text: str, tops: dict[str, float] | None) -> dict:
@@ -56,14 +56,33 @@ async def test_the_options_probabilities_come_from_the_first_tokens_alternatives
     assert record.node == "analyze_speech" and record.completion_tokens == 1 and not record.failed
 
 
-async def test_a_grammar_holds_the_answer_to_the_options_where_the_server_takes_one():
+async def test_a_grammar_holds_the_answer_to_the_options_where_the_server_gives_no_probabilities():
+    """The probabilities are the model's own, before any grammar: a grammar is sent only where the answer written
+    is all there is (the server refused log probabilities), and then holds it to the options."""
     with FakeOpenAIServer(responder=lambda body, n: _answer("B", {"B": 0.6, "A": 0.3, "C": 0.1})) as server:
         dist, _ = await _decide(server, ["A", "B", "C"], grammar=True)
         await _decide(server, ["A", "B", "C"], grammar=False)
         sent = server.requests
-    assert sent[0]["grammar"] == 'root ::= "A" | "B" | "C"'
-    assert "grammar" not in sent[1]
+    assert "grammar" not in sent[0] and "grammar" not in sent[1] and sent[0]["logprobs"] is True
     assert dist == pytest.approx({"A": 0.3, "B": 0.6, "C": 0.1})
+
+    def no_logprobs(body, n):
+        if body.get("logprobs"):
+            return Fault(400, {"error": {"message": "logprobs are not supported by this model"}})
+        return _answer("C", None)
+
+    with FakeOpenAIServer(responder=no_logprobs) as server:
+        gateway = LLMGateway(LLMSettings(base_url=server.base_url, model="m", grammar=True))
+        try:
+            for _ in range(2):
+                dist, _ = await gateway.decision([HumanMessage(content="A, B or C?")], ["A", "B", "C"],
+                                                 node="analyze_speech")
+        finally:
+            gateway.close()
+        sent = server.requests
+    # the first request learns that the server gives no probabilities; from then on the grammar is sent
+    assert [("logprobs" in r, "grammar" in r) for r in sent] == [(True, False), (False, False), (False, True)]
+    assert sent[-1]["grammar"] == 'root ::= "A" | "B" | "C"' and dist == {"A": 0.0, "B": 0.0, "C": 1.0}
 
 
 async def test_without_probabilities_the_answer_counts_as_certain_and_a_stray_answer_is_missing():
@@ -80,6 +99,8 @@ async def test_without_probabilities_the_answer_counts_as_certain_and_a_stray_an
 from debatrix import JudgeSettings  # noqa: E402
 from debatrix.benchmarks import make_benchmark  # noqa: E402
 from debatrix.benchmarks.runner import run_benchmark  # noqa: E402
+
+from debatrix.core.flow import GIST_ASKED  # noqa: E402
 
 from .conftest import data_required  # noqa: E402
 
@@ -102,7 +123,7 @@ async def test_the_address_figure_pairs_each_decision_with_its_own_gold(tmp_path
     with FakeOpenAIServer(responder=by_order) as server:
         settings = JudgeSettings(llm=LLMSettings(base_url=server.base_url, model="m", grammar=True))
         report = await run_benchmark(bench, settings, tmp_path / "dec", modes=["debatrix"], limit=1, seed=3)
-        assert all(r["grammar"] == 'root ::= "yes" | "no"' for r in server.requests)
+        assert all("grammar" not in r and r["logprobs"] is True for r in server.requests)
         # each question says what the point it asks about says (a small model does not look an id up)
         claims = [c["GP-claim-text-for-motion"] for c in pairs[item.id]]
         assert all(" ".join(claim.split()) in r["messages"][-1]["content"] for claim, r in zip(claims, server.requests))
@@ -120,7 +141,8 @@ async def test_the_flow_asks_each_point_of_one_passage_read_once_and_pairs_it_wi
     bench = make_benchmark("decisions", variant="address-flow")
     item = bench.subset(bench.load(), 1, seed=3)[0]
     speeches, pairs = bench._ibm()
-    gold = {" ".join(c["GP-claim-text-for-motion"].split()[:24]): c["label"] != "Negative" for c in pairs[item.id]}
+    gold = {" ".join(c["GP-claim-text-for-motion"].split()[:GIST_ASKED - 1]): c["label"] != "Negative"
+            for c in pairs[item.id]}
 
     def by_claim(body, n):
         asked = next(g for claim, g in gold.items() if claim in " ".join(body["messages"][-1]["content"].split()))
@@ -131,9 +153,9 @@ async def test_the_flow_asks_each_point_of_one_passage_read_once_and_pairs_it_wi
         settings = JudgeSettings(llm=LLMSettings(base_url=server.base_url, model="m", grammar=True))
         report = await run_benchmark(bench, settings, tmp_path / "dec", modes=["flow"], limit=1, seed=3)
         speech = " ".join(speeches[item.id]["speech-text"].split())
-        shown = [r["messages"][-1]["content"].split("Passage S2.")[1].split("Point C")[0] for r in server.requests]
+        shown = [r["messages"][-1]["content"].split(" S2.")[1].split(" C")[0] for r in server.requests]
         assert len(server.requests) == len(gold) and all(len(x) < len(speech) / 2 for x in shown)
-        read = [x.split(",")[0] for x in shown]  # the passage ids, in the order asked: each read in one run
+        read = [x.split(":")[0] for x in shown]  # the passage ids, in the order asked: each read in one run
         assert read == sorted(read, key=lambda k: int(k))
     auc = next(r.value for r in report.summary if r.metric == "roc_auc")
     assert auc == (1.0 if oracle else 0.0)

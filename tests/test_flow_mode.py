@@ -8,15 +8,24 @@ from collections import Counter
 
 from debatrix import JudgeSettings, MemorySettings
 from debatrix.app.api import ajudge_debate
+from debatrix.core import prompting as P
 from debatrix.core.flow import flow_calls
 from debatrix.core.models import JudgeResult, Status
 from debatrix.testing import ScriptedChatModel, decided
 
 
 def _kind(call) -> str:
+    """Which question a call asks: its last line is one of the flow's question templates, rendered for the passage
+    the call is about (the templates' wording may change; the kind of question does not)."""
     last = str(call.messages[-1].content).splitlines()[-1]
-    return next(k for k, said in (("argues", "an argument about the motion"), ("evidence", "with evidence"),
-                                  ("clear", "clearly written"), ("answers", "make this point")) if said in last)
+    for kind, template in (("argues", "flow_argues.j2"), ("evidence", "flow_evidence.j2"),
+                           ("clear", "flow_clear.j2")):
+        if last == P.render(template, P.FlowQuestionVars(id=call.target)).strip():
+            return kind
+    answer = P.render("flow_answer.j2", P.FlowAnswerVars(fence="F", id=call.target, target="T", speaker="X",
+                                                         text="t")).strip().splitlines()[-1]
+    assert last == answer, last
+    return "answers"
 
 
 def settings() -> JudgeSettings:
@@ -39,7 +48,7 @@ async def test_a_flow_run_asks_each_passage_each_speech_and_the_rows_it_proposes
         text = " ".join(str(c.messages[-1].content).replace("│", " ").split())
         assert " ".join(uniforms.passage_index[c.target].text.split()[:8]) in text
     for c in answers:
-        asked_about = re.search(r"Point (S\d+\.\d+), made earlier by (\w+)", str(c.messages[-1].content))
+        asked_about = re.search(r"(S\d+\.\d+), made earlier by (\w+)", str(c.messages[-1].content))
         row = uniforms.passage_index[asked_about.group(1)]
         assert row.speaker == asked_about.group(2) != uniforms.passage_index[c.target].speaker
         assert " ".join(row.text.split()[:6]) in " ".join(str(c.messages[-1].content).replace("│", " ").split())

@@ -131,7 +131,7 @@ def open_rows(debate: Debate, flows: Sequence[SpeechFlow], index: int) -> list[s
     return out
 
 
-GIST_ASKED = 24  # words of a row restated in its question (the question the decisions benchmark measured)
+GIST_ASKED = 16  # words of a row restated in its question: enough to name the point (every word is read once a question)
 
 
 CLARITY_ASKED = 2  # passages of a speech asked whether they read clearly

@@ -156,8 +156,7 @@ class DecideAnswerVars(_Vars):
 
 class FlowPassageVars(_Vars):
     fence: str
-    id: str
-    index: int  # the passage's speech (1-based)
+    id: str  # its speech is in it: "S3.2" is speech 3's
     speaker: str
     side: str
     text: str  # the passage, marked as a debater's words
@@ -204,6 +203,7 @@ TEMPLATES: dict[str, type[_Vars]] = {
     "repair.j2": RepairVars,
     "decide_passage.j2": DecidePassageVars,
     "decide_answer.j2": DecideAnswerVars,
+    "flow_system.j2": NoVars,
     "flow_passage.j2": FlowPassageVars,
     "flow_argues.j2": FlowQuestionVars,
     "flow_evidence.j2": FlowQuestionVars,

@@ -579,14 +579,16 @@ class LLMGateway:
         """A small decision: the probability of each of ``options`` (short answers: "yes"/"no", a letter, a digit)
         as the first token of the answer, read from the server's log probabilities; where it gives none, the
         answer itself counts as certain. None: the answer was none of the options (the caller records the
-        decision as missing; the call is paid and counted). Where the server takes a grammar (llama.cpp), the
-        answer is held to the options, so the one token written is always one of them; the probabilities are read
-        from the model's own distribution."""
+        decision as missing; the call is paid and counted). Where the server takes a grammar (llama.cpp) and gives
+        no probabilities, the answer is held to the options, so the one token written is always one of them."""
         self.check_messages_fit(messages, _where(node, dimension), 8)
         # one token: the probabilities are read from the first token's alternatives, and the server's writing of
         # an end token after it is a second decoding step paid for nothing
         model = self.model.bind(max_tokens=1)
-        if self.settings.grammar:
+        # the alternatives a server reports are the model's own, before any grammar (llama.cpp's are): where it
+        # reports them, a grammar would change only the token written, which is not read, and llama.cpp checks
+        # it against the whole vocabulary on every call (benchmarks.perf: the decision's fixed cost)
+        if self.settings.grammar and not self.logprobs_supported:
             model = self._beyond_openai(model, {"grammar": "root ::= " + " | ".join(json.dumps(o) for o in options)})
         started = time.perf_counter()
         answer, attempts = await self._send_probed(
