@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 
 from debatrix.context import JudgeContext
@@ -21,7 +22,7 @@ from .flow import add_flow, to_flow
 from .panel import after_columns, after_panel_comment, columns_done, panel_comment, panel_decide
 from .prepare import make_prepare, to_columns
 from .serde import registered
-from .state import JudgeInput, JudgeOutput, JudgeState
+from .state import Accumulated, JudgeInput, JudgeOutput, JudgeState
 from .wiring import add_step, bind
 
 #: what each analysis of a per-speech mode sees of the earlier speeches (Algorithm 1's context)
@@ -39,7 +40,7 @@ def _judge_graph(ctx: JudgeContext | None, mode: str, column: Any) -> StateGraph
         g.add_conditional_edges("prepare", to_flow, ["flow_speech", "finish"])
         g.add_edge("finish", END)
         return g
-    g.add_node("column", column)
+    g.add_node("column", as_column_node(column))
     g.add_conditional_edges("prepare", to_columns, ["column", "finish"])
     if shape.panel:
         add_step(g, "panel_comment", panel_comment, ctx)
@@ -55,6 +56,22 @@ def _judge_graph(ctx: JudgeContext | None, mode: str, column: Any) -> StateGraph
         g.add_edge("column", "finish")
     g.add_edge("finish", END)
     return g
+
+
+def as_column_node(column: Any) -> Any:
+    """The compiled column as the judge graph's node, answering with its output keys alone. Added as a node
+    directly, a subgraph hands its parent its whole final state under ``astream_events`` (langgraph#6446), so two
+    columns finishing in one step both wrote ``debate`` (InvalidUpdateError); called from a node, it is still a
+    subgraph to LangGraph (its steps stream and draw as the column's own)."""
+    keys = tuple(Accumulated.__annotations__)
+
+    # the state is the Send's payload (a ColumnState), unannotated: an annotation would make it the node's input
+    # schema in the judge graph, whose keys of the same names hold other types
+    async def column_node(state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
+        out = await column.ainvoke(state, config)
+        return {k: out[k] for k in keys if k in out}
+
+    return column_node
 
 
 def _column(ctx: JudgeContext | None, mode: Mode, merge_score_call: bool, score_in_analysis: bool = False) -> Any:
