@@ -5,6 +5,7 @@ tracing and the CLI's analytics off: nothing leaves the machine."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -160,3 +161,50 @@ async def test_a_parent_agent_judges_the_example_through_remote_graph(served_jud
     with pytest.raises(RemoteException, match=r"speeches\.1\.content: .*empty") as refused:
         await judge.ainvoke({"debate": empty})
     assert "pydantic" not in str(refused.value) and "Traceback" not in str(refused.value)
+
+
+async def test_every_mode_streams_its_events_on_the_server_and_a_run_that_failed_leaves_a_readable_state(
+        served_judge):
+    """What a LangGraph Studio user or an SDK client does first: stream a run's events (``stream_mode="events"``,
+    the server's ``astream_events`` v2) in each mode, then read the thread's state, also after a run that was
+    refused or cancelled. Before the columns answered with their output keys alone, the multi-column modes' event
+    streams ended in an error event (InvalidUpdateError at key 'debate')."""
+    from langgraph_sdk import get_client
+
+    url, fake = served_judge
+    client = get_client(url=url)
+    debate = load_debate(EXAMPLES / "school_uniforms.yaml").model_dump(mode="json")
+    for mode in ("flow", "debatrix", "chronological", "dimensional", "noniterative", "direct"):
+        thread = await client.threads.create()
+        parts = [p async for p in client.runs.stream(thread["thread_id"], "judge", input={"debate": debate},
+                                                     config={"configurable": {"mode": mode, "orders": 1}},
+                                                     stream_mode="events")]
+        kinds = {p.event for p in parts}
+        assert "error" not in kinds and "events" in kinds, (mode, [p.data for p in parts if p.event == "error"])
+        chat = [p for p in parts if p.event == "events" and p.data.get("event") == "on_chat_model_start"]
+        state = await client.threads.get_state(thread["thread_id"])
+        result = result_of(state["values"])
+        assert result.status.value == "complete" and result.mode == mode, (mode, result.incomplete_reason)
+        assert len(chat) == result.usage.llm_calls > 0, mode
+
+    # a run refused at its input, and a run cancelled mid-way: the thread's state still reads back
+    thread = await client.threads.create()
+    bad = json.loads(json.dumps(debate))
+    bad["speeches"][1]["content"] = "  "
+    with pytest.raises(Exception, match="speech is empty"):
+        await client.runs.wait(thread["thread_id"], "judge", input={"debate": bad})
+    state = await client.threads.get_state(thread["thread_id"])
+    assert "result" not in state["values"]
+    fake.latency = 0.2
+    before = len(fake.requests)
+    thread = await client.threads.create()
+    run = await client.runs.create(thread["thread_id"], "judge", input={"debate": debate},
+                                   config={"configurable": {"mode": "debatrix"}})
+    for _ in range(100):
+        if len(fake.requests) >= before + 3:
+            break
+        await asyncio.sleep(0.1)
+    await client.runs.cancel(thread["thread_id"], run["run_id"], wait=True)
+    state = await client.threads.get_state(thread["thread_id"])
+    assert (await client.runs.get(thread["thread_id"], run["run_id"]))["status"] == "interrupted"
+    assert state["values"]["debate"]["id"] == "school_uniforms" and "result" not in state["values"]
