@@ -32,8 +32,8 @@ PREVIOUS = {"analyses": previous_analyses, "speeches": previous_speeches}
 def _judge_graph(ctx: JudgeContext | None, mode: str, column: Any) -> StateGraph:
     shape = get_mode(mode)
     g = StateGraph(JudgeState, context_schema=JudgeContext, input_schema=JudgeInput, output_schema=JudgeOutput)
-    g.add_node("prepare", bind(make_prepare(mode), ctx))
-    g.add_node("finish", bind(make_finish(mode, shape.per_speech, shape.panel), ctx))
+    g.add_node("prepare", bind(make_prepare(mode), ctx, "prepare"))
+    g.add_node("finish", bind(make_finish(mode, shape.per_speech, shape.panel), ctx, "finish"))
     g.add_edge(START, "prepare")
     if shape.context == "flow":  # one reading shared by the dimensions, the verdicts computed from it
         add_flow(g, ctx)

@@ -13,19 +13,25 @@ from debatrix.context import JudgeContext
 from debatrix.core.dimension import Dimension
 from debatrix.core.errors import ConfigurationError, IncompleteJudgment
 
+from .progress import emit
+
 Node = Callable[[Any, JudgeContext], Awaitable[Any]]
 
 
-def bind(fn: Any, default: JudgeContext | None) -> Any:
+def bind(fn: Any, default: JudgeContext | None, name: str | None = None) -> Any:
     """The node reads its context from ``runtime.context``; when the caller's graph runs with a context of its own
-    type (a parent agent), the context the judge graph was built with is used instead."""
+    type (a parent agent), the context the judge graph was built with is used instead. What it wrote goes out as a
+    progress event on the run's ``custom`` stream, under ``name`` (the node's name in its graph)."""
+    step = name or getattr(fn, "__name__", "node")
 
     async def node(state: Any, runtime: Runtime) -> Any:
         ctx = runtime.context if isinstance(runtime.context, JudgeContext) else default
         if ctx is None:
             raise ConfigurationError("no JudgeContext: invoke with context=JudgeContext.create(...) "
                                      "or build the graph with build_judge_graph(settings, chat_model=...)")
-        return await fn(state, ctx)
+        update = await fn(state, ctx)
+        emit(step, update)
+        return update
 
     node.__name__ = getattr(fn, "__name__", "node")
     node.__doc__ = fn.__doc__
@@ -34,7 +40,7 @@ def bind(fn: Any, default: JudgeContext | None) -> Any:
 
 def add_step(g: StateGraph, name: str, fn: Node, ctx: JudgeContext | None) -> None:
     """Add the judging step ``fn`` as node ``name``: bound to the context, its failures recorded under that name."""
-    g.add_node(name, bind(guarded(name, fn), ctx))
+    g.add_node(name, bind(guarded(name, fn), ctx, name))
 
 
 def guarded(name: str, fn: Node) -> Node:

@@ -37,3 +37,24 @@ async def test_astream_events_v2_runs_every_mode_to_the_same_result_as_ainvoke(u
     names = {e["name"] for e in events if e["event"] == "on_chain_start"}
     columns = {"analyze_speech", "judge_debate"} & names
     assert ("flow_speech" in names) if mode == "flow" else columns, names
+
+
+@pytest.mark.parametrize("mode", ["debatrix", "flow"])
+async def test_progress_goes_out_as_custom_stream_events_that_add_up_to_the_result(uniforms, mode):
+    """An agent builder's own stream (``stream_mode="custom"``, with the columns' steps under ``subgraphs=True``)
+    carries the progress the CLI and the page show: one event per finished step, its calls and tokens, which add up
+    to the result's usage; each speech analysed in each dimension once."""
+    settings = JudgeSettings(mode=mode, orders=1, memory=MemorySettings(embedding="hash"))
+    graph = build_judge_graph(settings, ScriptedChatModel())
+    chunks = [c async for c in graph.astream({"debate": uniforms}, stream_mode=["custom", "values"],
+                                             subgraphs=True)]
+    events = [data for _, kind, data in chunks if kind == "custom"]
+    result = next(data["result"] for ns, kind, data in reversed(chunks) if kind == "values" and not ns)
+    assert result.status.value == "complete" and events and all(e["debatrix"] == "progress" for e in events)
+    assert sum(e["calls"] for e in events) == result.usage.llm_calls
+    assert sum(e["prompt_tokens"] for e in events) == result.usage.prompt_tokens
+    analysed = sorted((e["dimension"], e["index"]) for e in events if e["kind"] == "analysis")
+    dims = ["flow"] if mode == "flow" else [d.name for d in result.dimensions]
+    assert analysed == sorted((d, i) for d in dims for i in range(len(uniforms.speeches)))
+    winners = {e["dimension"]: e["winner"] for e in events if e["kind"] == "winner"}
+    assert winners.get("general", winners.get("panel")) == result.winner

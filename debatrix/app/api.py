@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-import dataclasses
-from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -13,34 +11,13 @@ from langchain_core.runnables import RunnableConfig
 
 from debatrix.graphs import MODES, build_graph, compiled
 from debatrix.graphs.budget import plan_run
+from debatrix.graphs.progress import ProgressEvent
 from debatrix.graphs.serde import checkpoint_serializer, checkpoint_types
 
 from debatrix.context import JudgeContext, run_settings
 from debatrix.core.errors import ConfigurationError, ContextWindowExceeded
 from debatrix.core.models import Debate, Debater, DebateFormat, JudgeResult, Side, Speech
 from debatrix.core.settings import JudgeSettings
-
-
-@dataclass(frozen=True)
-class ProgressEvent:
-    """One finished step, as streamed from the graph."""
-
-    node: str
-    dimension: str | None
-    index: int | None  # speech index (0-based) where the step concerns one speech
-    detail: str
-    # what the step wrote, for displays that show the judgment as it grows (the web page's matrix)
-    kind: str = ""  # analysis (with its score when scored in it), speech_score, debater_score, winner, judgment, failure
-    text: str | None = None  # the analysis, comment or judgment
-    score: float | None = None  # the speech's or the debater's score (expected where available)
-    debater: str | None = None
-    winner: str | None = None  # a winner decision's winner (None with kind "winner": a tie)
-    calls: int = 0  # the LLM requests the step made, and the tokens they read and wrote
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-    def as_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
 
 
 def build_judge_graph(settings: JudgeSettings | None = None, chat_model: BaseChatModel | None = None, *,
@@ -56,66 +33,6 @@ def build_judge_graph(settings: JudgeSettings | None = None, chat_model: BaseCha
 
 def recursion_limit(debate: Debate) -> int:
     return 4 * len(debate.speeches) + 60
-
-
-_REPORTED = {"analyze_speech", "score_speech", "judge_debate", "decide_debate", "panel_comment", "panel_decide",
-             "prepare", "flow_speech", "flow_verdicts"}
-
-
-def _event(node: str, update: Any) -> ProgressEvent | None:
-    from debatrix.core.flow import flow_line
-
-    if not isinstance(update, dict) or node not in _REPORTED:  # e.g. a column's whole output
-        return None
-    records = update.get("calls") or []
-    usage = {"calls": len(records), "prompt_tokens": sum(c.prompt_tokens for c in records),
-             "completion_tokens": sum(c.completion_tokens for c in records)}
-    if update.get("flows"):  # a speech read into the flow: its entry, as the analysis of that step
-        f = update["flows"][-1]
-        argued = sum(1 for m in f.marks if (m.argument or 0) >= 0.5)
-        return ProgressEvent(node=node, dimension="flow", index=f.index, kind="analysis", text=flow_line(f),
-                             detail=f"read speech {f.index + 1} ({f.speaker}): {argued} of {len(f.marks)} passages "
-                                    f"argue, {len(f.lines)} earlier points asked about"
-                                    + (f"; missing {f.missing}" if f.missing else ""), **usage)
-    for key in ("winner_decisions", "analyses", "speech_judgments", "debater_judgments", "debate_analyses",
-                "panel_comments"):
-        items = update.get(key)
-        if items:
-            item = items[-1]
-            index = getattr(item, "index", None)
-            detail = {
-                "analyses": lambda x: f"analysed speech {x.index + 1} ({x.speaker})" + (
-                    f", scored {update['speech_judgments'][-1].score}" if update.get("speech_judgments") else ""),
-                "speech_judgments": lambda x: f"speech {x.index + 1} ({x.speaker}) scored {x.score}",
-                "debater_judgments": lambda x: f"{x.debater} scored {x.score:g}",
-                "winner_decisions": lambda x: f"winner: {x.winner or 'tie'}",
-                "debate_analyses": lambda x: "debate judged",
-                "panel_comments": lambda x: "the panel commented",
-            }[key](item)
-            # the panel's items are filed under its own key; shown, its verdict is the general one
-            dimension = "general" if node.startswith("panel") else item.dimension
-            return ProgressEvent(node=node, dimension=dimension, index=index, detail=detail,
-                                 **_written(key, item, update), **usage)
-    if update.get("failures"):
-        return ProgressEvent(node=node, dimension=None, index=None, detail=f"failed: {update['failures'][0]}",
-                             kind="failure", text=update["failures"][0], **usage)
-    if records:  # a step that wrote nothing shown above still made calls: they are counted
-        return ProgressEvent(node=node, dimension=None, index=None, detail=f"{node} done", kind="calls", **usage)
-    return None
-
-
-def _written(key: str, item: Any, update: dict[str, Any]) -> dict[str, Any]:
-    if key == "analyses":  # with the speech's score when it came in the analysis's answer
-        scored = update.get("speech_judgments")
-        return {"kind": "analysis", "text": item.analysis,
-                "score": (scored[-1].expected_score or scored[-1].score) if scored else None}
-    if key == "speech_judgments":  # with merge_score_call the comment is the analysis
-        return {"kind": "speech_score", "text": item.comment, "score": item.expected_score or item.score}
-    if key == "debater_judgments":
-        return {"kind": "debater_score", "text": item.comment, "score": item.score, "debater": item.debater}
-    if key == "winner_decisions":
-        return {"kind": "winner", "text": item.comment, "winner": item.winner}
-    return {"kind": "judgment", "text": item.text}
 
 
 def run_config(debate: Debate, config: RunnableConfig | None, run_name: str) -> RunnableConfig:
@@ -135,15 +52,18 @@ async def _run(graph: Any, debate: Debate, ctx: JudgeContext, on_event: Callable
     state: dict[str, Any] = {"debate": debate}
     if run_id:
         state["run_id"] = run_id
-    async for _namespace, chunk in graph.astream(state, context=ctx, config=run_config(debate, config, run_name),
-                                                stream_mode="updates", subgraphs=True):
+    async for _namespace, kind, chunk in graph.astream(
+            state, context=ctx, config=run_config(debate, config, run_name), stream_mode=["updates", "custom"],
+            subgraphs=True):
+        if kind == "custom":  # a finished step's progress, as every node of the judge emits it
+            if on_event is not None and isinstance(chunk, dict) and chunk.get("debatrix") == "progress":
+                on_event(ProgressEvent.of(chunk))
+            continue
         for node, update in chunk.items():
             # only the judge graph has a "finish" node; its namespace is not empty when a parent graph's node runs
             # the judge (the parent's checkpoint namespace comes first)
             if node == "finish" and isinstance(update, dict) and isinstance(update.get("result"), JudgeResult):
                 result = update["result"]
-            elif on_event is not None and (event := _event(node, update)):
-                on_event(event)
     if result is None:  # pragma: no cover - the graph always ends in finish
         raise ConfigurationError("the judge graph ended without a result")
     return result
