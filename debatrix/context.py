@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
+from typing_extensions import TypedDict
 
 from debatrix.core.dimension import DimensionRegistry
-from debatrix.core.errors import ContextWindowExceeded, require_extra
+from debatrix.core.errors import ConfigurationError, ContextWindowExceeded, require_extra
 from debatrix.llm.gateway import LLMGateway
 from debatrix.core.models import Debate
 from debatrix.core.modes import RunPlan
@@ -50,6 +52,33 @@ def local_context(settings: JudgeSettings, plans: Sequence[RunPlan]) -> int:
     return context_for(max(r.tokens for _, r in sized), window)
 
 
+class RunOptions(TypedDict, total=False):
+    """What one run may choose (``config["configurable"]``, or a ``context`` dict), embedded or deployed: the model
+    and the memory belong to the graph's context."""
+
+    mode: str
+    dimensions: list[str] | str  # names or one set name; a string may list them with commas
+    orders: int
+    analysis_words: int
+    comment_words: int
+    max_llm_calls: int
+
+
+PER_RUN = tuple(RunOptions.__annotations__)
+
+
+def chosen_options(given: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The :data:`PER_RUN` options set in ``given`` (other keys, such as a thread id, ignored), a dimensions string
+    split at its commas."""
+    chosen = {k: given[k] for k in PER_RUN if given and given.get(k) is not None}
+    if isinstance(chosen.get("dimensions"), str):
+        chosen["dimensions"] = [d.strip() for d in chosen["dimensions"].split(",") if d.strip()]
+    return chosen
+
+
+_variants_lock = threading.Lock()
+
+
 @dataclass
 class JudgeContext:
     settings: JudgeSettings
@@ -63,6 +92,7 @@ class JudgeContext:
     # compiled judge graphs bound to this context, by (mode, merge_score_call, score_in_analysis): filled by
     # debatrix.graphs.compiled (the context knows nothing of the graphs it serves)
     _graphs: dict[str, Any] = field(default_factory=dict, repr=False)  # compiled graphs by mode (graphs.compiled)
+    _variants: dict[tuple[tuple[str, Any], ...], JudgeContext] = field(default_factory=dict, repr=False)
 
     @classmethod
     def create(cls, settings: JudgeSettings | None = None, chat_model: BaseChatModel | None = None,
@@ -103,6 +133,27 @@ class JudgeContext:
             if server is not None:
                 server.stop()
             raise
+
+    def with_options(self, given: Mapping[str, Any] | None) -> JudgeContext:
+        """The context of a run choosing ``given``'s :data:`PER_RUN` options: this context's model connection,
+        memory and dimensions, with those settings (validated as :class:`JudgeSettings` fields); itself when none
+        is chosen. One per choice, kept (its compiled graphs with it)."""
+        chosen = chosen_options(given)
+        if not chosen:
+            return self
+        key = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in chosen.items()))
+        with _variants_lock:
+            ctx = self._variants.get(key)
+            if ctx is None:
+                data = {**self.settings.model_dump(exclude={"llm", "memory"}), **chosen}
+                try:
+                    settings = JudgeSettings.model_validate({**data, "llm": self.settings.llm,
+                                                             "memory": self.settings.memory})
+                except ValueError as e:
+                    raise ConfigurationError(f"invalid run settings {chosen}: {e}") from None
+                ctx = self._variants[key] = JudgeContext(settings=settings, gateway=self.gateway,
+                                                         memory=self.memory, registry=self.registry)
+        return ctx
 
     def plan_for(self, debate: Debate, mode: str) -> RunPlan | None:
         """The plan this context was made with for this very debate object in ``mode``, if any."""

@@ -6,14 +6,16 @@ LangGraph; they are re-exported here for the graph's readers."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
 
-from debatrix.context import JudgeContext
-from debatrix.core.errors import ConfigurationError
-from debatrix.core.modes import SPEECH, Mode, get_mode
+from debatrix.context import JudgeContext, RunOptions
+from debatrix.core.errors import ConfigurationError, UnknownModeError
+from debatrix.core.modes import MODES, SPEECH, Mode, get_mode
 
 from .column import build_iterative_column, build_raw_column
 from .nodes import previous_analyses, previous_speeches
@@ -22,7 +24,7 @@ from .flow import add_flow, to_flow
 from .panel import after_columns, after_panel_comment, columns_done, panel_comment, panel_decide
 from .prepare import make_prepare, to_columns
 from .serde import registered
-from .state import Accumulated, JudgeInput, JudgeOutput, JudgeState
+from .state import Accumulated, JudgeInput, JudgeOutput, JudgeRun, JudgeState
 from .wiring import add_step, bind
 
 #: what each analysis of a per-speech mode sees of the earlier speeches (Algorithm 1's context)
@@ -109,6 +111,42 @@ def build_graph(mode: str, ctx: JudgeContext | None = None, *, merge_score_call:
     merge, scored = _shape_flags(ctx, merge_score_call, score_in_analysis)
     return (_judge_graph(ctx, mode, _column(ctx, shape, merge, scored))
             .compile(checkpointer=registered(checkpointer), name=f"debatrix-{mode}"))
+
+
+def compiled(ctx: Any, mode: str) -> Any:
+    """The compiled judge graph of ``mode`` bound to the context ``ctx``, its shape read from the context's settings
+    as its nodes read them (one source of settings inside a run); compiled once per context and mode (a compiled
+    graph holds no run state, so concurrent runs share it, and compiling is not free). ``mode="speech"``: the
+    single-speech graph."""
+    graph = ctx._graphs.get(mode)
+    if graph is None:
+        graph = build_speech_graph(ctx) if mode == "speech" else build_graph(mode, ctx)
+        ctx._graphs[mode] = graph
+    return graph
+
+
+def build_run_graph(ctx: JudgeContext, mode: str, *, checkpointer: Any = None) -> Any:
+    """The judge as one node that honours each run's options, as the deployment does: ``config["configurable"]``
+    or a ``context`` dict may choose any of :data:`debatrix.context.PER_RUN` (``{"mode": "dimensional"}``), and
+    the run is the judge graph of that mode with those settings (:meth:`JudgeContext.with_options`: the same model
+    connection and memory); none chosen, ``mode`` with ``ctx``'s settings. The mode's graph runs as a subgraph: its
+    steps stream under ``subgraphs=True``, its events nest under this node."""
+
+    async def judge(state: dict[str, Any], config: RunnableConfig, runtime: Runtime) -> dict[str, Any]:
+        given = runtime.context if isinstance(runtime.context, Mapping) else {}
+        base = runtime.context if isinstance(runtime.context, JudgeContext) else ctx
+        run = base.with_options({**(config.get("configurable") or {}), **given})
+        chosen = run.settings.mode if run is not base else mode
+        if chosen not in MODES or get_mode(chosen) is SPEECH:
+            raise UnknownModeError(f"unknown mode {chosen!r}; choose one of: "
+                                   f"{', '.join(m for m in MODES if m != SPEECH.name)}")
+        return await compiled(run, chosen).ainvoke(state, config)
+
+    g = StateGraph(JudgeRun, context_schema=RunOptions, input_schema=JudgeInput, output_schema=JudgeOutput)
+    g.add_node("judge", judge)
+    g.add_edge(START, "judge")
+    g.add_edge("judge", END)
+    return g.compile(checkpointer=registered(checkpointer), name=f"debatrix-{mode}")
 
 
 def build_speech_graph(ctx: JudgeContext | None = None, *, merge_score_call: bool | None = None,

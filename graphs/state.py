@@ -59,6 +59,12 @@ class JudgeOutput(TypedDict):
     result: JudgeResult
 
 
+class JudgeRun(JudgeInput, total=False):
+    """The state of the graph that runs the judge of a run's chosen mode (:func:`debatrix.graphs.modes.build_run_graph`)."""
+
+    result: JudgeResult
+
+
 def by_dimension(left: dict[str, list[Any]] | None, right: list[Any] | dict[str, list[Any]]) -> dict[str, list[Any]]:
     """Reducer of the judge's per-dimension keys (as ``add_messages`` is of messages): the columns and the panel
     write lists of items, and each item is filed under its ``dimension``, after what that dimension already has."""

@@ -58,3 +58,23 @@ async def test_progress_goes_out_as_custom_stream_events_that_add_up_to_the_resu
     assert analysed == sorted((d, i) for d in dims for i in range(len(uniforms.speeches)))
     winners = {e["dimension"]: e["winner"] for e in events if e["kind"] == "winner"}
     assert winners.get("general", winners.get("panel")) == result.winner
+
+
+async def test_the_embedded_judge_honours_a_runs_options_as_the_deployment_does(uniforms):
+    """``build_judge_graph()`` built for the default mode, asked per run (``configurable``, or a ``context`` dict
+    as LangGraph's ``context=`` passes it) for another mode, dimensions and orders: the run is judged so, with the
+    graph's one model connection; an unknown mode is refused in the judge's words."""
+    model = ScriptedChatModel()
+    graph = build_judge_graph(JudgeSettings(memory=MemorySettings(embedding="hash")), model)
+    plain = (await graph.ainvoke({"debate": uniforms}))["result"]
+    chosen = (await graph.ainvoke({"debate": uniforms}, {"configurable": {"mode": "direct", "orders": 1,
+                                                                           "thread_id": "ignored"}}))["result"]
+    by_context = (await graph.ainvoke({"debate": uniforms}, context={"mode": "dimensional",
+                                                                     "dimensions": "argument, source"}))["result"]
+    assert plain.mode == "flow" and chosen.mode == "direct" and by_context.mode == "dimensional"
+    assert chosen.settings["orders"] == 1 and plain.settings["orders"] == 2
+    assert [d.name for d in by_context.dimensions] == ["argument", "source"]
+    assert all(r.status.value == "complete" for r in (plain, chosen, by_context))
+    assert len(model.calls) == sum(r.usage.llm_calls for r in (plain, chosen, by_context))
+    with pytest.raises(Exception, match="unknown mode 'nonsense'"):
+        await graph.ainvoke({"debate": uniforms}, {"configurable": {"mode": "nonsense"}})

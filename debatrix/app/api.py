@@ -9,7 +9,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
 
-from debatrix.graphs import MODES, build_graph, compiled
+from debatrix.graphs import MODES, build_run_graph, compiled
 from debatrix.graphs.budget import plan_run
 from debatrix.graphs.progress import ProgressEvent
 from debatrix.graphs.serde import checkpoint_serializer, checkpoint_types
@@ -28,7 +28,7 @@ def build_judge_graph(settings: JudgeSettings | None = None, chat_model: BaseCha
     context it was built with, so the parent needs no Debatrix context of its own."""
     settings = settings or (context.settings if context else JudgeSettings())
     ctx = context or JudgeContext.create(settings, chat_model)
-    return build_graph(settings.mode, ctx, checkpointer=checkpointer)
+    return build_run_graph(ctx, settings.mode, checkpointer=checkpointer)
 
 
 def recursion_limit(debate: Debate) -> int:

@@ -33,31 +33,15 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
-from typing_extensions import TypedDict
 
-from debatrix.context import JudgeContext
+from debatrix.context import PER_RUN, JudgeContext, RunOptions
 from debatrix.core.errors import ConfigurationError
 from debatrix.core.models import JudgeResult
 from debatrix.core.settings import DEFAULT_MODE, JudgeSettings, LLMSettings
 
 
-class RunOptions(TypedDict, total=False):
-    """What a run may choose (``context=`` or ``config["configurable"]``); the model and the memory belong to the
-    deployment. The served graph's context schema, so the server lists these options and passes no others."""
-
-    mode: str
-    dimensions: list[str] | str  # names or one set name; a string may list them with commas
-    orders: int
-    analysis_words: int
-    comment_words: int
-    max_llm_calls: int
-
-
-PER_RUN = tuple(RunOptions.__annotations__)
-
 _lock = threading.Lock()
 _shared: JudgeContext | None = None
-_contexts: dict[tuple[tuple[str, Any], ...], JudgeContext] = {}
 
 
 def deployment_settings(environ: Mapping[str, str] | None = None) -> JudgeSettings:
@@ -82,23 +66,9 @@ def _base() -> JudgeContext:
 def context_for(configurable: dict[str, Any]) -> JudgeContext:
     """The context of a run choosing ``configurable``'s :data:`PER_RUN` settings: the deployment's model and memory,
     with those settings (validated as :class:`JudgeSettings` fields)."""
-    chosen = {k: configurable[k] for k in PER_RUN if configurable.get(k) is not None}
-    if isinstance(chosen.get("dimensions"), str):
-        chosen["dimensions"] = [d.strip() for d in chosen["dimensions"].split(",") if d.strip()]
-    key = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in chosen.items()))
     with _lock:
         base = _base()
-        ctx = _contexts.get(key)
-        if ctx is None:
-            data = {**base.settings.model_dump(exclude={"llm", "memory"}), **chosen}
-            try:
-                settings = JudgeSettings.model_validate({**data, "llm": base.settings.llm,
-                                                         "memory": base.settings.memory})
-            except ValueError as e:
-                raise ConfigurationError(f"invalid run settings {chosen}: {e}") from None
-            ctx = JudgeContext(settings=settings, gateway=base.gateway, memory=base.memory, registry=base.registry)
-            _contexts[key] = ctx
-    return ctx
+    return base.with_options(configurable)
 
 
 async def judge(config: RunnableConfig) -> Any:
