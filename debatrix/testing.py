@@ -221,6 +221,36 @@ class Fault:
     reset: bool = False
 
 
+def stream_chunks(answer: dict[str, Any], size: int = 7) -> list[dict[str, Any]]:
+    """A chat completion as the chunks an OpenAI server streams for it (``stream_options.include_usage``)."""
+    choice = answer["choices"][0]
+    message = choice.get("message") or {}
+    base = {"id": answer.get("id"), "object": "chat.completion.chunk", "created": answer.get("created"),
+            "model": answer.get("model")}
+    text = message.get("content") or ""
+    out = []
+    for k in range(0, len(text), size):
+        delta: dict[str, Any] = {"content": text[k:k + size]}
+        if k == 0:
+            delta["role"] = "assistant"
+        piece: dict[str, Any] = {"index": 0, "delta": delta, "finish_reason": None}
+        if k == 0 and choice.get("logprobs"):
+            piece["logprobs"] = choice["logprobs"]
+        out.append({**base, "choices": [piece]})
+    for i, call in enumerate(message.get("tool_calls") or []):
+        args = call["function"]["arguments"]
+        half = len(args) // 2
+        out.append({**base, "choices": [{"index": 0, "finish_reason": None, "delta": {"tool_calls": [
+            {"index": i, "id": call["id"], "type": "function",
+             "function": {"name": call["function"]["name"], "arguments": args[:half]}}]}}]})
+        out.append({**base, "choices": [{"index": 0, "finish_reason": None, "delta": {"tool_calls": [
+            {"index": i, "function": {"arguments": args[half:]}}]}}]})
+    out.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": choice.get("finish_reason")}]})
+    if answer.get("usage"):
+        out.append({**base, "choices": [], "usage": answer["usage"]})
+    return out
+
+
 class FakeOpenAIServer:
     """``with FakeOpenAIServer(latency=0.2) as server: ChatOpenAI(base_url=server.base_url, ...)``.
 
@@ -280,7 +310,23 @@ class FakeOpenAIServer:
                     payload = custom.body if custom.body is not None else {"error": {"message": "injected fault"}}
                     self._send(custom.status, payload, custom.headers)
                     return
-                self._send(200, custom or server.completion(body, n))
+                answer = custom or server.completion(body, n)
+                if body.get("stream") and isinstance(answer, dict) and answer.get("choices"):
+                    self._send_events(answer)
+                else:
+                    self._send(200, answer)
+
+            def _send_events(self, answer: dict[str, Any]) -> None:
+                """The answer as an OpenAI server streams it: server-sent chunks of a few characters (the log
+                probabilities with the first), tool calls in two pieces, then the usage, then ``[DONE]``."""
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("connection", "close")
+                self.end_headers()
+                self.close_connection = True
+                for chunk in stream_chunks(answer):
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                self.wfile.write(b"data: [DONE]\n\n")
 
             def _send(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
                 data = (body if isinstance(body, str) else json.dumps(body)).encode()

@@ -78,3 +78,70 @@ async def test_the_embedded_judge_honours_a_runs_options_as_the_deployment_does(
     assert len(model.calls) == sum(r.usage.llm_calls for r in (plain, chosen, by_context))
     with pytest.raises(Exception, match="unknown mode 'nonsense'"):
         await graph.ainvoke({"debate": uniforms}, {"configurable": {"mode": "nonsense"}})
+
+
+# ------------------------------------------------------------------- the HTTP chat model streams its answers
+
+from langchain_core.messages import HumanMessage, SystemMessage  # noqa: E402
+
+from debatrix import LLMSettings  # noqa: E402
+from debatrix.llm.http_chat import Endpoint, HTTPChatModel  # noqa: E402
+from debatrix.testing import FakeOpenAIServer  # noqa: E402
+
+
+def _model(server: FakeOpenAIServer) -> HTTPChatModel:
+    return HTTPChatModel(endpoint=Endpoint(server.base_url, "sk-test", {"model": "m"}, 4))
+
+
+@pytest.mark.parametrize("kind", ["text", "decision", "schema", "tool"])
+async def test_a_streamed_answer_adds_up_to_the_answer_sent_whole(kind):
+    """The chunks of ``astream`` (what LangGraph's ``messages`` mode shows) add up to the message ``ainvoke``
+    returns: the text, the tool call's arguments sent in pieces, the log probabilities a decision reads, the
+    usage and the finish reason."""
+    messages = [SystemMessage(content="You judge debates."), HumanMessage(content="Does S1.1 argue? Answer yes or no.")]
+    server: FakeOpenAIServer
+    # the same answer to both requests (the fake numbers its comments by arrival)
+    with FakeOpenAIServer(responder=lambda body, n: server.completion(body, 0)) as server:
+        model = _model(server)
+        bound = {"text": model.bind(max_tokens=200),
+                 "decision": model.bind(max_tokens=1, logprobs=True, top_logprobs=5),
+                 "schema": model.bind(response_format={"type": "json_schema", "json_schema": {
+                     "name": "A", "schema": {"type": "object", "properties": {"note": {"type": "string"}},
+                                             "required": ["note"]}}}),
+                 "tool": model.bind_tools([{"type": "function", "function": {
+                     "name": "Score", "parameters": {"type": "object", "properties": {"score": {"type": "integer"}},
+                                                     "required": ["score"]}}}], tool_choice="Score")}[kind]
+        whole = await bound.ainvoke(messages)
+        chunks = [c async for c in bound.astream(messages)]
+        model.endpoint.close()
+    assert server.requests[-1]["stream"] is True and "stream" not in server.requests[-2]
+    streamed = chunks[0]
+    for c in chunks[1:]:
+        streamed += c
+    assert len(chunks) > 1
+    assert streamed.content == whole.content and streamed.tool_calls == whole.tool_calls
+    assert streamed.usage_metadata == whole.usage_metadata and streamed.usage_metadata["input_tokens"] > 0
+    assert streamed.response_metadata.get("logprobs") == whole.response_metadata.get("logprobs")
+    assert streamed.response_metadata["finish_reason"] == whole.response_metadata["finish_reason"]
+    if kind == "decision":
+        assert whole.response_metadata["logprobs"]["content"][0]["top_logprobs"]
+    if kind == "text":
+        assert len([c for c in chunks if c.content]) > 1  # written in pieces, not in one
+
+
+async def test_langgraphs_messages_stream_shows_the_judges_tokens_and_the_result_is_unchanged(uniforms):
+    """An agent streaming ``messages`` sees the judge's answers as they are written, on the HTTP transport; the
+    judgment is the one the same server gives unstreamed (decisions read the same probabilities)."""
+    with FakeOpenAIServer() as server:
+        settings = JudgeSettings(mode="flow", memory=MemorySettings(embedding="hash"),
+                                 llm=LLMSettings(base_url=server.base_url, model="m"))
+        whole = (await build_judge_graph(settings).ainvoke({"debate": uniforms}))["result"]
+        parts = [p async for p in build_judge_graph(settings).astream({"debate": uniforms}, stream_mode=["messages",
+                                                                                                         "values"],
+                                                                      subgraphs=True)]
+        streamed_requests = [r for r in server.requests if r.get("stream")]
+    tokens = [chunk for _, kind, (chunk, _meta) in ((ns, k, d) for ns, k, d in parts if k == "messages")
+              for _ in [0] if chunk.content]
+    result = next(d["result"] for ns, k, d in reversed(parts) if k == "values" and not ns)
+    assert tokens and len(streamed_requests) == result.usage.llm_calls == whole.usage.llm_calls
+    assert result.status.value == "complete" and result.flow == whole.flow and result.winner == whole.winner

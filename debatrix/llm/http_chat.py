@@ -21,14 +21,15 @@ import ssl
 import time
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator, Sequence
+import contextlib
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 import aiohttp
 from langchain_core.language_models import BaseChatModel, LanguageModelInput, LangSmithParams
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, ConfigDict
 
@@ -251,22 +252,33 @@ class HTTPChatModel(BaseChatModel):
                   **kwargs: Any) -> ChatResult:
         raise NotImplementedError("the HTTP transport is asynchronous: use `await model.ainvoke(...)`")
 
-    async def _agenerate(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
-                         **kwargs: Any) -> ChatResult:
+    def _body(self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]) -> dict[str, Any]:
         body = {**self.endpoint.payload, **kwargs, "messages": [_message(m) for m in messages]}
         if stop:
             body["stop"] = stop
         if "max_tokens" in body:  # the bound cap wins, under the current name (OpenAI deprecated max_tokens)
             body["max_completion_tokens"] = body.pop("max_tokens")
+        return body
+
+    @contextlib.asynccontextmanager
+    async def _post(self, body: dict[str, Any]) -> AsyncIterator[aiohttp.ClientResponse]:
+        """The server's response to ``body`` (an HTTP error status raised as :class:`ChatHTTPError`), on the
+        endpoint's server that the prompt's start chooses."""
         endpoint = self.endpoint
         prompt = _prompt_start(body["messages"], endpoint.AFFINITY_CHARS * 4) if len(endpoint.urls) > 1 else ""
         i = endpoint.choose(prompt)
         with endpoint.serving(i, prompt):
             async with endpoint.session().post(endpoint.urls[i], data=json.dumps(body, ensure_ascii=False),
                                                headers=endpoint.auth[i], proxy=endpoint.proxies[i]) as r:
-                raw = await r.read()
                 if r.status >= 400:
+                    raw = await r.read()
                     raise ChatHTTPError(r.status, _error_message(raw), retry_after(r.headers))
+                yield r
+
+    async def _agenerate(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
+                         **kwargs: Any) -> ChatResult:
+        async with self._post(self._body(messages, stop, kwargs)) as r:
+            raw = await r.read()
         try:
             data = json.loads(raw)
             choice = data["choices"][0]
@@ -277,6 +289,67 @@ class HTTPChatModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=answer, generation_info={
             "finish_reason": choice.get("finish_reason")})],
             llm_output={"token_usage": data.get("usage") or {}, "model_name": data.get("model")})
+
+    async def _astream(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
+                       **kwargs: Any) -> AsyncIterator[ChatGenerationChunk]:
+        """The answer as the server writes it (server-sent events), for LangGraph's ``messages`` stream and
+        ``astream_events``: text, tool-call pieces and log probabilities chunk by chunk; the usage, the finish
+        reason and llama.cpp's timings in the last chunk, so the message they add up to is the one
+        :meth:`_agenerate` returns."""
+        body = {**self._body(messages, stop, kwargs), "stream": True, "stream_options": {"include_usage": True}}
+        last: dict[str, Any] = {}
+        async with self._post(body) as r:
+            async for data in _events(r):
+                choices = data.get("choices") or []
+                choice = choices[0] if choices and isinstance(choices[0], dict) else {}
+                delta = choice.get("delta") or {}
+                meta: dict[str, Any] = {}
+                content = (choice.get("logprobs") or {}).get("content") if isinstance(choice.get("logprobs"),
+                                                                                       dict) else None
+                if content:
+                    meta["logprobs"] = {"content": content}
+                for key in ("finish_reason",):
+                    if choice.get(key):
+                        last[key] = choice[key]
+                for key in ("usage", "timings", "model"):
+                    if isinstance(data.get(key), dict | str):
+                        last[key] = data[key]
+                calls = [{"name": (c.get("function") or {}).get("name"), "args": (c.get("function") or {})
+                          .get("arguments"), "id": c.get("id"), "index": c.get("index", k)}
+                         for k, c in enumerate(delta.get("tool_calls") or []) if isinstance(c, dict)]
+                text = delta.get("content") or ""
+                if not (text or calls or meta):
+                    continue
+                chunk = ChatGenerationChunk(message=AIMessageChunk(content=text, tool_call_chunks=calls,
+                                                                   response_metadata=meta))
+                if run_manager is not None:
+                    await run_manager.on_llm_new_token(text, chunk=chunk)
+                yield chunk
+        final = _ai_message({"usage": last.get("usage"), "model": last.get("model"), "timings": last.get("timings")},
+                            {"finish_reason": last.get("finish_reason")}, {})
+        yield ChatGenerationChunk(message=AIMessageChunk(content="", usage_metadata=final.usage_metadata,
+                                                         response_metadata=final.response_metadata),
+                                  generation_info={"finish_reason": last.get("finish_reason")})
+
+
+async def _events(r: aiohttp.ClientResponse) -> AsyncIterator[dict[str, Any]]:
+    """The JSON objects of a server-sent event stream, up to ``data: [DONE]``."""
+    async for line in r.content:
+        text = line.decode("utf-8", "replace").strip()
+        if not text.startswith("data:"):
+            continue  # a comment, an event name, a keep-alive
+        payload = text[5:].strip()
+        if payload == "[DONE]":
+            return
+        try:
+            data = json.loads(payload)
+        except ValueError:
+            raise ChatResponseError(f"not a chat completion chunk: {payload[:120]!r}") from None
+        if isinstance(data, dict) and "error" in data:
+            err = data["error"]
+            raise ChatHTTPError(500, str(err.get("message") if isinstance(err, dict) else err)[:300])
+        if isinstance(data, dict):
+            yield data
 
 
 def _prompt_start(messages: list[dict[str, Any]], chars: int) -> str:
