@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from debatrix.core.modes import MODES
 
-from .modes import build_graph, build_run_graph, build_speech_graph, compiled
+from .build import build_graph, build_run_graph, build_speech_graph, compiled
 
 
 __all__ = ["MODES", "build_graph", "build_run_graph", "build_speech_graph", "compiled"]

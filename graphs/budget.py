@@ -70,7 +70,7 @@ def largest_request(debate: Debate, mode: str, settings: JudgeSettings, dims: li
         if shape.per_speech:
             for i in candidates:
                 before = P.previous_speeches(debate, i, fence) if shape.context == "speeches" else ""
-                after = P.previous_analyses(fake[:i]) if shape.context == "analyses" else ""
+                after = P.analyses_block(fake[:i]) if shape.context == "analyses" else ""
                 consider(M.analysis_messages(debate, dim, i, before, after, settings.analysis_words), analysis_cap,
                          f"the analysis of speech {i + 1} ({dim.name})")
         if shape.debate_stage:

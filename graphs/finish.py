@@ -50,14 +50,14 @@ def _first(state: JudgeState, key: str, dimension: str) -> Any:
     return items[0] if items else None
 
 
-def debater_judgments(state: JudgeState, dim: str, debate: Debate) -> list[DebaterJudgment]:
+def judged_debaters(state: JudgeState, dim: str, debate: Debate) -> list[DebaterJudgment]:
     order = {d.name: i for i, d in enumerate(debate.debaters)}
     return sorted(state.get("debater_judgments", {}).get(dim, []), key=lambda j: order[j.debater])
 
 
 def _dimension_result(state: JudgeState, dim: Dimension, cmap: CalibrationMap | None) -> DimensionResult:
     debate = state["debate"]
-    judgments = debater_judgments(state, dim.name, debate)
+    judgments = judged_debaters(state, dim.name, debate)
     decision = _first(state, "winner_decisions", dim.name)
     verdict = None
     analyses = tuple(sorted(state.get("analyses", {}).get(dim.name, []), key=lambda a: a.index))

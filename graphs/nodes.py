@@ -47,7 +47,7 @@ PreviousContext = Callable[[ColumnState, int], tuple[str, str]]
 def previous_analyses(state: ColumnState, index: int) -> tuple[str, str]:
     """The analysis memory's earlier analyses (the Debatrix mode), after the speech: the column's own analyses in
     its state (a column judges one dimension, so they are that dimension's)."""
-    return "", P.previous_analyses(sorted((a for a in state.get("analyses", [])
+    return "", P.analyses_block(sorted((a for a in state.get("analyses", [])
                                            if a.index < index and not a.missing), key=lambda a: a.index))
 
 

@@ -10,7 +10,7 @@ from debatrix.core.textchecks import cites_debate
 
 from . import messages as M
 from .answers import winner_answer
-from .finish import debater_judgments
+from .finish import judged_debaters
 from .state import PANEL, DebateAnalysis, JudgeState
 
 
@@ -23,7 +23,7 @@ def _panel_messages(state: JudgeState, ctx: JudgeContext, order: tuple[str, ...]
     reports = []
     for dim in state["dimensions"]:
         decision = state["winner_decisions"][dim.name][0]
-        judged = {j.debater: j.score for j in debater_judgments(state, dim.name, debate)}
+        judged = {j.debater: j.score for j in judged_debaters(state, dim.name, debate)}
         scores = ", ".join(f"{name} {judged[name]:.3g}" for name in order if name in judged)
         reports.append({"name": dim.name, "weight": f"{dim.weight:g}", "scores": scores,
                         "winner": decision.winner or "tie", "judgment": decision.comment})

@@ -65,7 +65,7 @@ def checkpoint_serializer(extra: Iterable[tuple[str, str] | type] = ()) -> JsonP
     return JsonPlusSerializer(allowed_msgpack_modules=[*checkpoint_types(), *named])
 
 
-def registered(checkpointer: Any) -> Any:
+def with_judge_types(checkpointer: Any) -> Any:
     """``checkpointer`` (as given) with the judge's types registered where its serializer is LangGraph's own in
     the permissive default; a shallow copy sharing its storage, so the caller's object is not changed."""
     serde = getattr(checkpointer, "serde", None)

@@ -101,7 +101,7 @@ def test_every_module_is_in_a_room_or_at_the_top():
 
 def test_the_layer_check_sees_an_upward_import(tmp_path):
     bad = tmp_path / "bad.py"
-    bad.write_text("def f():\n    from debatrix.graphs.modes import build_graph\n")
+    bad.write_text("def f():\n    from debatrix.graphs.build import build_graph\n")
     assert not all(_within(m, ALLOWED["core"]) for m in _debatrix_imports(bad))
     # a relative import reaching another room, and a lazily re-exported name, are seen for what they are
     bad.write_text("from ..app.api import ajudge_debate\nfrom debatrix import JudgeContext, __version__\n")

@@ -468,7 +468,7 @@ async def test_a_run_reads_one_set_of_settings(uniforms):
     that contradicts the context is refused; a run given a context takes only the mode from its settings."""
     from debatrix import JudgeContext
     from debatrix.core.errors import ConfigurationError
-    from debatrix.graphs.modes import build_graph
+    from debatrix.graphs.build import build_graph
 
     model = ScriptedChatModel(script={**script(), "judge_debate": lambda c: {
         "comment": "Maya: Maya argued.\nTheo: Theo answered.", "Maya": 7, "Theo": 6, "winner": "Maya"}})

@@ -453,7 +453,7 @@ def _shown(a: SpeechAnalysis) -> dict:
     return {"index": a.index + 1, "speaker": a.speaker, "analysis": a.analysis}
 
 
-def previous_analyses(analyses: list[SpeechAnalysis]) -> str:
+def analyses_block(analyses: list[SpeechAnalysis]) -> str:
     """The column's earlier analyses as the next analysis reads them: their memos (notes without quotations)."""
     return render("previous_analyses.j2", ItemsVars(items=[{**_shown(a), "analysis": a.remembered}
                                                            for a in analyses]))

@@ -23,7 +23,7 @@ from .finish import make_finish
 from .flow import add_flow, to_flow
 from .panel import after_columns, after_panel_comment, columns_done, panel_comment, panel_decide
 from .prepare import make_prepare, to_columns
-from .serde import registered
+from .serde import with_judge_types
 from .state import Accumulated, JudgeInput, JudgeOutput, JudgeRun, JudgeState
 from .wiring import add_step, bind
 
@@ -110,7 +110,7 @@ def build_graph(mode: str, ctx: JudgeContext | None = None, *, merge_score_call:
         raise ConfigurationError("'speech' judges single speeches: use build_speech_graph")
     merge, scored = _shape_flags(ctx, merge_score_call, score_in_analysis)
     return (_judge_graph(ctx, mode, _column(ctx, shape, merge, scored))
-            .compile(checkpointer=registered(checkpointer), name=f"debatrix-{mode}"))
+            .compile(checkpointer=with_judge_types(checkpointer), name=f"debatrix-{mode}"))
 
 
 def compiled(ctx: Any, mode: str) -> Any:
@@ -146,7 +146,7 @@ def build_run_graph(ctx: JudgeContext, mode: str, *, checkpointer: Any = None) -
     g.add_node("judge", judge)
     g.add_edge(START, "judge")
     g.add_edge("judge", END)
-    return g.compile(checkpointer=registered(checkpointer), name=f"debatrix-{mode}")
+    return g.compile(checkpointer=with_judge_types(checkpointer), name=f"debatrix-{mode}")
 
 
 def build_speech_graph(ctx: JudgeContext | None = None, *, merge_score_call: bool | None = None,
@@ -154,4 +154,4 @@ def build_speech_graph(ctx: JudgeContext | None = None, *, merge_score_call: boo
     """Judge speeches on their own: per dimension, analyse and judge each speech (no debate-level stage)."""
     merge, _ = _shape_flags(ctx, merge_score_call, None)
     return (_judge_graph(ctx, SPEECH.name, _column(ctx, SPEECH, merge))
-            .compile(checkpointer=registered(checkpointer), name="debatrix-speech"))
+            .compile(checkpointer=with_judge_types(checkpointer), name="debatrix-speech"))
