@@ -23,7 +23,8 @@ class ProgressEvent:
     index: int | None  # speech index (0-based) where the step concerns one speech
     detail: str
     # what the step wrote, for displays that show the judgment as it grows (the web page's matrix)
-    kind: str = ""  # analysis (with its score when scored in it), speech_score, debater_score, winner, judgment, failure
+    kind: str = ""  # analysis (with its score when scored in it), speech_score, debater_score, winner, judgment,
+    # failure, calls
     text: str | None = None  # the analysis, comment or judgment
     score: float | None = None  # the speech's or the debater's score (expected where available)
     debater: str | None = None

@@ -60,7 +60,8 @@ class JudgeOutput(TypedDict):
 
 
 class JudgeRun(JudgeInput, total=False):
-    """The state of the graph that runs the judge of a run's chosen mode (:func:`debatrix.graphs.build.build_run_graph`)."""
+    """The state of the graph that runs the judge of a run's chosen mode
+    (:func:`debatrix.graphs.build.build_run_graph`)."""
 
     result: JudgeResult
 

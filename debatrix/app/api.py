@@ -45,9 +45,9 @@ def run_config(debate: Debate, config: RunnableConfig | None, run_name: str) -> 
     return run
 
 
-async def _run(graph: Any, debate: Debate, ctx: JudgeContext, on_event: Callable[[ProgressEvent], None] | None,
-               run_id: str | None, config: RunnableConfig | None = None, run_name: str = "debatrix judge"
-               ) -> JudgeResult:
+async def _streamed(graph: Any, debate: Debate, ctx: JudgeContext,
+                    on_event: Callable[[ProgressEvent], None] | None, run_id: str | None,
+                    config: RunnableConfig | None = None, run_name: str = "debatrix judge") -> JudgeResult:
     result: JudgeResult | None = None
     state: dict[str, Any] = {"debate": debate}
     if run_id:
@@ -94,7 +94,7 @@ async def ajudge_debate(debate: Debate, settings: JudgeSettings | None = None,
         ctx = context
     try:
         graph = compiled(ctx, settings.mode)
-        result = await _run(graph, debate, ctx, on_event, run_id, config)
+        result = await _streamed(graph, debate, ctx, on_event, run_id, config)
     finally:
         if context is None:
             ctx.close()
@@ -183,8 +183,8 @@ async def ajudge_speech(text: str, motion: str, settings: JudgeSettings | None =
     ctx = context or await asyncio.to_thread(JudgeContext.create, settings, chat_model)
     try:
         graph = compiled(ctx, "speech")
-        return await _run(graph, single_speech(text, motion, speaker, side), ctx, None, None, config,
-                          "debatrix judge speech")
+        return await _streamed(graph, single_speech(text, motion, speaker, side), ctx, None, None, config,
+                               "debatrix judge speech")
     finally:
         if context is None:
             ctx.close()
