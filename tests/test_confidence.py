@@ -3,6 +3,8 @@ near even, "uncalibrated" without a map, nothing without probabilities."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
@@ -130,17 +132,24 @@ async def test_a_map_end_to_end_shows_its_ceiling_and_escalation_acts_on_the_sho
 
     from .conftest import EXAMPLES
 
-    fitted = CalibrationMap(model="fake-model", mode="flow", a=3.0, b=0.0, n=40, ceiling=0.7, source="test")
-    monkeypatch.setattr(finish, "calibration_for", lambda model, mode, layout: fitted if mode == "flow" else None)
+    fitted_maps: dict[str, CalibrationMap] = {}
+    monkeypatch.setattr(finish, "calibration_for", lambda model, mode, layout: fitted_maps.get(mode))
     debate = load_debate(EXAMPLES / "school_uniforms.yaml")
     with FakeOpenAIServer() as first, FakeOpenAIServer() as second:
         llm = LLMSettings(base_url=first.base_url, model="fake-model", api_key="x")
         settings = JudgeSettings(mode="flow", llm=llm, memory=MemorySettings(embedding="hash"))
+        raw = (await ajudge_debate(debate, settings)).general.verdict.probabilities  # no map: the raw figure
+        raw_top = max(raw.values())
+        assert 0.5 < raw_top < 0.7
+        # a map that changes the figure (raw under 0.7, mapped over it: twice the slope that reaches 0.7) and a
+        # ceiling that then holds it
+        slope = 2 * math.log(0.7 / 0.3) / math.log(raw_top / (1 - raw_top))
+        fitted = CalibrationMap(model="fake-model", mode="flow", a=slope, b=0.0, n=40, ceiling=0.7, source="test")
+        fitted_maps["flow"] = fitted
         plain = await ajudge_debate(debate, settings)
         v = plain.general.verdict
         raw = v.probabilities[v.winner]
-        # a map that changes the figure (raw under 0.7, mapped over it) and a ceiling that then holds it
-        assert v.method == "logprobs" and 0.5 < raw < 0.7 < fitted.model_copy(update={"ceiling": 1.0})(raw)
+        assert v.method == "logprobs" and raw == raw_top < 0.7 < fitted.model_copy(update={"ceiling": 1.0})(raw)
         assert v.calibrated_probability == round(fitted(raw), 4) == 0.7 and v.confidence == "70%"
         up = settings.model_copy(update={"escalate": EscalationSettings(
             llm=llm.model_copy(update={"base_url": second.base_url}), below=below)})
