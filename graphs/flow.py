@@ -6,10 +6,12 @@ far, ``state["flows"]``), each of its passages p is read once and asked, one que
 
     is p an argument about the motion (a reason for or against it)?                     P(argument)
     does p cite evidence (a source, figure, study or example)?                           P(evidence)
-    is p clearly written and correctly spelled?                                          P(clear)
+    is p clearly written and correctly spelled? Answer yes or no.                        P(clear)
     does p make this point of the other side, or argue about it: "<its first words>"?    P(answers the row)
 
-(the first two as ``debatrix bench decisions`` measured them: a three-way question, argues with evidence / without /
+("answer yes or no" is said once, in the system message, except in the clarity question: without those words
+at its end the model rated the garbled side of ``bench contrast``'s language change the clearer more often (the
+intact side won 3 of its 8 items, 5 of 8 with them); the first two as ``debatrix bench decisions`` measured them: a three-way question, argues with evidence / without /
 neither, gave every passage of a debate nearly the same probabilities)
 
 The rows a speech may answer are the other side's earlier passages the flow holds as arguments; each passage
