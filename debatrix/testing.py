@@ -69,17 +69,13 @@ def decided(messages: Sequence[Any], options: Sequence[str]) -> str:
 
 def asked_options(body: dict[str, Any]) -> list[str]:
     """The options of a small decision request: its grammar's alternatives (llama.cpp), else those its question
-    names where the answer is capped at a few tokens: the question's last words ("Answer yes or no.", "Answer A, B
-    or C."), else the system message's rule for every question (the flow's "answer it with yes or no alone.")."""
+    names ("Answer yes or no.", "Answer A, B or C.") where the answer is capped at a few tokens."""
     grammar = re.findall(r'"((?:[^"\\]|\\.)*)"', body.get("grammar") or "")
     if grammar:
         return grammar
-    messages = body.get("messages") or []
-    if (body.get("max_tokens") or body.get("max_completion_tokens") or 99) > 3 or not messages:
+    if (body.get("max_tokens") or body.get("max_completion_tokens") or 99) > 3 or not body.get("messages"):
         return []
-    asked = re.search(r"Answer ((?:\w+, )*\w+) or (\w+)\.\s*$", str(messages[-1].get("content") or ""))
-    if asked is None and messages[0].get("role") == "system":
-        asked = re.search(r"answer it with ((?:\w+, )*\w+) or (\w+) alone\.", str(messages[0].get("content") or ""))
+    asked = re.search(r"Answer ((?:\w+, )*\w+) or (\w+)\.\s*$", str(body["messages"][-1].get("content") or ""))
     return [*asked.group(1).split(", "), asked.group(2)] if asked else []
 
 

@@ -6,12 +6,10 @@ far, ``state["flows"]``), each of its passages p is read once and asked, one que
 
     is p an argument about the motion (a reason for or against it)?                     P(argument)
     does p cite evidence (a source, figure, study or example)?                           P(evidence)
-    is p clearly written and correctly spelled? Answer yes or no.                        P(clear)
+    is p clearly written and correctly spelled?                                          P(clear)
     does p make this point of the other side, or argue about it: "<its first words>"?    P(answers the row)
 
-("answer yes or no" is said once, in the system message, except in the clarity question: without those words
-at its end the model rated the garbled side of ``bench contrast``'s language change the clearer more often (the
-intact side won 3 of its 8 items, 5 of 8 with them); the first two as ``debatrix bench decisions`` measured them: a three-way question, argues with evidence / without /
+(the first two as ``debatrix bench decisions`` measured them: a three-way question, argues with evidence / without /
 neither, gave every passage of a debate nearly the same probabilities)
 
 The rows a speech may answer are the other side's earlier passages the flow holds as arguments; each passage
@@ -19,7 +17,10 @@ proposes the row whose rarer words it shares most, and each row proposed is aske
 with it (the lookup proposes, the model decides). Every question restates what it asks about (a small model does
 not look an id up: ``debatrix bench decisions``) and reads one passage, not the speech around it, so the prompt is
 the passage and a few words, and the questions about one passage share it up to the question (a prompt cache reads
-each passage once). The decisions are shared by the
+each passage once). Every question ends "Answer yes or no.": said once in the system message instead (cached, so
+~5 tokens fewer a call), the model rated the garbled side of ``bench contrast``'s language change the clearer more
+often, and an injected concession in a passage turned two verdicts of the real-model injection test. The decisions
+are shared by the
 dimensions: each weighs its own part of the ledger (``flow_verdicts``, no call; :mod:`debatrix.core.flow`), and the
 panel's verdict is their weighted mean.
 """
@@ -65,9 +66,7 @@ def passage_messages(debate: Debate, p: Passage, question: str) -> list[Any]:
     material = P.header(debate) + P.render("flow_passage.j2", P.FlowPassageVars(
         fence=fence, id=p.id, speaker=p.speaker, side=P.side_label(debate, p.speaker),
         text=P.quoted(p.text, fence)))
-    # "answer yes or no" is said once, in the system message the server's cache keeps, not in every question
-    return [SystemMessage(content=P.system_text(fence) + P.render("flow_system.j2", P.NoVars())),
-            HumanMessage(content=material + question)]
+    return [SystemMessage(content=P.system_text(fence)), HumanMessage(content=material + question)]
 
 
 def _about(debate: Debate, p: Passage, template: str) -> list[Any]:

@@ -203,7 +203,6 @@ TEMPLATES: dict[str, type[_Vars]] = {
     "repair.j2": RepairVars,
     "decide_passage.j2": DecidePassageVars,
     "decide_answer.j2": DecideAnswerVars,
-    "flow_system.j2": NoVars,
     "flow_passage.j2": FlowPassageVars,
     "flow_argues.j2": FlowQuestionVars,
     "flow_evidence.j2": FlowQuestionVars,
