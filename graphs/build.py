@@ -14,8 +14,8 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from debatrix.context import JudgeContext, RunOptions
-from debatrix.core.errors import ConfigurationError, UnknownModeError
-from debatrix.core.modes import MODES, SPEECH, Mode, get_mode
+from debatrix.core.errors import ConfigurationError
+from debatrix.core.modes import SPEECH, Mode, debate_mode, get_mode
 
 from .column import build_iterative_column, build_raw_column
 from .nodes import previous_analyses, previous_speeches
@@ -137,10 +137,7 @@ def build_run_graph(ctx: JudgeContext, mode: str, *, checkpointer: Any = None) -
         base = runtime.context if isinstance(runtime.context, JudgeContext) else ctx
         run = base.with_options({**(config.get("configurable") or {}), **given})
         chosen = run.settings.mode if run is not base else mode
-        if chosen not in MODES or get_mode(chosen) is SPEECH:
-            raise UnknownModeError(f"unknown mode {chosen!r}; choose one of: "
-                                   f"{', '.join(m for m in MODES if m != SPEECH.name)}")
-        return await compiled(run, chosen).ainvoke(state, config)
+        return await compiled(run, debate_mode(chosen).name).ainvoke(state, config)
 
     g = StateGraph(JudgeRun, context_schema=RunOptions, input_schema=JudgeInput, output_schema=JudgeOutput)
     g.add_node("judge", judge)

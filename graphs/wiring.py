@@ -18,19 +18,17 @@ from .progress import emit
 Node = Callable[[Any, JudgeContext], Awaitable[Any]]
 
 
-def bind(fn: Any, default: JudgeContext | None, name: str | None = None) -> Any:
+def bind(fn: Any, default: JudgeContext | None, name: str) -> Any:
     """The node reads its context from ``runtime.context``; when the caller's graph runs with a context of its own
     type (a parent agent), the context the judge graph was built with is used instead. What it wrote goes out as a
     progress event on the run's ``custom`` stream, under ``name`` (the node's name in its graph)."""
-    step = name or getattr(fn, "__name__", "node")
-
     async def node(state: Any, runtime: Runtime) -> Any:
         ctx = runtime.context if isinstance(runtime.context, JudgeContext) else default
         if ctx is None:
             raise ConfigurationError("no JudgeContext: invoke with context=JudgeContext.create(...) "
                                      "or build the graph with build_judge_graph(settings, chat_model=...)")
         update = await fn(state, ctx)
-        emit(step, update)
+        emit(name, update)
         return update
 
     node.__name__ = getattr(fn, "__name__", "node")

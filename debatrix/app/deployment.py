@@ -79,6 +79,7 @@ async def judge(config: RunnableConfig) -> Any:
     options as a plain dict (it would otherwise try to build a :class:`JudgeContext`, which holds the model
     connection, from them). Where the server only reads the graph (its schema, a drawing), it gets one built without
     a context, and no model is started."""
+    from debatrix.core.modes import debate_mode
     from debatrix.graphs import MODES, build_graph, compiled
 
     configurable = dict(config.get("configurable") or {})
@@ -87,10 +88,7 @@ async def judge(config: RunnableConfig) -> Any:
         graph = build_graph(mode if mode in MODES else DEFAULT_MODE)
     else:
         ctx = await asyncio.to_thread(context_for, configurable)
-        mode = ctx.settings.mode
-        if mode not in MODES:
-            raise ConfigurationError(f"unknown mode {mode!r}; choose one of: {', '.join(MODES)}")
-        graph = compiled(ctx, mode)
+        graph = compiled(ctx, debate_mode(ctx.settings.mode).name)
     return graph.copy(update={"context_schema": RunOptions})
 
 

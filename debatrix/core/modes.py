@@ -79,8 +79,11 @@ SPEECH = Mode("speech", "each speech analysed and scored on its own", per_speech
 
 def get_mode(name: str) -> Mode:
     """The registered mode ``name`` (``"speech"``: the single-speech graph's shape)."""
-    if name == SPEECH.name:
-        return SPEECH
+    return SPEECH if name == SPEECH.name else debate_mode(name)
+
+
+def debate_mode(name: str) -> Mode:
+    """The registered mode ``name`` that judges a debate (not ``"speech"``, which judges one speech)."""
     try:
         return MODES[name]
     except KeyError:

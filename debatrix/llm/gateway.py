@@ -587,7 +587,7 @@ class LLMGateway:
         model = self.model.bind(max_tokens=1)
         # the alternatives a server reports are the model's own, before any grammar (llama.cpp's are): where it
         # reports them, a grammar would change only the token written, which is not read, and llama.cpp checks
-        # it against the whole vocabulary on every call (benchmarks.perf: the decision's fixed cost)
+        # it against the whole vocabulary on every call
         if self.settings.grammar and not self.logprobs_supported:
             model = self._beyond_openai(model, {"grammar": "root ::= " + " | ".join(json.dumps(o) for o in options)})
         started = time.perf_counter()

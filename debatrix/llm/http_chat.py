@@ -303,14 +303,11 @@ class HTTPChatModel(BaseChatModel):
                 choices = data.get("choices") or []
                 choice = choices[0] if choices and isinstance(choices[0], dict) else {}
                 delta = choice.get("delta") or {}
-                meta: dict[str, Any] = {}
-                content = (choice.get("logprobs") or {}).get("content") if isinstance(choice.get("logprobs"),
-                                                                                       dict) else None
-                if content:
-                    meta["logprobs"] = {"content": content}
-                for key in ("finish_reason",):
-                    if choice.get(key):
-                        last[key] = choice[key]
+                logprobs = choice.get("logprobs")
+                tokens = logprobs.get("content") if isinstance(logprobs, dict) else None
+                meta: dict[str, Any] = {"logprobs": {"content": tokens}} if tokens else {}
+                if choice.get("finish_reason"):
+                    last["finish_reason"] = choice["finish_reason"]
                 for key in ("usage", "timings", "model"):
                     if isinstance(data.get(key), dict | str):
                         last[key] = data[key]
