@@ -14,7 +14,7 @@ from debatrix.core.dimension import DimensionRegistry
 from debatrix.core.errors import ConfigurationError, ContextWindowExceeded, require_extra
 from debatrix.llm.gateway import LLMGateway
 from debatrix.core.models import Debate
-from debatrix.core.modes import RunPlan
+from debatrix.core.modes import Mode, RunPlan, get_mode
 from debatrix.core.settings import JudgeSettings
 
 
@@ -39,7 +39,7 @@ def run_settings(settings: JudgeSettings, chat_model: BaseChatModel | None = Non
 def local_context(settings: JudgeSettings, plans: Sequence[RunPlan]) -> int:
     """The server context for the runs ``plans`` describe: what their largest request needs, up to
     :func:`local_window`. Raises :class:`ContextWindowExceeded` (before any server starts) when one cannot fit."""
-    from debatrix.llm.local import context_for
+    from debatrix.llm.local import server_context
 
     window, what = local_window(settings)
     # a plan without a largest request is over the call budget: its run is refused, nothing sent
@@ -49,7 +49,7 @@ def local_context(settings: JudgeSettings, plans: Sequence[RunPlan]) -> int:
     for debate_id, largest in sized:
         if largest.tokens > window:
             raise ContextWindowExceeded(largest.tokens, window, f"{debate_id}: {largest.what}", limit=what)
-    return context_for(max(r.tokens for _, r in sized), window)
+    return server_context(max(r.tokens for _, r in sized), window)
 
 
 class RunOptions(TypedDict, total=False):
@@ -85,14 +85,22 @@ class JudgeContext:
     gateway: LLMGateway
     memory: Any  # debatrix.memory.MemoryStore with retrieval, else None (chromadb is an extra, and heavy)
     registry: DimensionRegistry = field(default_factory=DimensionRegistry)
-    local_server: Any = None  # a debatrix.llm.local.LocalServer this context started and must stop
+    local_server: Any = None  # a debatrix.llm.local.LocalServer this context (or the one it varies) started
     # the plans of the runs this context was made for (debatrix.graphs.budget.plan_run): each run's first step
     # takes its own instead of working it out again
     plans: tuple[RunPlan, ...] = ()
-    # compiled judge graphs bound to this context, by (mode, merge_score_call, score_in_analysis): filled by
-    # debatrix.graphs.compiled (the context knows nothing of the graphs it serves)
-    _graphs: dict[str, Any] = field(default_factory=dict, repr=False)  # compiled graphs by mode (graphs.compiled)
+    # compiled judge graphs bound to this context, by mode: filled by debatrix.graphs.compiled (the context knows
+    # nothing of the graphs it serves)
+    _graphs: dict[str, Any] = field(default_factory=dict, repr=False)
     _variants: dict[tuple[tuple[str, Any], ...], JudgeContext] = field(default_factory=dict, repr=False)
+    # False in a variant (with_options): the context it varies owns the model connection and server, and closes them
+    owner: bool = field(default=True, repr=False)
+    #: the mode its runs judge in, resolved once from its settings (an unknown mode is refused here, before any call);
+    #: a graph of another mode runs its nodes with :meth:`for_mode`
+    mode: Mode = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.mode = get_mode(self.settings.mode)
 
     @classmethod
     def create(cls, settings: JudgeSettings | None = None, chat_model: BaseChatModel | None = None,
@@ -152,14 +160,24 @@ class JudgeContext:
                 except ValueError as e:
                     raise ConfigurationError(f"invalid run settings {chosen}: {e}") from None
                 ctx = self._variants[key] = JudgeContext(settings=settings, gateway=self.gateway,
-                                                         memory=self.memory, registry=self.registry)
+                                                         memory=self.memory, registry=self.registry,
+                                                         local_server=self.local_server, plans=self.plans,
+                                                         owner=False)
         return ctx
+
+    def for_mode(self, name: str) -> JudgeContext:
+        """This context judging in mode ``name``: itself if that is its mode, else its kept variant (the same model
+        connection, memory and plans). The graph of a mode runs its nodes with it, so a node reads its mode here,
+        whichever context the run was started with."""
+        return self if name == self.mode.name else self.with_options({"mode": name})
 
     def plan_for(self, debate: Debate, mode: str) -> RunPlan | None:
         """The plan this context was made with for this very debate object in ``mode``, if any."""
         return next((p for p in self.plans if p.debate is debate and p.mode == mode), None)
 
     def close(self) -> None:
+        if not self.owner:
+            return
         self.gateway.close()
         if self.local_server is not None:
             self.local_server.stop()

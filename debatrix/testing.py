@@ -392,12 +392,12 @@ class FakeOpenAIServer:
         self.stop()
 
 
-def main(argv: list[str] | None = None) -> None:
+def serve_fake(argv: list[str] | None = None) -> None:
     """``python -m debatrix.testing --port 8099``: serve the fake OpenAI-compatible model until Ctrl-C (for trying
     the CLI without a model, and for measuring the framework's own overhead)."""
     import argparse
 
-    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap = argparse.ArgumentParser(description=serve_fake.__doc__)
     ap.add_argument("--port", type=int, default=8099)
     ap.add_argument("--latency", type=float, default=0.0, help="seconds before every answer")
     ap.add_argument("--rough-usage", action="store_true", help="report characters / 4 as tokens (no tokenizer work)")
@@ -412,4 +412,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    serve_fake()

@@ -63,7 +63,7 @@ def largest_request(debate: Debate, mode: str, settings: JudgeSettings, dims: li
     if shape.context == "flow":
         return _largest_decision(debate, settings)
     n = len(debate.speeches)
-    candidates = _candidates(debate, settings) if shape.per_speech else []
+    candidates = _largest_candidates(debate, settings) if shape.per_speech else []
     for dim in dims:
         fake = [SpeechAnalysis(dimension=dim.name, index=j, speaker=debate.speeches[j].speaker,
                                analysis=_placeholder(analysis_cap)) for j in range(n)]
@@ -78,7 +78,7 @@ def largest_request(debate: Debate, mode: str, settings: JudgeSettings, dims: li
             what = (f"the judgment of the debate from its analyses ({dim.name})" if shape.per_speech else
                     f"the judgment of the full debate transcript ({dim.name})")
             answer = min(token_cap(words), cap_out)
-            # a judgment missing a debater's paragraph is asked for it in the same conversation (nodes.judge_debate)
+            # a judgment missing a debater's paragraph is asked for it in the same conversation (nodes.judge_dimension)
             consider(M.judgment_messages(debate, dim, fake if shape.per_speech else [], words),
                      2 * answer + RETRY_TOKENS, what)
     if shape.panel:
@@ -104,7 +104,7 @@ def _largest_decision(debate: Debate, settings: JudgeSettings) -> Request:
     return Request(tokens + 8, f"a decision on passage {p.id}")
 
 
-def _candidates(debate: Debate, settings: JudgeSettings) -> list[int]:
+def _largest_candidates(debate: Debate, settings: JudgeSettings) -> list[int]:
     """The speeches whose analysis request can be the largest. A speech's request holds its block and everything
     before it (earlier analyses or speeches), and the task text differs only by speaker, so of one speaker's
     speeches, speech i's request is no larger than a later speech j's when its block is no longer: only the

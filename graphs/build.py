@@ -18,35 +18,31 @@ from debatrix.core.errors import ConfigurationError
 from debatrix.core.modes import SPEECH, Mode, debate_mode, get_mode
 
 from .column import build_iterative_column, build_raw_column
-from .nodes import previous_analyses, previous_speeches
-from .finish import make_finish
+from .finish import finish
 from .flow import add_flow, to_flow
 from .panel import after_columns, after_panel_comment, columns_done, panel_comment, panel_decide
-from .prepare import make_prepare, to_columns
+from .prepare import prepare, to_columns
 from .serde import with_judge_types
 from .state import Accumulated, JudgeInput, JudgeOutput, JudgeRun, JudgeState
 from .wiring import add_step, bind
 
-#: what each analysis of a per-speech mode sees of the earlier speeches (Algorithm 1's context)
-PREVIOUS = {"analyses": previous_analyses, "speeches": previous_speeches}
 
-
-def _judge_graph(ctx: JudgeContext | None, mode: str, column: Any) -> StateGraph:
-    shape = get_mode(mode)
+def _judge_graph(ctx: JudgeContext | None, shape: Mode, column: Any) -> StateGraph:
+    mode = shape.name
     g = StateGraph(JudgeState, context_schema=JudgeContext, input_schema=JudgeInput, output_schema=JudgeOutput)
-    g.add_node("prepare", bind(make_prepare(mode), ctx, "prepare"))
-    g.add_node("finish", bind(make_finish(mode, shape.per_speech, shape.panel), ctx, "finish"))
+    g.add_node("prepare", bind(prepare, ctx, "prepare", mode))
+    g.add_node("finish", bind(finish, ctx, "finish", mode))
     g.add_edge(START, "prepare")
     if shape.context == "flow":  # one reading shared by the dimensions, the verdicts computed from it
-        add_flow(g, ctx)
+        add_flow(g, ctx, mode)
         g.add_conditional_edges("prepare", to_flow, ["flow_speech", "finish"])
         g.add_edge("finish", END)
         return g
     g.add_node("column", as_column_node(column))
     g.add_conditional_edges("prepare", to_columns, ["column", "finish"])
     if shape.panel:
-        add_step(g, "panel_comment", panel_comment, ctx)
-        add_step(g, "panel_decide", panel_decide, ctx)
+        add_step(g, "panel_comment", panel_comment, ctx, mode)
+        add_step(g, "panel_decide", panel_decide, ctx, mode)
         # a conditional edge straight from the columns would be decided per column, each seeing only its own
         # failures, so one failed dimension would not stop the panel: the columns join first
         g.add_node("columns_done", columns_done)
@@ -80,9 +76,8 @@ def _column(ctx: JudgeContext | None, mode: Mode, merge_score_call: bool, score_
     if mode.context == "flow":
         return None
     if mode.per_speech:
-        return build_iterative_column(ctx, PREVIOUS[mode.context], merge_score_call,
-                                      debate_stage=mode.debate_stage, score_in_analysis=score_in_analysis)
-    return build_raw_column(ctx, merge_score_call)
+        return build_iterative_column(ctx, mode, merge_score_call, score_in_analysis=score_in_analysis)
+    return build_raw_column(ctx, mode, merge_score_call)
 
 
 def _shape_flags(ctx: JudgeContext | None, merge_score_call: bool | None,
@@ -109,7 +104,7 @@ def build_graph(mode: str, ctx: JudgeContext | None = None, *, merge_score_call:
     if shape is SPEECH:
         raise ConfigurationError("'speech' judges single speeches: use build_speech_graph")
     merge, scored = _shape_flags(ctx, merge_score_call, score_in_analysis)
-    return (_judge_graph(ctx, mode, _column(ctx, shape, merge, scored))
+    return (_judge_graph(ctx, shape, _column(ctx, shape, merge, scored))
             .compile(checkpointer=with_judge_types(checkpointer), name=f"debatrix-{mode}"))
 
 
@@ -150,5 +145,5 @@ def build_speech_graph(ctx: JudgeContext | None = None, *, merge_score_call: boo
                        checkpointer: Any = None) -> Any:
     """Judge speeches on their own: per dimension, analyse and judge each speech (no debate-level stage)."""
     merge, _ = _shape_flags(ctx, merge_score_call, None)
-    return (_judge_graph(ctx, SPEECH.name, _column(ctx, SPEECH, merge))
+    return (_judge_graph(ctx, SPEECH, _column(ctx, SPEECH, merge))
             .compile(checkpointer=with_judge_types(checkpointer), name="debatrix-speech"))

@@ -3,8 +3,8 @@
 The iterative column is the paper's Algorithm 1 for one dimension *d*; each step, and the node that runs it:
 
     for each speech s_i, in the order spoken:               analyze_speech (loops on itself; i is state["index"])
-        context_i <- ca_mem[d]: the analyses of s_1..s_i-1     previous_analyses (the column state's "analyses")
-                     (non-iterative ablation: s_1..s_i-1)      previous_speeches
+        context_i <- ca_mem[d]: the analyses of s_1..s_i-1     earlier_analyses (the column state's "analyses")
+                     (non-iterative ablation: s_1..s_i-1)      earlier_speeches
         rel_i     <- query(sc_mem, s_i) over s_1..s_i-1        _relevant (only with retrieval: the context memory)
         a_i       <- analyse(s_i, context_i, rel_i)            one LLM call
         ca_mem[d] <- ca_mem[d] + a_i                           the node returns {"analyses": [a_i]}
@@ -32,10 +32,15 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 
 from debatrix.context import JudgeContext
+from debatrix.core.modes import Mode
 
-from .nodes import PreviousContext, column_sends, decide_debate, judge_debate, make_analyze_speech, score_speech
+from .nodes import column_sends, decide_debate, earlier_analyses, earlier_speeches, judge_dimension, \
+    make_analyze_speech, score_speech
 from .state import Accumulated, ColumnState
 from .wiring import add_step
+
+#: what each analysis of a per-speech mode sees of the earlier speeches (Algorithm 1's context), by ``Mode.context``
+PREVIOUS = {"analyses": earlier_analyses, "speeches": earlier_speeches}
 
 
 def make_after_analyze(scored_in_analysis: bool, debate_stage: bool) -> Callable[[ColumnState], list[Any]]:
@@ -59,35 +64,38 @@ def after_judgment(state: ColumnState) -> Any:
     return END if state.get("failures") else "decide_debate"
 
 
-def _judgment_nodes(g: StateGraph, ctx: JudgeContext | None, merge_score_call: bool) -> None:
-    add_step(g, "judge_debate", judge_debate, ctx)
+def _judgment_nodes(g: StateGraph, ctx: JudgeContext | None, mode: Mode, merge_score_call: bool) -> None:
+    add_step(g, "judge_debate", judge_dimension, ctx, mode.name)
     if merge_score_call:
         g.add_edge("judge_debate", END)
         return
-    add_step(g, "decide_debate", decide_debate, ctx)
+    add_step(g, "decide_debate", decide_debate, ctx, mode.name)
     g.add_conditional_edges("judge_debate", after_judgment, ["decide_debate", END])
     g.add_edge("decide_debate", END)
 
 
-def build_iterative_column(ctx: JudgeContext | None, previous: PreviousContext, merge_score_call: bool,
-                           debate_stage: bool = True, score_in_analysis: bool = False) -> Any:
+def build_iterative_column(ctx: JudgeContext | None, mode: Mode, merge_score_call: bool,
+                           score_in_analysis: bool = False) -> Any:
+    """The column of a per-speech ``mode``: its analyses see what ``mode.context`` names of the earlier speeches;
+    the debate is judged after them unless the mode has no debate stage (single speeches)."""
     scored_in_analysis = merge_score_call or score_in_analysis
     g = StateGraph(ColumnState, input_schema=ColumnState, output_schema=Accumulated)
-    add_step(g, "analyze_speech", make_analyze_speech(previous, scored_in_analysis), ctx)
+    add_step(g, "analyze_speech", make_analyze_speech(PREVIOUS[str(mode.context)], scored_in_analysis), ctx, mode.name)
     targets: list[Any] = ["analyze_speech", END]
     if not scored_in_analysis:
-        add_step(g, "score_speech", score_speech, ctx)
+        add_step(g, "score_speech", score_speech, ctx, mode.name)
         targets.append("score_speech")
     g.add_edge(START, "analyze_speech")
-    if debate_stage:
-        _judgment_nodes(g, ctx, merge_score_call)
+    if mode.debate_stage:
+        _judgment_nodes(g, ctx, mode, merge_score_call)
         targets.append("judge_debate")
-    g.add_conditional_edges("analyze_speech", make_after_analyze(scored_in_analysis, debate_stage), targets)
+    g.add_conditional_edges("analyze_speech", make_after_analyze(scored_in_analysis, mode.debate_stage), targets)
     return g.compile()
 
 
-def build_raw_column(ctx: JudgeContext | None, merge_score_call: bool) -> Any:
+def build_raw_column(ctx: JudgeContext | None, mode: Mode, merge_score_call: bool) -> Any:
+    """The column of a whole-debate ``mode``: the debate judged in one step, no analysis per speech."""
     g = StateGraph(ColumnState, input_schema=ColumnState, output_schema=Accumulated)
-    _judgment_nodes(g, ctx, merge_score_call)
+    _judgment_nodes(g, ctx, mode, merge_score_call)
     g.add_edge(START, "judge_debate")
     return g.compile()

@@ -4,7 +4,6 @@ general verdict), marked incomplete with the reasons when anything is missing.""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -13,7 +12,6 @@ from debatrix.context import JudgeContext
 from debatrix.core.dimension import Dimension
 from debatrix.llm.local import served_by
 from debatrix.core.confidence import CalibrationMap, calibration_for, resolved_layout, shown
-from debatrix.core.modes import get_mode
 from debatrix.core.textchecks import check_result
 from debatrix.core.models import (
     Debate,
@@ -65,7 +63,7 @@ def _dimension_result(state: JudgeState, dim: Dimension, cmap: CalibrationMap | 
         sc = score_winner({j.debater: j.score for j in judgments}, debate, dim.allow_tie, dim.tie_margin)
         gaps = tuple(f"judged without the analysis of speech {a.index + 1} ({a.missing})" for a in analyses
                      if a.missing)
-        verdict = _shown(decision.model_copy(update={"score_winner": sc,
+        verdict = _calibrated(decision.model_copy(update={"score_winner": sc,
                                                      "warnings": (*decision.warnings, *gaps)}), cmap)
     return DimensionResult(
         name=dim.name, weight=dim.weight, allow_tie=dim.allow_tie, tie_margin=dim.tie_margin,
@@ -98,12 +96,12 @@ def _merged_general(state: JudgeState, dims: list[DimensionResult], cmap: Calibr
     verdict = None
     if decision is not None:
         sc = score_winner({j.debater: j.score for j in judgments}, debate, False, 0)
-        verdict = _shown(decision.model_copy(update={"dimension": "general", "score_winner": sc}), cmap)
+        verdict = _calibrated(decision.model_copy(update={"dimension": "general", "score_winner": sc}), cmap)
     return DimensionResult(name="general", weight=total, allow_tie=False, debater_judgments=tuple(judgments),
                            verdict=verdict)
 
 
-def _shown(v: Verdict, cmap: CalibrationMap | None) -> Verdict:
+def _calibrated(v: Verdict, cmap: CalibrationMap | None) -> Verdict:
     """The verdict with its confidence as shown: calibrated for the run's model and mode where a map exists."""
     q, text = shown((v.probabilities or {}).get(v.winner or "tie"), v.method, cmap)
     return v.model_copy(update={"calibrated_probability": q, "confidence": text})
@@ -123,48 +121,47 @@ def _missing(d: DimensionResult, debate: Debate, per_speech: bool) -> list[str]:
     return out
 
 
-def make_finish(mode: str, per_speech: bool, panel: bool) -> Callable:
-    async def finish(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
-        debate = state["debate"]
-        # a mode's map is fitted on its overall verdict against the audience's: in a panel mode that is the panel's
-        # verdict, so the dimensions' own verdicts stay uncalibrated (nothing was fitted on them)
-        layout = resolved_layout(ctx.settings.order_layout, ctx.settings.llm.model, mode, len(debate.debaters))
-        cmap = calibration_for(ctx.settings.llm.model, mode, layout)
-        dims = [_dimension_result(state, d, None if panel else cmap) for d in state.get("dimensions", [])]
-        if debate.format is DebateFormat.SINGLE:
-            general = None
-        elif panel:
-            general = _merged_general(state, dims, cmap)
-        else:
-            general = dims[0].model_copy(update={"name": "general"}) if dims else None
-        failures = list(state.get("failures", []))
-        if not failures:
-            for d in dims:
-                failures += _missing(d, debate, per_speech)
-            if panel and general is not None:
-                failures += _missing(general, debate, False)
-        started = datetime.fromisoformat(state["started_at"])
-        finished = datetime.now(UTC)
-        biases = [d.verdict.position_bias for d in [*dims, *([general] if panel and general else [])]
-                  if d.verdict is not None and d.verdict.position_bias is not None]
-        result = JudgeResult(
-            debatrix_version=__version__, debate_id=debate.id, motion=debate.motion, format=debate.format,
-            mode=mode, speeches=debate.speeches, status=Status.INCOMPLETE if failures else Status.COMPLETE,
-            incomplete_reason="; ".join(failures) or None, dimensions=tuple(dims), general=general,
-            position_bias=round(sum(biases) / len(biases), 4) if biases else None,
-            flow=tuple(sorted(state.get("flows", []), key=lambda f: f.index)),
-            usage=Usage.from_calls(state.get("calls", []), (finished - started).total_seconds()),
-            call_log=tuple(state.get("calls", [])) if ctx.settings.llm.log_calls else (),
-            settings={**ctx.settings.public_dict(), "order_layout_used": layout, "model": ctx.gateway.description,
-                      "run_id": state["run_id"],
-                      **({"served": served_by(ctx.local_server)} if ctx.local_server is not None else {})},
-            started_at=started, finished_at=finished,
-        )
-        # a flow result cites passages by id: its checks are lookups in the passage table
-        checks = check_result(result, debate, flow=get_mode(mode).context == "flow")
-        result = result.model_copy(update={"checks": checks})
-        if per_speech and ctx.settings.memory.retrieval:  # only retrieval opens a context memory
-            await asyncio.to_thread(ctx.memory.finish, state["run_id"])
-        return {"result": result}
-
-    return finish
+async def finish(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
+    mode = ctx.mode
+    debate = state["debate"]
+    # a mode's map is fitted on its overall verdict against the audience's: in a panel mode that is the panel's
+    # verdict, so the dimensions' own verdicts stay uncalibrated (nothing was fitted on them)
+    layout = resolved_layout(ctx.settings.order_layout, ctx.settings.llm.model, mode.name,
+                             len(debate.debaters))
+    cmap = calibration_for(ctx.settings.llm.model, mode.name, layout)
+    dims = [_dimension_result(state, d, None if mode.panel else cmap) for d in state.get("dimensions", [])]
+    if debate.format is DebateFormat.SINGLE:
+        general = None
+    elif mode.panel:
+        general = _merged_general(state, dims, cmap)
+    else:
+        general = dims[0].model_copy(update={"name": "general"}) if dims else None
+    failures = list(state.get("failures", []))
+    if not failures:
+        for d in dims:
+            failures += _missing(d, debate, mode.per_speech)
+        if mode.panel and general is not None:
+            failures += _missing(general, debate, False)
+    started = datetime.fromisoformat(state["started_at"])
+    finished = datetime.now(UTC)
+    biases = [d.verdict.position_bias for d in [*dims, *([general] if mode.panel and general else [])]
+              if d.verdict is not None and d.verdict.position_bias is not None]
+    result = JudgeResult(
+        debatrix_version=__version__, debate_id=debate.id, motion=debate.motion, format=debate.format,
+        mode=mode.name, speeches=debate.speeches, status=Status.INCOMPLETE if failures else Status.COMPLETE,
+        incomplete_reason="; ".join(failures) or None, dimensions=tuple(dims), general=general,
+        position_bias=round(sum(biases) / len(biases), 4) if biases else None,
+        flow=tuple(sorted(state.get("flows", []), key=lambda f: f.index)),
+        usage=Usage.from_calls(state.get("calls", []), (finished - started).total_seconds()),
+        call_log=tuple(state.get("calls", [])) if ctx.settings.llm.log_calls else (),
+        settings={**ctx.settings.public_dict(), "order_layout_used": layout, "model": ctx.gateway.description,
+                  "run_id": state["run_id"],
+                  **({"served": served_by(ctx.local_server)} if ctx.local_server is not None else {})},
+        started_at=started, finished_at=finished,
+    )
+    # a flow result cites passages by id: its checks are lookups in the passage table
+    checks = check_result(result, debate, flow=mode.context == "flow")
+    result = result.model_copy(update={"checks": checks})
+    if mode.per_speech and ctx.settings.memory.retrieval:  # only retrieval opens a context memory
+        await asyncio.to_thread(ctx.memory.finish, state["run_id"])
+    return {"result": result}

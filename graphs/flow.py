@@ -36,10 +36,6 @@ from debatrix.core.errors import IncompleteJudgment
 from debatrix.core import prompting as P
 from debatrix.core.flow import (
     GIST_ASKED,
-    Line,
-    Mark,
-    Rating,
-    SpeechFlow,
     asked_pairs,
     clarity_asked,
     combined,
@@ -51,7 +47,8 @@ from debatrix.core.flow import (
     speech_value,
 )
 from debatrix.core.passages import Passage
-from debatrix.core.models import Debate, DebaterJudgment, SpeechAnalysis, SpeechJudgment, Verdict
+from debatrix.core.models import Debate, DebaterJudgment, Line, Mark, Rating, SpeechAnalysis, SpeechFlow, SpeechJudgment, \
+    Verdict
 
 from .state import PANEL, JudgeState
 from .wiring import add_step
@@ -192,10 +189,10 @@ def to_flow(state: JudgeState) -> str:
     return "finish" if state.get("failures") else "flow_speech"
 
 
-def add_flow(g: Any, ctx: JudgeContext | None) -> None:
+def add_flow(g: Any, ctx: JudgeContext | None, mode: str) -> None:
     """The flow's steps in a judge graph whose ``prepare`` and ``finish`` the caller adds."""
-    add_step(g, "flow_speech", flow_speech, ctx)
-    add_step(g, "flow_verdicts", flow_verdicts, ctx)
+    add_step(g, "flow_speech", flow_speech, ctx, mode)
+    add_step(g, "flow_verdicts", flow_verdicts, ctx, mode)
     g.add_conditional_edges("flow_speech", after_flow_speech, ["flow_speech", "flow_verdicts", "finish"])
     g.add_edge("flow_verdicts", "finish")
 

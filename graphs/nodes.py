@@ -44,14 +44,14 @@ from .wiring import Node
 PreviousContext = Callable[[ColumnState, int], tuple[str, str]]
 
 
-def previous_analyses(state: ColumnState, index: int) -> tuple[str, str]:
+def earlier_analyses(state: ColumnState, index: int) -> tuple[str, str]:
     """The analysis memory's earlier analyses (the Debatrix mode), after the speech: the column's own analyses in
     its state (a column judges one dimension, so they are that dimension's)."""
     return "", P.analyses_block(sorted((a for a in state.get("analyses", [])
                                            if a.index < index and not a.missing), key=lambda a: a.index))
 
 
-def previous_speeches(state: ColumnState, index: int) -> tuple[str, str]:
+def earlier_speeches(state: ColumnState, index: int) -> tuple[str, str]:
     """The raw earlier speeches (the non-iterative ablation), before the speech: in order, so the prompt of speech
     i+1 starts with the whole prompt material of speech i."""
     debate = state["debate"]
@@ -216,7 +216,7 @@ async def gathered(calls: Any) -> list[Any]:
     raise first
 
 
-async def judge_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
+async def judge_dimension(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
     debate, dim = state["debate"], state["dimension"]
     # the column's (its dimension's); a speech whose analysis is missing is judged without one, but a debater none of
     # whose analyses could be read cannot be judged: the column ends incomplete before paying for a judgment
@@ -227,7 +227,7 @@ async def judge_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]:
         raise UnreadableAnalyses(f"no analysis of the speeches of {', '.join(unread)} could be read ({gaps[-1].missing})")
     words = judgment_words(ctx.settings, debate)
     orders = orders_of(debate, ctx.settings)
-    grouped = grouped_orders(ctx.settings, orders, state.get("mode", ""))
+    grouped = grouped_orders(ctx.settings, orders, ctx.mode.name)
 
     if ctx.settings.llm.merge_score_call:
         async def judged_with_scores(order: tuple[str, ...]) -> tuple[OrderAnswer, list[Any]]:
@@ -338,7 +338,7 @@ def decision_meta(order: Sequence[str], choices: list[str]) -> dict[str, Any]:
 def _decided(state: ColumnState, ctx: JudgeContext, answers: list[OrderAnswer], with_analysis: bool = False
              ) -> dict[str, Any]:
     debate, dim = state["debate"], state["dimension"]
-    prior = place_prior(ctx.settings, orders_of(debate, ctx.settings), state.get("mode", ""))
+    prior = place_prior(ctx.settings, orders_of(debate, ctx.settings), ctx.mode.name)
     decision = V.combine(dim.name, debate, answers, ties_allowed(debate, dim), prior=prior)
     out: dict[str, Any] = {"debater_judgments": V.debater_judgments(dim.name, debate, decision),
                            "winner_decisions": [decision]}

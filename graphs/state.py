@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel, ConfigDict
@@ -12,15 +12,15 @@ from pydantic import BaseModel, ConfigDict
 from typing_extensions import TypedDict
 
 from debatrix.core.dimension import Dimension
-from debatrix.core.flow import Ledger, SpeechFlow
 from debatrix.core.models import (
     CallRecord,
     Debate,
     DebaterJudgment,
     DimensionResult,
     JudgeResult,
-    OrderAnswer,
+    Ledger,
     SpeechAnalysis,
+    SpeechFlow,
     SpeechJudgment,
     Verdict,
 )
@@ -92,7 +92,6 @@ class JudgeState(TypedDict, total=False):
     failures: Annotated[list[str], operator.add]
     debate: Debate
     run_id: str
-    mode: str
     started_at: str
     dimensions: list[Dimension]
     panel_comments: list[DebateAnalysis]  # the chair's comment in each order
@@ -107,7 +106,6 @@ class JudgeState(TypedDict, total=False):
 class ColumnState(Accumulated, total=False):
     debate: Debate
     run_id: str
-    mode: str  # the run's (the order layout and place prior of a judgment depend on it)
     dimension: Dimension
     index: int
     # the request that produced the latest analysis / the judgment: where the server caches prompts, the score is

@@ -18,16 +18,18 @@ from .progress import emit
 Node = Callable[[Any, JudgeContext], Awaitable[Any]]
 
 
-def bind(fn: Any, default: JudgeContext | None, name: str) -> Any:
+def bind(fn: Any, default: JudgeContext | None, name: str, mode: str) -> Any:
     """The node reads its context from ``runtime.context``; when the caller's graph runs with a context of its own
-    type (a parent agent), the context the judge graph was built with is used instead. What it wrote goes out as a
-    progress event on the run's ``custom`` stream, under ``name`` (the node's name in its graph)."""
+    type (a parent agent), the context the judge graph was built with is used instead. Either way the node sees it
+    judging in ``mode``, its graph's (:meth:`JudgeContext.for_mode`): a node reads the mode from its context, never
+    from the state. What it wrote goes out as a progress event on the run's ``custom`` stream, under ``name`` (the
+    node's name in its graph)."""
     async def node(state: Any, runtime: Runtime) -> Any:
         ctx = runtime.context if isinstance(runtime.context, JudgeContext) else default
         if ctx is None:
             raise ConfigurationError("no JudgeContext: invoke with context=JudgeContext.create(...) "
                                      "or build the graph with build_judge_graph(settings, chat_model=...)")
-        update = await fn(state, ctx)
+        update = await fn(state, ctx.for_mode(mode))
         emit(name, update)
         return update
 
@@ -36,9 +38,10 @@ def bind(fn: Any, default: JudgeContext | None, name: str) -> Any:
     return node
 
 
-def add_step(g: StateGraph, name: str, fn: Node, ctx: JudgeContext | None) -> None:
-    """Add the judging step ``fn`` as node ``name``: bound to the context, its failures recorded under that name."""
-    g.add_node(name, bind(guarded(name, fn), ctx, name))
+def add_step(g: StateGraph, name: str, fn: Node, ctx: JudgeContext | None, mode: str) -> None:
+    """Add the judging step ``fn`` of a ``mode`` graph as node ``name``: bound to the context, its failures recorded
+    under that name."""
+    g.add_node(name, bind(guarded(name, fn), ctx, name, mode))
 
 
 def guarded(name: str, fn: Node) -> Node:

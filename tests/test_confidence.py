@@ -104,13 +104,13 @@ async def test_a_modes_map_calibrates_the_verdict_it_was_fitted_on(uniforms, mon
     fitted = CalibrationMap(model="m", mode=mode, a=1.0, b=0.0, n=10, source="test")
     monkeypatch.setattr(finish, "calibration_for", lambda model, m, layout: fitted if m == mode else None)
     seen: dict[str, CalibrationMap | None] = {}
-    real = finish._shown
+    real = finish._calibrated
 
     def recorded(v, cmap):
         seen[v.dimension] = cmap
         return real(v, cmap)
 
-    monkeypatch.setattr(finish, "_shown", recorded)
+    monkeypatch.setattr(finish, "_calibrated", recorded)
     result = await ajudge_debate(uniforms, settings(mode), ScriptedChatModel(script={}))
     assert result.status.value == "complete", result.incomplete_reason
     if panel:

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from debatrix import ConfigurationError, load_debate
-from debatrix.app.deployment import PER_RUN, RunOptions, context_for, deployment_settings, result_of
+from debatrix.app.deployment import PER_RUN, RunOptions, run_context, deployment_settings, result_of
 from debatrix.core.flow import flow_calls
 from debatrix.llm.local import free_port
 from debatrix.testing import FakeOpenAIServer
@@ -35,7 +35,7 @@ LANGGRAPH = Path(sys.executable).parent / "langgraph"
 
 def test_langgraph_json_serves_the_judge_factory():
     config = json.loads((ROOT / "langgraph.json").read_text())
-    assert config["graphs"] == {"judge": "debatrix.app.deployment:judge"}
+    assert config["graphs"] == {"judge": "debatrix.app.deployment:judge_graph"}
     assert set(PER_RUN) == set(RunOptions.__annotations__)
 
 
@@ -54,14 +54,14 @@ def test_a_run_chooses_its_options_and_shares_the_deployments_model(monkeypatch)
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.delenv("DEBATRIX_SETTINGS", raising=False)
-    a = context_for({"mode": "direct", "orders": 1, "thread_id": "ignored"})
-    b = context_for({"dimensions": "argument, clash"})
+    a = run_context({"mode": "direct", "orders": 1, "thread_id": "ignored"})
+    b = run_context({"dimensions": "argument, clash"})
     assert (a.settings.mode, a.settings.orders) == ("direct", 1)
     assert b.settings.dimensions == ("argument", "clash") and b.settings.mode == "flow"
     assert a.gateway is b.gateway and a.memory is b.memory
-    assert context_for({"orders": 1, "mode": "direct"}) is a
+    assert run_context({"orders": 1, "mode": "direct"}) is a
     with pytest.raises(ConfigurationError, match="invalid run settings"):
-        context_for({"orders": 9})
+        run_context({"orders": 9})
 
 
 def _wait_ready(proc: subprocess.Popen, log: Path, port: int, timeout: float = 90.0) -> str:

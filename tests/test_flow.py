@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
-from debatrix.core.flow import Line, Mark, SpeechFlow, gist, ledger
+from debatrix.core.flow import gist, ledger
+from debatrix.core.models import Line, Mark, SpeechFlow
 from debatrix.core.models import Debate, Debater, Speech
 
 PARA = " ".join(["alpha"] * 85) + "."  # longer than a passage's target: a passage each
@@ -91,8 +92,8 @@ def test_a_missing_speech_keeps_what_it_has_and_the_rest_is_judged():
 # ------------------------------------------------------------------ verdicts, comments and checks from the ledger
 
 from debatrix.core.textchecks import check_result  # noqa: E402
+from debatrix.core.models import Rating  # noqa: E402
 from debatrix.core.flow import (  # noqa: E402
-    Rating,
     asked_pairs,
     combined,
     debater_comment,

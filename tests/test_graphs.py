@@ -73,7 +73,7 @@ def test_the_largest_request_is_found_without_rendering_every_prompt(mode, monke
                                           content=" ".join(["word"] * n) + ".") for i, n in enumerate(lengths)))
     settings = JudgeSettings(mode=mode)
     dims = resolve_dimensions(mode, None, debate.format, DimensionRegistry())
-    assert budget._candidates(debate, settings) == [2, 5, 8, 9]
+    assert budget._largest_candidates(debate, settings) == [2, 5, 8, 9]
     found = budget.largest_request(debate, mode, settings, dims)
-    monkeypatch.setattr(budget, "_candidates", lambda d, s: list(range(len(d.speeches))))
+    monkeypatch.setattr(budget, "_largest_candidates", lambda d, s: list(range(len(d.speeches))))
     assert budget.largest_request(debate, mode, settings, dims) == found

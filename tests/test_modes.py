@@ -507,3 +507,36 @@ async def test_a_panel_reason_that_cites_nothing_is_asked_what_decided_it(unifor
     shown = result.general.verdict.comment
     assert shown.startswith(again) if "focus" in again else shown.startswith("The debate was weighted")
     assert result.general.verdict.winner == "Maya"
+
+
+async def test_a_graph_runs_its_own_mode_whatever_context_it_is_given(uniforms):
+    """The mode is resolved once, in the run's context: a graph of one mode run with a context made for another
+    judges (and says it judged) in the graph's mode, and the context it was given is left as it was."""
+    from debatrix.context import JudgeContext
+    from debatrix.graphs import build_graph
+
+    model = ScriptedChatModel(script=script())
+    ctx = JudgeContext.create(settings("debatrix", orders=1), model)
+    graph = build_graph("direct")  # no context of its own: the run's is used
+    out = await graph.ainvoke({"debate": uniforms}, context=ctx)
+    result = out["result"]
+    assert result.status is Status.COMPLETE, result.incomplete_reason
+    assert result.mode == "direct" and result.settings["mode"] == "direct"
+    assert Counter(c.node for c in model.calls) == {"judge_debate": 1, "decide_debate": 1}
+    assert ctx.mode.name == "debatrix" and ctx.for_mode("direct").mode.name == "direct"
+    assert ctx.for_mode("direct") is ctx.for_mode("direct") and ctx.for_mode("debatrix") is ctx
+    # a variant shares the model connection: closing it closes nothing its parent still uses
+    closed: list[int] = []
+    ctx.gateway.close = lambda: closed.append(1)  # type: ignore[method-assign]
+    ctx.for_mode("direct").close()
+    assert closed == []
+    ctx.close()
+    assert closed == [1]
+
+
+def test_an_unknown_mode_is_refused_when_the_context_is_made():
+    from debatrix.context import JudgeContext
+    from debatrix.core.errors import UnknownModeError
+
+    with pytest.raises(UnknownModeError, match="nonsense"):
+        JudgeContext.create(settings("nonsense"), ScriptedChatModel(script={}))

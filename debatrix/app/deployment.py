@@ -1,7 +1,7 @@
-"""The judge as a LangGraph deployment: ``langgraph dev`` (or LangGraph Server) serves :func:`judge`.
+"""The judge as a LangGraph deployment: ``langgraph dev`` (or LangGraph Server) serves :func:`judge_graph`.
 
-``langgraph.json`` at the project root names this module's :func:`judge` as the graph ``judge``. Another agent calls
-it with ``RemoteGraph("judge", url=...)``, with the keys of the embedded graph: ``{"debate": ...}`` in (a
+``langgraph.json`` at the project root names this module's :func:`judge_graph` as the graph ``judge``. Another agent calls
+it with ``RemoteGraph("judge_graph", url=...)``, with the keys of the embedded graph: ``{"debate": ...}`` in (a
 :class:`~debatrix.core.models.Debate` or its JSON), ``{"result": ...}`` out (a :class:`~debatrix.core.models.JudgeResult` as
 JSON; :func:`result_of` reads it back).
 
@@ -63,7 +63,7 @@ def _base() -> JudgeContext:
     return _shared
 
 
-def context_for(configurable: dict[str, Any]) -> JudgeContext:
+def run_context(configurable: dict[str, Any]) -> JudgeContext:
     """The context of a run choosing ``configurable``'s :data:`PER_RUN` settings: the deployment's model and memory,
     with those settings (validated as :class:`JudgeSettings` fields)."""
     with _lock:
@@ -71,10 +71,10 @@ def context_for(configurable: dict[str, Any]) -> JudgeContext:
     return base.with_options(configurable)
 
 
-async def judge(config: RunnableConfig) -> Any:
+async def judge_graph(config: RunnableConfig) -> Any:
     """The graph factory ``langgraph.json`` names: the compiled judge graph for the run's settings.
 
-    The graph's nodes use the context it was built with (:func:`context_for`, built off the event loop: it may start
+    The graph's nodes use the context it was built with (:func:`run_context`, built off the event loop: it may start
     the local model server); its context schema becomes :class:`RunOptions`, so the server hands the nodes the run's
     options as a plain dict (it would otherwise try to build a :class:`JudgeContext`, which holds the model
     connection, from them). Where the server only reads the graph (its schema, a drawing), it gets one built without
@@ -87,7 +87,7 @@ async def judge(config: RunnableConfig) -> Any:
         mode = configurable.get("mode") or deployment_settings().mode
         graph = build_graph(mode if mode in MODES else DEFAULT_MODE)
     else:
-        ctx = await asyncio.to_thread(context_for, configurable)
+        ctx = await asyncio.to_thread(run_context, configurable)
         graph = compiled(ctx, debate_mode(ctx.settings.mode).name)
     return graph.copy(update={"context_schema": RunOptions})
 
@@ -119,5 +119,5 @@ def result_of(output: dict[str, Any]) -> JudgeResult:
     return result if isinstance(result, JudgeResult) else JudgeResult.model_validate(result)
 
 
-__all__ = ["PER_RUN", "RunOptions", "context_for", "deployment_settings", "judge", "postgres_checkpointer",
+__all__ = ["PER_RUN", "RunOptions", "run_context", "deployment_settings", "judge_graph", "postgres_checkpointer",
            "result_of"]

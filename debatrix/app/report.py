@@ -45,14 +45,14 @@ def env() -> Environment:
 
 
 @dataclass(frozen=True)
-class Cell:
+class SheetCell:
     analysis: str | None
     score: int | None
     expected: float | None
 
 
 def matrix(result: JudgeResult) -> tuple[list[dict[str, Any]], list[str]]:
-    """Rows (one per speech: its number, speaker and one :class:`Cell` per dimension) and the dimension names."""
+    """Rows (one per speech: its number, speaker and one :class:`SheetCell` per dimension) and the dimension names."""
     dims = list(result.dimensions)
     n = max((a.index + 1 for d in dims for a in d.analyses), default=0)
     n = max(n, max((s.index + 1 for d in dims for s in d.speech_judgments), default=0))
@@ -64,7 +64,7 @@ def matrix(result: JudgeResult) -> tuple[list[dict[str, Any]], list[str]]:
         for d in dims:
             a = next((x for x in d.analyses if x.index == i), None)
             s = next((x for x in d.speech_judgments if x.index == i), None)
-            cells.append(Cell(a.analysis if a else (s.comment if s else None), s.score if s else None,
+            cells.append(SheetCell(a.analysis if a else (s.comment if s else None), s.score if s else None,
                               s.expected_score if s else None))
         rows.append({"number": i + 1, "speaker": speaker, "cells": cells})
     return rows, [d.name for d in dims]

@@ -22,8 +22,6 @@ from debatrix.core.models import (
     Frozen,
     Ledger,
     Line,
-    Mark,
-    Rating,
     SpeechFlow,
     Tally,
     Thread,

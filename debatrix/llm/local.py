@@ -352,7 +352,7 @@ class LocalServer:
             pass
 
 
-def context_for(needed: int, trained: int) -> int:
+def server_context(needed: int, trained: int) -> int:
     """The server context for requests of up to ``needed`` tokens: rounded up to a multiple of 1,024 (at least
     4,096), never above what the model was trained with."""
     return min(trained, max(4096, 1024 * math.ceil(needed / 1024)))

@@ -19,7 +19,7 @@ def _die_with_parent() -> None:
             pass
 
 
-def main(argv: list[str] | None = None) -> int:
+def serve_model(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", required=True)
     ap.add_argument("--port", type=int, required=True)
@@ -67,4 +67,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(serve_model())
