@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from debatrix.context import JudgeContext
-from debatrix.core.errors import ConfigurationError, DebatrixError
+from debatrix.core.errors import ConfigurationError, DebatrixError, TemplateError
 from debatrix.core.models import Debate, JudgeResult, Usage
+from debatrix.core.registry import Registry
 from debatrix.core.settings import JudgeSettings
 
 
@@ -62,8 +63,25 @@ class Registered:
 
 B = TypeVar("B", bound="Benchmark")
 
-#: every registered benchmark by name (filled as the adapters' modules are imported; see ``benchmarks.registered``)
-BENCHMARKS: dict[str, Registered] = {}
+#: the adapters' modules, imported (so registered) on the first lookup or listing: the ``debatrix.benchmarks``
+#: entry points of every installed package (this one's are in pyproject.toml; another package may add its own)
+ADAPTER_GROUP = "debatrix.benchmarks"
+
+
+def _import_adapters() -> None:
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ADAPTER_GROUP):
+        ep.load()
+
+
+#: every registered benchmark by name (an adapter registers itself with :func:`benchmark` where it is defined)
+BENCHMARKS: Registry[Registered] = Registry("benchmark", error=BenchmarkDataError, load=_import_adapters)
+
+#: the benchmarks' prompt templates (files of ``prompts/``) with the class of their variables, registered where each
+#: is used and rendered with ``prompting.render(name, variables, TEMPLATES)``: the judge's own registry holds only the
+#: judge's
+TEMPLATES: Registry[type[Any]] = Registry("benchmark template", error=TemplateError)
 
 
 def benchmark(summary: str, *, variants: tuple[str, ...] = ()) -> Callable[[type[B]], type[B]]:
@@ -72,9 +90,9 @@ def benchmark(summary: str, *, variants: tuple[str, ...] = ()) -> Callable[[type
     The adapter is built as ``cls(data)``, or ``cls(data, variant)`` when it has ``variants``."""
 
     def register(cls: type[B]) -> type[B]:
-        if not cls.name or cls.name in BENCHMARKS:
-            raise ConfigurationError(f"benchmark {cls.__name__}: its name {cls.name!r} is empty or taken")
-        BENCHMARKS[cls.name] = Registered(cls, summary, tuple(variants))
+        if not cls.name:
+            raise ConfigurationError(f"benchmark {cls.__name__}: its name is empty")
+        BENCHMARKS.add(cls.name, Registered(cls, summary, tuple(variants)))
         return cls
 
     return register

@@ -27,6 +27,7 @@ from debatrix.context import JudgeContext
 from debatrix.core.settings import JudgeSettings
 
 from .base import (
+    TEMPLATES,
     Benchmark,
     BenchmarkDataError,
     Item,
@@ -46,7 +47,7 @@ class MatchClaimVars(P.TemplateVars):
     claim: str
 
 
-P.register("match_claim.j2", MatchClaimVars)
+TEMPLATES.add("match_claim.j2", MatchClaimVars)
 
 PAIRS, SPEECHES = 3246, 200
 LABELS = ("Explicit", "Implicit", "Negative")
@@ -128,7 +129,7 @@ class ClaimMatching(Benchmark):
         fence = "SPEECH-DATA-" + hashlib.sha256(text.encode()).hexdigest()[:12]
         messages = [SystemMessage(content=P.render("system.j2", P.SystemVars(fence=fence))),
                     HumanMessage(content=P.render("match_claim.j2", MatchClaimVars(
-                        motion=item.motion, speech=P.sanitize(text, fence), fence=fence, claim=item.claim)))]
+                        motion=item.motion, speech=P.sanitize(text, fence), fence=fence, claim=item.claim), TEMPLATES))]
         answer, logprobs, record = await context.gateway.text_with_logprobs(messages, node="match_claim",
                                                                             max_tokens=4)
         letter = next((c for c in answer.upper() if c in LETTERS), None)

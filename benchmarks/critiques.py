@@ -34,7 +34,7 @@ from debatrix.core.errors import StructuredOutputError
 from debatrix.core.models import CallRecord
 from debatrix.core.settings import JudgeSettings
 
-from .base import Benchmark, BenchmarkDataError, Item, MetricRow, benchmark, calls_usage
+from .base import TEMPLATES, Benchmark, BenchmarkDataError, Item, MetricRow, benchmark, calls_usage
 from .metrics import (
     RUBRIC,
     critique_weighted_loss,
@@ -51,8 +51,8 @@ class CritiqueCommentVars(P.TemplateVars):
     words: int
 
 
-P.register("critique_comment.j2", CritiqueCommentVars)
-P.register("critique_rate.j2", P.NoVars)
+TEMPLATES.add("critique_comment.j2", CritiqueCommentVars)
+TEMPLATES.add("critique_rate.j2", P.NoVars)
 
 SCALE = (1, 2, 3, 4, 5)
 
@@ -123,7 +123,7 @@ def build_critique_graph(ctx: JudgeContext, comment_words: int = 60) -> Any:
         return [SystemMessage(content=P.render("system.j2", P.SystemVars(fence=fence))),
                 HumanMessage(content=P.render("critique_comment.j2", CritiqueCommentVars(
                     position=P.sanitize(item.position, fence), critique=P.sanitize(item.critique, fence),
-                    fence=fence, words=comment_words)))]
+                    fence=fence, words=comment_words), TEMPLATES))]
 
     async def assess(state: CritiqueState) -> dict[str, Any]:
         text, record = await ctx.gateway.text(messages(state["item"]), node="assess_critique", words=comment_words)
@@ -131,7 +131,7 @@ def build_critique_graph(ctx: JudgeContext, comment_words: int = 60) -> Any:
 
     async def rate(state: CritiqueState) -> dict[str, Any]:
         msgs = [*messages(state["item"]), AIMessage(content=state["comment"]),
-                HumanMessage(content=P.render("critique_rate.j2", P.NoVars()))]
+                HumanMessage(content=P.render("critique_rate.j2", P.NoVars(), TEMPLATES))]
         raw, logprobs, record = await ctx.gateway.text_with_logprobs(msgs, node="rate_critique", max_tokens=120,
                                                                      json_schema=RubricAnswer)
         try:

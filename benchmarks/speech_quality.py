@@ -32,6 +32,7 @@ from debatrix.llm.gateway import token_cap
 from debatrix.core.settings import JudgeSettings
 
 from .base import (
+    TEMPLATES,
     Benchmark,
     BenchmarkDataError,
     Item,
@@ -62,8 +63,8 @@ class RateAspectVars(P.TemplateVars):
     high: int
 
 
-P.register("rate_speech.j2", RateSpeechVars)
-P.register("rate_speech_aspect.j2", RateAspectVars)
+TEMPLATES.add("rate_speech.j2", RateSpeechVars)
+TEMPLATES.add("rate_speech_aspect.j2", RateAspectVars)
 
 SIZE = 631
 SCALE = (1, 2, 3, 4, 5)
@@ -155,7 +156,7 @@ class SpeechQuality(Benchmark):
         system = P.render("system.j2", P.SystemVars(fence=fence))
         text = P.render("rate_speech.j2", RateSpeechVars(
             topic=item.topic, speech=P.sanitize(item.text, fence), fence=fence, cot=self.variant == "cot",
-            words=self.cot_words))
+            words=self.cot_words), TEMPLATES)
         answer, logprobs, record = await context.gateway.text_with_logprobs(
             [SystemMessage(content=system), HumanMessage(content=text)], node=f"rate_speech_{self.variant}",
             max_tokens=token_cap(self.cot_words) if self.variant == "cot" else 8)
@@ -172,7 +173,7 @@ class SpeechQuality(Benchmark):
         records, parts, answers = [], {}, {}
         for name, question, low, high in ASPECTS:  # one after another: each reuses the speech the first read
             text = P.render("rate_speech_aspect.j2", RateAspectVars(topic=item.topic, speech=speech, fence=fence,
-                                                                    question=question, low=low, high=high))
+                                                                    question=question, low=low, high=high), TEMPLATES)
             answer, logprobs, record = await context.gateway.text_with_logprobs(
                 [system, HumanMessage(content=text)], node=f"rate_speech_{name}", max_tokens=6)
             records.append(record)

@@ -6,7 +6,7 @@ import pytest
 
 from debatrix.core import prompting as P
 from debatrix.app.api import ajudge_debate
-from debatrix.core.errors import TemplateError
+from debatrix.core.errors import ConfigurationError, TemplateError
 from debatrix.core.loader import debate_from_dict, debate_to_dict
 from debatrix.testing import ScriptedChatModel
 
@@ -16,24 +16,32 @@ from .conftest import settings
 import debatrix.benchmarks.claims  # noqa: E402,F401
 import debatrix.benchmarks.critiques  # noqa: E402,F401
 import debatrix.benchmarks.speech_quality  # noqa: E402,F401
+from debatrix.benchmarks.base import TEMPLATES as BENCH_TEMPLATES  # noqa: E402
 
 
-@pytest.mark.parametrize("name", sorted(P.TEMPLATES))
+ALL = {**P.TEMPLATES, **BENCH_TEMPLATES}
+
+
+@pytest.mark.parametrize("name", sorted(ALL))
 def test_declared_variables_match_the_template(name):
     env = P.environment()
     source = env.loader.get_source(env, name)[0]
     used = jinja2.meta.find_undeclared_variables(env.parse(source))
-    assert used == set(P.TEMPLATES[name].model_fields), name
+    assert used == set(ALL[name].model_fields), name
 
 
 def test_every_template_is_registered_once():
     from importlib.resources import files
 
     shipped = {p.name for p in files("debatrix.prompts").iterdir() if p.name.endswith(".j2")}
-    assert shipped == set(P.TEMPLATES)
-    P.register("match_claim.j2", debatrix.benchmarks.claims.MatchClaimVars)  # the same again: nothing changes
-    with pytest.raises(TemplateError, match="already registered"):
-        P.register("match_claim.j2", P.NoVars)
+    assert shipped == set(ALL) and not set(P.TEMPLATES) & set(BENCH_TEMPLATES)
+    BENCH_TEMPLATES.add("match_claim.j2", debatrix.benchmarks.claims.MatchClaimVars)  # the same again: no change
+    with pytest.raises(ConfigurationError, match="registered twice"):
+        BENCH_TEMPLATES.add("match_claim.j2", P.NoVars)
+    # the judge's registry does not hold a benchmark's template: rendered there, it is unknown
+    with pytest.raises(TemplateError, match="unknown template 'match_claim.j2'"):
+        P.render("match_claim.j2", debatrix.benchmarks.claims.MatchClaimVars(
+            motion="m", speech="s", fence="F", claim="c"))
 
 
 def test_strict_rendering():

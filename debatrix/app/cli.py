@@ -873,7 +873,7 @@ def bench(
 
     Resumable; writes items.jsonl, items/, summary.csv/.md/.png into --out."""
     _need_bench_extra()
-    from debatrix.benchmarks import make_benchmark, registered
+    from debatrix.benchmarks import BENCHMARKS, make_benchmark
     from debatrix.benchmarks.runner import parse_shard, run_benchmark
 
     if benchmark == "merge":
@@ -889,12 +889,12 @@ def bench(
         _fail(f"unexpected arguments {' '.join(map(str, folders))} (only `debatrix bench merge`, "
               "`debatrix bench calibrate` and `debatrix bench weights` take folders)")
     if benchmark == "list":
-        for name, entry in registered().items():
+        for name, entry in BENCHMARKS.items():
             variants = f" (variants: {', '.join(entry.variants)})" if entry.variants else ""
             out_console.print(f"{name}: {entry.summary}{variants}", highlight=False, markup=False)
         return
-    if benchmark not in registered():
-        _fail(f"unknown benchmark {benchmark!r}: use one of {', '.join(registered())}")
+    if benchmark not in BENCHMARKS:
+        _fail(f"unknown benchmark {benchmark!r}: use one of {', '.join(BENCHMARKS)}")
     mode_list = [m.strip() for m in modes.split(",") if m.strip()]
     unknown = [m for m in mode_list if m not in MODES]
     if unknown or not mode_list:
@@ -1076,14 +1076,14 @@ def ui(
 
     Paste or upload a debate, pick the mode and the model, and watch the matrix of analyses fill in."""
     try:
-        from .ui import serve as serve_ui
+        from .ui import serve_page
     except ImportError as e:
         _fail(f"`debatrix ui` needs the ui extra ({e.name} is missing): pip install 'debatrix[ui]'")
         raise
     settings = _make_settings(mode=DEFAULT_MODE, base_url=base_url, model=model, local_model=local_model,
                               backend=backend)
     console.print(f"Debatrix UI at http://{host}:{port}/ (Ctrl-C stops it)", highlight=False)
-    serve_ui(host, port, settings, allow_local=allow_local, hosts=tuple(allowed_host or ()))
+    serve_page(host, port, settings, allow_local=allow_local, hosts=tuple(allowed_host or ()))
 
 
 @app.command()

@@ -473,7 +473,7 @@ def summary(result: JudgeResult) -> dict[str, Any]:
                       "completion_tokens": u.completion_tokens, "seconds": u.wall_seconds}}
 
 
-def serve(host: str, port: int, base: JudgeSettings, chat_model: BaseChatModel | None = None, *,
+def serve_page(host: str, port: int, base: JudgeSettings, chat_model: BaseChatModel | None = None, *,
           allow_local: bool | None = None, hosts: tuple[str, ...] = ()) -> None:
     import uvicorn
 

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from debatrix.core.errors import ConfigurationError, InvalidDebateError, UnknownDimensionError
 from debatrix.core.loader import strict_yaml
 from debatrix.core.models import DebateFormat
+from debatrix.core.registry import Registry
 
 DEFAULT_SET = {DebateFormat.ONE_V_ONE: "debateart", DebateFormat.BP: "bp", DebateFormat.SINGLE: "general"}
 
@@ -38,8 +39,8 @@ class DimensionRegistry:
     """Dimensions from the package's ``dimensions/`` folder plus any user folders (later folders win)."""
 
     def __init__(self, extra_dirs: Iterable[Path] = ()):
-        self._dims: dict[str, Dimension] = {}
-        self._sets: dict[str, dict[str, float]] = {}
+        self._dims: Registry[Dimension] = Registry("dimension")
+        self._sets: Registry[dict[str, float]] = Registry("dimension set")
         package = resources.files("debatrix.dimensions")
         self._load_folder(package, "debatrix.dimensions")
         for folder in extra_dirs:
@@ -67,7 +68,7 @@ class DimensionRegistry:
                 raise ConfigurationError(f"{label}/{entry.name}: {e}") from None
             if dim.name == "panel":  # the panel's own key in a run's state (graphs.state.PANEL)
                 raise ConfigurationError(f"{label}/{entry.name}: 'panel' is reserved for the panel, not a dimension")
-            self._dims[dim.name] = dim
+            self._dims.add(dim.name, dim, replace=True)
 
     def _load_sets(self, data, label: str) -> None:
         if not isinstance(data, dict):
@@ -78,7 +79,7 @@ class DimensionRegistry:
                     for w in members.values()):
                 raise ConfigurationError(f"{label}: set {name!r} must map dimension names to positive, finite "
                                          "weights")
-            self._sets[name] = {k: float(v) for k, v in members.items()}
+            self._sets.add(name, {k: float(v) for k, v in members.items()}, replace=True)
 
     @property
     def names(self) -> list[str]:
@@ -89,12 +90,10 @@ class DimensionRegistry:
         return sorted(self._sets)
 
     def get(self, name: str) -> Dimension:
-        try:
-            return self._dims[name]
-        except KeyError:
+        if name not in self._dims:  # named with the sets too: either may have been meant
             raise UnknownDimensionError(
-                f"unknown dimension {name!r}; known: {', '.join(self.names)}; sets: {', '.join(self.set_names)}"
-            ) from None
+                f"unknown dimension {name!r}; known: {', '.join(self.names)}; sets: {', '.join(self.set_names)}")
+        return self._dims[name]
 
     def resolve(self, spec: Iterable[str] | None, fmt: DebateFormat) -> tuple[Dimension, ...]:
         """Names or one set name -> dimensions with the set's weights applied."""

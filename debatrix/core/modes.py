@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Literal
 from debatrix.core.dimension import Dimension, DimensionRegistry
 from debatrix.core.errors import ConfigurationError, UnknownModeError
 from debatrix.core.models import DebateFormat
+from debatrix.core.registry import Registry
 
 if TYPE_CHECKING:
     from debatrix.core.models import Debate
@@ -45,17 +46,14 @@ class Mode:
 
 
 #: the registered debate modes, in registration order (the CLI lists them so)
-MODES: dict[str, Mode] = {}
+MODES: Registry[Mode] = Registry("mode", error=UnknownModeError)
 
 
 def register_mode(mode: Mode) -> Mode:
-    if mode.name in MODES:
-        raise ConfigurationError(f"mode {mode.name!r} is registered twice")
     if mode.per_speech != (mode.context is not None):
         raise ConfigurationError(f"mode {mode.name!r}: a per-speech mode says what each analysis sees (context), "
                                  "a whole-debate mode does not")
-    MODES[mode.name] = mode
-    return mode
+    return MODES.add(mode.name, mode)
 
 
 register_mode(Mode("debatrix", "per dimension, each speech analysed in order with the earlier analyses; a panel "
@@ -84,10 +82,7 @@ def get_mode(name: str) -> Mode:
 
 def debate_mode(name: str) -> Mode:
     """The registered mode ``name`` that judges a debate (not ``"speech"``, which judges one speech)."""
-    try:
-        return MODES[name]
-    except KeyError:
-        raise UnknownModeError(f"unknown mode {name!r}; choose one of: {', '.join(MODES)}") from None
+    return MODES.get_or_raise(name)
 
 
 def resolve_dimensions(mode: str, wanted: tuple[str, ...] | None, fmt: DebateFormat,

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from debatrix.core.errors import TemplateError
 from debatrix.core.models import Debate, DebateFormat, Speech, SpeechAnalysis
+from debatrix.core.registry import Registry
 
 
 class _Vars(BaseModel):
@@ -178,7 +179,10 @@ class DecidePairVars(_Vars):
     question: str
 
 
-TEMPLATES: dict[str, type[_Vars]] = {
+#: the judge's templates of ``prompts/`` with the class of their variables (a benchmark keeps its own: ``render``'s
+#: ``templates``)
+TEMPLATES: Registry[type[_Vars]] = Registry("template", error=TemplateError)
+for _name, _vars in {
     "system.j2": SystemVars,
     "debate_header.j2": DebateHeaderVars,
     "speech_block.j2": SpeechBlockVars,
@@ -209,15 +213,8 @@ TEMPLATES: dict[str, type[_Vars]] = {
     "flow_clear.j2": FlowQuestionVars,
     "flow_answer.j2": FlowAnswerVars,
     "decide_pair.j2": DecidePairVars,
-}
-
-
-def register(template: str, variables: type[_Vars]) -> None:
-    """Register a template of ``prompts/`` with the class of its variables: the judge's are above, a benchmark
-    registers its own where it is defined. Registering a name again with another class is an error."""
-    known = TEMPLATES.setdefault(template, variables)
-    if known is not variables:
-        raise TemplateError(f"{template} is already registered with {known.__name__}")
+}.items():
+    TEMPLATES.add(_name, _vars)
 
 
 @lru_cache(maxsize=1)
@@ -232,10 +229,10 @@ def environment() -> jinja2.Environment:
     )
 
 
-def render(template: str, variables: _Vars) -> str:
-    expected = TEMPLATES.get(template)
-    if expected is None:
-        raise TemplateError(f"unknown template {template!r}")
+def render(template: str, variables: _Vars, templates: Registry[type[_Vars]] = TEMPLATES) -> str:
+    """The one place a prompt is rendered: ``template`` of ``prompts/``, registered in ``templates`` (the judge's
+    unless given) with the class ``variables`` must be, every variable defined (StrictUndefined)."""
+    expected = templates.get_or_raise(template)
     if not isinstance(variables, expected):
         raise TemplateError(f"{template} takes {expected.__name__}, got {type(variables).__name__}")
     try:
@@ -434,7 +431,7 @@ def analyses_material(analyses: list[SpeechAnalysis], grouped_by: Sequence[str] 
     material again (its own grouping), so the quotations, which the notes already stand for, would be read once per
     order for nothing; the reader of the result still sees them in the analyses."""
     shown = _grouped(analyses, lambda a: a.speaker, grouped_by)
-    return render("analyses_material.j2", MaterialVars(items=[{**_shown(a), "analysis": a.remembered} for a in shown],
+    return render("analyses_material.j2", MaterialVars(items=[{**_analysis_item(a), "analysis": a.remembered} for a in shown],
                                                        grouped=grouped_by is not None))
 
 
@@ -448,13 +445,13 @@ def _grouped(items: Iterable[Any], speaker: Callable[[Any], str], order: Sequenc
     return sorted(items, key=lambda x: rank.get(speaker(x), len(rank)))
 
 
-def _shown(a: SpeechAnalysis) -> dict:
+def _analysis_item(a: SpeechAnalysis) -> dict:
     return {"index": a.index + 1, "speaker": a.speaker, "analysis": a.analysis}
 
 
 def analyses_block(analyses: list[SpeechAnalysis]) -> str:
     """The column's earlier analyses as the next analysis reads them: their memos (notes without quotations)."""
-    return render("previous_analyses.j2", ItemsVars(items=[{**_shown(a), "analysis": a.remembered}
+    return render("previous_analyses.j2", ItemsVars(items=[{**_analysis_item(a), "analysis": a.remembered}
                                                            for a in analyses]))
 
 
