@@ -22,7 +22,6 @@ from debatrix.core.tokens import count_message_tokens, count_tokens
 
 from . import messages as M
 from .answers import analysis_answer_tokens
-from .flow import answer_question, passage_messages
 
 # Local GGUF models count tokens with their own tokenizers; Qwen2.5's counted up to 1.074× o200k_base on 20
 # PanelBench debates, so estimates for a local model carry a 10% margin (the server still refuses a prompt that
@@ -100,7 +99,7 @@ def _largest_decision(debate: Debate, settings: JudgeSettings) -> Request:
         return Request(0, "")
     p = max(debate.passages, key=lambda p: len(p.text))
     row = max(debate.passages, key=lambda p: len(gist(p.text, GIST_ASKED)))
-    tokens = _count(passage_messages(debate, p, answer_question(debate, p, row)), settings)
+    tokens = _count(M.passage_messages(debate, p, M.answer_question(debate, p, row)), settings)
     return Request(tokens + 8, f"a decision on passage {p.id}")
 
 

@@ -243,6 +243,16 @@ def render(template: str, variables: _Vars, templates: Registry[type[_Vars]] = T
         raise TemplateError(f"template file {template} is missing from the package") from None
 
 
+def json_instruction(json_schema: str) -> str:
+    """What a parsed structured answer is asked with: the schema, appended to the last message (the gateway's)."""
+    return render("json_instruction.j2", SchemaVars(json_schema=json_schema))
+
+
+def repair_request(problem: str, json_schema: str) -> str:
+    """The gateway's one repair of an answer that does not fit its schema: the problem and the schema again."""
+    return render("repair.j2", RepairVars(problem=problem, json_schema=json_schema))
+
+
 # --------------------------------------------------------------- fencing speech text as data
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")

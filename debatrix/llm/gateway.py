@@ -1,6 +1,7 @@
 """The LLM gateway: one place that talks to chat models.
 
-It renders nothing and knows no debate; it sends messages, enforces the context window, retries transient errors
+It knows no debate, and its two texts of its own (the JSON instruction, the repair request) come from
+:mod:`debatrix.core.prompting`; it sends messages, enforces the context window, retries transient errors
 with tenacity (the SDK's own retries are off so the two never multiply), applies a real timeout, reads structured
 answers through the best method the model supports (json_schema response format, tool calling, or a validated
 parse with one repair attempt) and reports one :class:`CallRecord` per request."""
@@ -48,7 +49,7 @@ from debatrix.llm.http_chat import (ChatHTTPError, ChatResponseError, Endpoint, 
                                     split_credentials, token_count)
 from debatrix.core.models import CallRecord
 from debatrix.core.probabilities import option_distribution
-from debatrix.core.prompting import RepairVars, SchemaVars, render
+from debatrix.core.prompting import json_instruction, repair_request
 from debatrix.core.settings import LLMSettings
 from debatrix.core.tokens import count_message_tokens, count_tokens
 
@@ -627,7 +628,7 @@ class LLMGateway:
         for a server's prompt cache to reuse it)."""
         if self.method != "parse":
             return messages
-        return _append_to_last(messages, render("json_instruction.j2", SchemaVars(json_schema=_schema_text(schema))))
+        return _append_to_last(messages, json_instruction(_schema_text(schema)))
 
     async def _structured(self, messages: list[BaseMessage], schema: type[T], node: str, dimension: str | None,
                           meta: dict[str, Any] | None, words: int | None, probe: bool,
@@ -681,7 +682,7 @@ class LLMGateway:
                         parsed._raw = raw  # type: ignore[attr-defined]  # what a continued conversation repeats
                     return parsed, _logprobs(answer), records
             messages = [*messages, AIMessage(content=raw),
-                        HumanMessage(content=render("repair.j2", RepairVars(problem=problem, json_schema=json_schema)))]
+                        HumanMessage(content=repair_request(problem, json_schema))]
         err = getattr(schema, "parse_error", StructuredOutputError)  # the schema says what its failure means
         failure = err(_where(node, dimension), raw, problem)
         failure.calls = records  # the answers it was made of, the repair included, are counted
