@@ -388,3 +388,34 @@ def test_bench_calibrate_shows_names_from_a_run_as_text(tmp_path):
     assert res.exit_code == 0, res.output
     assert "\x1b" not in res.output and "\x07" not in res.output
     assert "[bold red]evil" in res.output and "[link=https://evil.example]m" in res.output
+
+
+def test_judge_and_bench_take_the_settings_options_of_one_table_and_both_make_settings_of_them(monkeypatch):
+    """One option table: every settings option means the same in `judge` and `bench`, with the same help, and what
+    either is given reaches the settings of its run."""
+    import typer.main
+
+    from debatrix.app import cli
+
+    commands = typer.main.get_command(app).commands  # type: ignore[attr-defined]
+    shared = {p.name for p in cli.SETTINGS_OPTIONS}
+
+    def options(name):
+        return {p.name: (p.opts, p.help) for p in commands[name].params if p.name in shared}
+
+    assert options("judge") == options("bench") and set(options("judge")) == shared
+    made = []
+
+    def make_settings(**kw):  # recorded, then the command stops: nothing is judged
+        made.append(kw)
+        raise cli.typer.Exit(0)
+
+    monkeypatch.setattr(cli, "_make_settings", make_settings)
+    monkeypatch.setattr(cli, "_need_bench_extra", lambda: None)
+    given = ["--transport", "langchain", "--dimensions", "argument", "--orders", "1", "--log-calls"]
+    for argv in (["judge", str(EXAMPLES / "school_uniforms.yaml"), *given], ["bench", "contrast", *given]):
+        assert runner.invoke(app, argv).exit_code == 0
+    assert len(made) == 2
+    for kw in made:
+        assert (kw["transport"].value, kw["dimensions"], kw["orders"], kw["log_calls"]) == ("langchain", "argument",
+                                                                                           1, True)

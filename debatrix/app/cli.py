@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import re
 import sys
@@ -121,6 +122,70 @@ Retrieval = Annotated[bool, typer.Option(help="give the analyzer the most releva
                                               "context memory, MiniLM embeddings; off in the paper)")]
 
 
+def _option(name: str, annotation: Any, default: Any = None) -> inspect.Parameter:
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+
+
+#: the options that make a run's settings, one table for `judge` and `bench` (each command adds its own around
+#: them): what :func:`_make_settings` reads, by these names
+SETTINGS_OPTIONS: tuple[inspect.Parameter, ...] = (
+    _option("dimensions", Dimensions),
+    _option("dimension_dir", Annotated[list[Path] | None, typer.Option(
+        help="extra folder of dimension YAML files")]),
+    _option("base_url", BaseUrl),
+    _option("model", ModelName),
+    _option("local_model", LocalModel),
+    _option("backend", BackendOption),
+    _option("analysis_words", AnalysisWords),
+    _option("comment_words", CommentWords),
+    _option("context_window", ContextWindow),
+    _option("max_output_tokens", Annotated[int | None, typer.Option(help="answer budget per call")]),
+    _option("timeout", Timeout),
+    _option("retries", Annotated[int | None, typer.Option(help="retries of transient errors")]),
+    _option("max_connections", MaxConnections),
+    _option("rps", Rps),
+    _option("structured_output", Annotated[StructuredOutput | None, typer.Option(  # type: ignore[valid-type]
+        help="how structured answers are asked for")]),
+    _option("transport", Annotated[Transport | None, typer.Option(  # type: ignore[valid-type]
+        help="http: debatrix's lean client (default); langchain: ChatOpenAI. Both reach LangChain callbacks")]),
+    _option("merge_score_call", MergeScoreCall),
+    _option("score_in_analysis", ScoreInAnalysis),
+    _option("orders", Orders),
+    _option("temperature", Temperature),
+    _option("order_layout", OrderLayout),
+    _option("escalate_to", EscalateTo),
+    _option("escalate_base_url", EscalateBaseUrl),
+    _option("escalate_below", EscalateBelow),
+    _option("retrieval", Retrieval, False),
+    _option("memory", Annotated[MemoryBackend, typer.Option(  # type: ignore[valid-type]
+        help="where the memories live (http: a chromadb server)")], MemoryBackend(_MEMORY["backend"].default)),
+    _option("memory_path", Annotated[Path | None, typer.Option(help="folder for --memory persistent")],
+            _MEMORY["path"].default),
+    _option("chroma_host", Annotated[str, typer.Option(help="chromadb server host for --memory http")],
+            _MEMORY["host"].default),
+    _option("chroma_port", Annotated[int, typer.Option(help="chromadb server port for --memory http")],
+            _MEMORY["port"].default),
+    _option("embedding", Annotated[Embedding, typer.Option(  # type: ignore[valid-type]
+        help="embeddings of the context memory, for --retrieval (minilm: offline ONNX)")],
+            Embedding(_MEMORY["embedding"].default)),
+    _option("log_calls", Annotated[bool, typer.Option(
+        help="keep every LLM call's prompt and answer in the result: the report shows them per speech and "
+             "dimension")], False),
+)
+
+
+def settings_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """A command taking ``**settings`` gains :data:`SETTINGS_OPTIONS` after its own parameters (typer reads the
+    signature), and receives them as that dict, for :func:`_make_settings`."""
+    own = [p for p in inspect.signature(command, eval_str=True).parameters.values()
+           if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    clash = {p.name for p in own} & {p.name for p in SETTINGS_OPTIONS}
+    if clash:
+        raise TypeError(f"{command.__name__} declares shared options itself: {', '.join(sorted(clash))}")
+    command.__signature__ = inspect.Signature([*own, *SETTINGS_OPTIONS])  # type: ignore[attr-defined]
+    return command
+
+
 def _plain(value: Any) -> Any:
     return value.value if isinstance(value, Enum) else value
 
@@ -214,14 +279,15 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
                    base_url: str | None = None, model: str | None = None, local_model: str | None = None,
                    backend: str | None = None, analysis_words: int | None = None, comment_words: int | None = None,
                    context_window: int | None = None, max_output_tokens: int | None = None,
-                   timeout: float | None = None, retries: int | None = None, concurrency: int | None = None,
-                   structured_output: str | None = None, merge_score_call: bool | None = None,
-                   score_in_analysis: bool | None = None, log_calls: bool | None = None,
-                   memory: dict[str, Any] | None = None, cache: str | Path | None = None,
-                   requests_per_second: float | None = None, transport: str | None = None,
-                   orders: int | None = None, temperature: float | None = None,
+                   timeout: float | None = None, retries: int | None = None, max_connections: int | None = None,
+                   rps: float | None = None, structured_output: str | None = None, transport: str | None = None,
+                   merge_score_call: bool | None = None, score_in_analysis: bool | None = None,
+                   orders: int | None = None, temperature: float | None = None, order_layout: str | None = None,
                    escalate_to: str | None = None, escalate_base_url: str | None = None,
-                   escalate_below: float | None = None, order_layout: str | None = None) -> JudgeSettings:
+                   escalate_below: float | None = None, retrieval: bool = False, memory: str | None = None,
+                   memory_path: Path | None = None, chroma_host: str | None = None, chroma_port: int | None = None,
+                   embedding: str | None = None, log_calls: bool = False, cache: str | Path | None = None
+                   ) -> JudgeSettings:
     """Settings from command-line options (unset ones from the environment, then the defaults); on the local
     backend, the lengths not given become the short local ones when the server starts (README, "Local models")."""
     servers = [u.strip() for u in (base_url or "").split(",") if u.strip()]
@@ -230,10 +296,10 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
                                    model=model, context_window=context_window,
                                    local_model=local_model, backend=_plain(backend),
                                    max_output_tokens=max_output_tokens, timeout=timeout, max_retries=retries,
-                                   max_concurrency=concurrency, structured_output=_plain(structured_output),
+                                   max_concurrency=max_connections, structured_output=_plain(structured_output),
                                    merge_score_call=merge_score_call, score_in_analysis=score_in_analysis,
-                                   log_calls=log_calls, cache_path=cache,
-                                   requests_per_second=requests_per_second, transport=_plain(transport),
+                                   log_calls=log_calls or None, cache_path=cache,
+                                   requests_per_second=rps, transport=_plain(transport),
                                    temperature=temperature)
         env = Environment()  # the variables (and .env) LLMSettings.from_env read
         if env.debatrix_model and env.openai_model and env.debatrix_model != env.openai_model:
@@ -266,7 +332,9 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
             llm=llm,
             **{k: v for k, v in (("analysis_words", analysis_words), ("comment_words", comment_words),
                                  ("orders", orders), ("order_layout", order_layout)) if v},
-            memory=MemorySettings(**{k: _plain(v) for k, v in (memory or {}).items()}),
+            memory=MemorySettings(**{k: _plain(v) for k, v in (
+                ("backend", memory), ("path", memory_path), ("host", chroma_host), ("port", chroma_port),
+                ("embedding", embedding), ("retrieval", retrieval)) if v is not None}),
         )
     except ValidationError as e:  # pydantic validation of option values: the field and the rule, not the value
         # (an endpoint URL may hold a password)
@@ -382,51 +450,15 @@ def _judge_batch(paths: list[Path], settings: JudgeSettings, out_dir: Path, max_
 
 
 @app.command()
+@settings_options
 def judge(
     paths: Annotated[list[Path], typer.Argument(help="debate file(s) (YAML/JSON, or a preset motion/<id>.yml); "
                                                      "several need --out-dir")],
     mode: Annotated[Mode, typer.Option(help="judge mode (the paper's ablations)")] = Mode(DEFAULT_MODE),  # type: ignore
-    dimensions: Dimensions = None,
-    base_url: BaseUrl = None,
-    local_model: LocalModel = None,
-    backend: BackendOption = None,
-    analysis_words: AnalysisWords = None,
-    comment_words: CommentWords = None,
-    model: ModelName = None,
     out: Annotated[Path | None, typer.Option(help="write the result JSON here")] = None,
-    context_window: ContextWindow = None,
-    max_output_tokens: Annotated[int | None, typer.Option(help="answer budget per call")] = None,
-    timeout: Timeout = None,
-    retries: Annotated[int | None, typer.Option(help="retries of transient errors")] = None,
-    max_connections: MaxConnections = None,
-    structured_output: Annotated[StructuredOutput | None, typer.Option(
-        help="how structured answers are asked for")] = None,
-    transport: Annotated[Transport | None, typer.Option(help="http: debatrix's lean client (default); langchain: "
-                                                       "ChatOpenAI. Both reach LangChain callbacks")] = None,
-    merge_score_call: MergeScoreCall = None,
-    score_in_analysis: ScoreInAnalysis = None,
-    orders: Orders = None,
-    temperature: Temperature = None,
-    order_layout: OrderLayout = None,
-    escalate_to: EscalateTo = None,
-    escalate_base_url: EscalateBaseUrl = None,
-    escalate_below: EscalateBelow = None,
-    retrieval: Retrieval = False,
-    memory: Annotated[MemoryBackend, typer.Option(
-        help="where the memories live (http: a chromadb server)")] = MemoryBackend(_MEMORY["backend"].default),
-    memory_path: Annotated[Path | None, typer.Option(help="folder for --memory persistent")] = _MEMORY["path"].default,
-    chroma_host: Annotated[str, typer.Option(help="chromadb server host for --memory http")] = _MEMORY["host"].default,
-    chroma_port: Annotated[int, typer.Option(help="chromadb server port for --memory http")] = _MEMORY["port"].default,
-    embedding: Annotated[Embedding, typer.Option(
-        help="embeddings of the context memory, for --retrieval (minilm: offline ONNX)")] = Embedding(
-        _MEMORY["embedding"].default),
-    dimension_dir: Annotated[list[Path] | None, typer.Option(help="extra folder of dimension YAML files")] = None,
-    rps: Rps = None,
     cache: Annotated[str | None, typer.Option(help="SQLite file, or postgresql:// URL shared by several machines, "
                                                    "caching LLM answers: rerunning after a crash or with the same "
                                                    "inputs pays for no answered call")] = None,
-    log_calls: Annotated[bool, typer.Option(help="keep every LLM call's prompt and answer in the result: the "
-                                              "report shows them per speech and dimension")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="print the result JSON to stdout")] = False,
     quiet: Annotated[bool, typer.Option(help="no progress lines")] = False,
     out_dir: Annotated[Path | None, typer.Option(help="judge every file into this folder: one result each, a "
@@ -439,6 +471,7 @@ def judge(
                                                         "incomplete")] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="with --out-dir: cache no answer (by default they "
                                                               "are cached in the folder)")] = False,
+    **settings: Any,
 ) -> None:
     """Judge debates: winners, scores and reasons per dimension.
 
@@ -451,21 +484,13 @@ def judge(
     if not batch and (retry_incomplete or no_cache):
         _fail("--retry-incomplete and --no-cache are for a folder of results: give --out-dir DIR")
     debate = None if batch else _load(paths[0])
-    settings = _make_settings(
-        mode=mode.value, dimensions=dimensions, dimension_dir=dimension_dir, base_url=base_url, model=model,
-        local_model=local_model, backend=backend, analysis_words=analysis_words, comment_words=comment_words,
-        context_window=context_window, max_output_tokens=max_output_tokens, timeout=timeout, retries=retries,
-        concurrency=max_connections, structured_output=structured_output, merge_score_call=merge_score_call,
-        score_in_analysis=score_in_analysis, log_calls=log_calls or None, memory=dict(backend=memory, path=memory_path, host=chroma_host, port=chroma_port, embedding=embedding,
-                    retrieval=retrieval), cache=cache, requests_per_second=rps, transport=transport,
-        orders=orders, temperature=temperature, escalate_to=escalate_to, escalate_base_url=escalate_base_url,
-        escalate_below=escalate_below, order_layout=order_layout)
+    run = _make_settings(mode=mode.value, cache=cache, **settings)
     if batch:
-        _judge_batch(paths, settings, out_dir, max_samples, ray, retry_incomplete, no_cache)
+        _judge_batch(paths, run, out_dir, max_samples, ray, retry_incomplete, no_cache)
         return
     if out:
         _check_writable(out)  # before anything is paid for
-    result = _run(_judge(debate, settings, quiet))
+    result = _run(_judge(debate, run, quiet))
     if out:
         out = _save(out, result)
     if json_output:
@@ -815,6 +840,7 @@ def serve(
 
 
 @app.command()
+@settings_options
 def bench(
     benchmark: Annotated[str, typer.Argument(help="a benchmark (`debatrix bench list` names and "
                                                    "describes them); merge: join the folders of a sharded run into "
@@ -838,12 +864,6 @@ def bench(
         "--ray", metavar="ADDRESS", help="judge the items as tasks on a Ray cluster: auto (the cluster this machine "
         "is in), local (one started for this run) or its address; the folder is written here (pip install "
         "'debatrix[cluster]')")] = None,
-    orders: Orders = None,
-    temperature: Temperature = None,
-    order_layout: OrderLayout = None,
-    escalate_to: EscalateTo = None,
-    escalate_base_url: EscalateBaseUrl = None,
-    escalate_below: EscalateBelow = None,
     max_samples: Annotated[int, typer.Option(help="items judged at once")] = 1,
     out: Annotated[Path | None, typer.Option(help="results folder (default results/<benchmark>); a rerun "
                                                   "resumes it")] = None,
@@ -851,23 +871,11 @@ def bench(
     variant: Annotated[str | None, typer.Option(help="the benchmark's variant (`debatrix bench list` "
                                                      "names them; default: its first)")] = None,
     retry_incomplete: Annotated[bool, typer.Option(help="judge items that ended incomplete again")] = False,
-    base_url: BaseUrl = None,
-    model: ModelName = None,
-    local_model: LocalModel = None,
-    backend: BackendOption = None,
-    analysis_words: AnalysisWords = None,
-    comment_words: CommentWords = None,
-    merge_score_call: MergeScoreCall = None,
-    score_in_analysis: ScoreInAnalysis = None,
-    context_window: ContextWindow = None,
-    timeout: Timeout = None,
-    max_connections: MaxConnections = None,
-    rps: Rps = None,
-    retrieval: Retrieval = False,
     cache: Annotated[str | None, typer.Option(help="SQLite file or postgresql:// URL caching LLM answers, as for "
                                                    "`judge` (default: <out>/llm_cache.sqlite), so a restarted run, "
                                                    "or a shard on another machine, pays for no call answered")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="cache no answer (every call is sent)")] = False,
+    **settings: Any,
 ) -> None:
     """Score the judge against a benchmark's gold labels.
 
@@ -880,7 +888,7 @@ def bench(
         _merge(folders or [], out, data, variant)
         return
     if benchmark == "calibrate":
-        _calibrate(folders or [], model)
+        _calibrate(folders or [], settings.get("model"))
         return
     if benchmark == "weights":
         _weights(folders or [], data)
@@ -900,16 +908,10 @@ def bench(
     if unknown or not mode_list:
         _fail(f"unknown mode(s) {', '.join(unknown) or '(none given)'}: use {', '.join(MODES)}")
     folder = out or Path("results") / (benchmark + (f"-{variant}" if variant else ""))
-    settings = _make_settings(mode=mode_list[0], base_url=base_url, model=model, local_model=local_model,
-                              backend=backend, analysis_words=analysis_words, comment_words=comment_words,
-                              merge_score_call=merge_score_call, score_in_analysis=score_in_analysis,
-                              context_window=context_window, timeout=timeout,
-                              concurrency=max_connections,
-                              memory={"embedding": "minilm" if retrieval else "hash", "retrieval": retrieval},
-                              cache=None if no_cache else (cache or folder / "llm_cache.sqlite"), requests_per_second=rps,
-                              orders=orders, temperature=temperature, escalate_to=escalate_to,
-                              escalate_base_url=escalate_base_url, escalate_below=escalate_below,
-                              order_layout=order_layout)
+    if not settings["retrieval"]:  # no context memory is opened, so no embedder: a run folder has always said "hash"
+        settings["embedding"] = "hash"
+    run = _make_settings(mode=mode_list[0], cache=None if no_cache else (cache or folder / "llm_cache.sqlite"),
+                         **settings)
     try:
         b = make_benchmark(benchmark, data, variant)
         where = parse_shard(shard)
@@ -919,7 +921,7 @@ def bench(
     show = _item_progress()
     if folder.exists() and not folder.is_dir():
         _fail(f"--out {folder} is a file: give a results folder (created if missing)")
-    report = _run(run_benchmark(b, settings, folder, modes=mode_list, repeats=epochs, limit=limit,
+    report = _run(run_benchmark(b, run, folder, modes=mode_list, repeats=epochs, limit=limit,
                                 concurrency=max_samples, retry_incomplete=retry_incomplete, on_record=show,
                                 settle=True, shard=where, seed=seed, max_length=max_length, ray=ray),
                   files_too=True)
