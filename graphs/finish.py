@@ -159,8 +159,8 @@ async def finish(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
                   **({"served": served_by(ctx.local_server)} if ctx.local_server is not None else {})},
         started_at=started, finished_at=finished,
     )
-    # a flow result cites passages by id: its checks are lookups in the passage table
-    checks = check_result(result, debate, flow=mode.context == "flow")
+    # a flow result cites passages by id: its checks are lookups in the passage table (its mode says which)
+    checks = check_result(result, debate)
     result = result.model_copy(update={"checks": checks})
     if mode.per_speech and ctx.settings.memory.retrieval:  # only retrieval opens a context memory
         await asyncio.to_thread(ctx.memory.finish, state["run_id"])

@@ -157,7 +157,7 @@ def test_every_comment_cites_its_debaters_passages_and_no_one_elses_as_theirs(ca
                                                            analysis=speech_note(f, d, dim)) for f in flows),
                              debater_judgments=tuple(DebaterJudgment(dimension=dim, debater=n, comment=c, score=5)
                                                      for n, c in comments.items())),))
-    checks = check_result(result, d, flow=True)
+    checks = check_result(result, d)
     assert checks.flags == ()
     assert all(c.own_cited >= 1 for c in checks.comments)
 
@@ -174,11 +174,11 @@ def test_the_checks_find_a_foreign_an_unknown_and_a_missing_citation():
                          dimensions=(DimensionResult(name="argument", weight=1, allow_tie=False, debater_judgments=tuple(
                              DebaterJudgment(dimension="argument", debater=n, comment=c, score=5)
                              for n, c in comments.items())),))
-    checks = {c.debater: c for c in check_result(result, d, flow=True).comments}
+    checks = {c.debater: c for c in check_result(result, d).comments}
     assert checks["Ana"].foreign_ids == ("S2.1",) and checks["Ana"].unknown_ids == ("S9.9",)
     assert checks["Ana"].misattributed and checks["Ana"].own_cited == 0
     assert checks["Ben"].foreign_ids == () and checks["Ben"].own_cited == 0  # Ana's S1.1 is given to Ana
-    assert len(check_result(result, d, flow=True).flags) == 3
+    assert len(check_result(result, d).flags) == 3
 
 
 def test_refuting_an_argument_moves_the_argument_verdict_to_the_other_side():

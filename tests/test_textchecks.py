@@ -183,14 +183,14 @@ def test_an_id_is_unknown_exactly_when_the_table_lacks_it_and_foreign_when_anoth
 def test_a_flow_is_checked_by_id_and_a_prose_result_by_measurement():
     flow = _result(DEBATE, "flow", [(0, "Ana", "S1.1 standing; S2.1 answers it.")],
                    {"Ana": "Standing: S1.1.", "Ben": "Nothing of theirs."})
-    checks = T.check_result(flow, DEBATE, flow=True)
+    checks = T.check_result(flow, DEBATE)
     [a] = checks.analyses
     assert a.by_id and a.foreign_ids == ("S2.1",) and a.misattributed
     assert {c.debater: c.own_cited for c in checks.comments} == {"Ana": 1, "Ben": 0}
     assert "argument comment on Ben cites none of their passages" in checks.flags
     # the same text read as prose: no ids looked up, so nothing said of misattribution (None, not a False no one
     # checked)
-    prose = T.check_result(flow.model_copy(update={"mode": "debatrix"}), DEBATE, flow=False)
+    prose = T.check_result(flow.model_copy(update={"mode": "debatrix"}), DEBATE)
     assert prose.analyses[0].misattributed is None and prose.comments[0].misattributed is None
 
 
@@ -276,3 +276,19 @@ def test_a_prose_result_is_flagged_and_shown_as_the_model_wrote_it(uniforms):
         result.dimension("argument").analyses[1].analysis)
     assert [j.comment for j in result.dimension("source").debater_judgments][0] == (
         "She argues against requiring school uniforms.")
+
+
+def test_the_mode_says_whether_a_panel_wrote_the_reason_not_the_usage_table(uniforms):
+    """A whole-debate mode without a panel has no panel's reason to check, whatever its nodes were called; a result
+    of a mode no longer registered is read by its shape (several dimensions and no ledger: a panel's)."""
+    from debatrix.app.api import ajudge_debate
+    from debatrix.testing import ScriptedChatModel
+
+    from .conftest import settings
+
+    model = ScriptedChatModel(script={"decide_debate": lambda c: {**{n: 6 for n in c.names}, "winner": "Maya"},
+                                      "judge_debate": "It was close.\nWinner: Maya"})
+    direct = asyncio.run(ajudge_debate(uniforms, settings("direct", orders=1), model))
+    assert direct.status.value == "complete" and direct.checks.panel_grounded is None
+    old = direct.model_copy(update={"mode": "retired", "dimensions": direct.dimensions * 2})
+    assert T.check_result(old, uniforms).panel_grounded is False  # "It was close." cites nothing said

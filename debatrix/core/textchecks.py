@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from debatrix.core.models import AnalysisCheck, CommentCheck, Debate, JudgeResult, TextChecks
+from debatrix.core.modes import MODES
 from debatrix.core.passages import ID
 
 #: an analysis sharing at least this share of its word 5-grams with an earlier analysis of its column is a copy
@@ -175,11 +176,16 @@ def _flow_checks(result: JudgeResult, debate: Debate) -> TextChecks:
     return TextChecks(analyses=tuple(analyses), comments=tuple(comments), flags=tuple(flags))
 
 
-def check_result(result: JudgeResult, debate: Debate, flow: bool | None = None) -> TextChecks:
-    """Every check on a result's text: id lookups where it is a flow (``flow``; None: where a dimension carries a
-    ledger), the n-gram measurements otherwise (analyses, a paragraph per debater, the panel's reason)."""
-    if flow or (flow is None and any(d.ledger is not None for d in result.dimensions)):
+def check_result(result: JudgeResult, debate: Debate) -> TextChecks:
+    """Every check on a result's text, as its mode says: id lookups in a flow, the n-gram measurements otherwise
+    (analyses, a paragraph per debater, the panel's reason where a panel wrote one). A result of a mode no longer
+    registered (an old file) is a flow where a dimension carries a ledger, and has a panel where it has no ledger
+    and more than one dimension."""
+    shape = MODES.get(result.mode)
+    flow = shape.context == "flow" if shape else any(d.ledger is not None for d in result.dimensions)
+    if flow:
         return _flow_checks(result, debate)
+    panel_wrote = shape.panel if shape else len(result.dimensions) > 1
     analyses: list[AnalysisCheck] = []
     comments: list[CommentCheck] = []
     flags: list[str] = []
@@ -203,7 +209,7 @@ def check_result(result: JudgeResult, debate: Debate, flow: bool | None = None) 
     panel = None
     general = result.general
     # the panel's reason, where a panel wrote one (a mode without a panel shows its one column's verdict)
-    if general is not None and general.verdict is not None and "panel_comment" in result.usage.by_node:
+    if panel_wrote and general is not None and general.verdict is not None:
         panel = cites_debate(general.verdict.comment, debate)
         if not panel:
             flags.append("panel: the reason cites nothing said in the debate")
