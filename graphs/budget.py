@@ -50,7 +50,7 @@ def largest_request(debate: Debate, mode: str, settings: JudgeSettings, dims: li
     fence = P.fence_for(debate)
     cap_out = settings.llm.max_output_tokens
     analysis_cap = min(analysis_answer_tokens(settings.analysis_words), cap_out)
-    extra = 96 if settings.llm.speech_score_merged(mode) else 0  # merged answers carry their scores in the JSON
+    extra = 96 if settings.speech_score_merged(mode) else 0  # merged answers carry their scores in the JSON
     best = Request(0, "")
 
     def consider(messages: list[BaseMessage], answer: int, what: str) -> None:

@@ -87,19 +87,19 @@ def _shape_flags(ctx: JudgeContext | None, merge_score_call: bool | None,
     would build a graph whose steps its nodes do not take: refused."""
     if ctx is None:
         return bool(merge_score_call), True if score_in_analysis is None else score_in_analysis
-    llm = ctx.settings.llm
-    for name, given, held in (("merge_score_call", merge_score_call, llm.merge_score_call),
-                              ("score_in_analysis", score_in_analysis, llm.score_in_analysis)):
+    s = ctx.settings
+    for name, given, held in (("merge_score_call", merge_score_call, s.merge_score_call),
+                              ("score_in_analysis", score_in_analysis, s.score_in_analysis)):
         if given is not None and given != held:
             raise ConfigurationError(f"{name}={given} contradicts the context's settings ({name}={held}): set it "
                                      "in the settings the context is built from")
-    return llm.merge_score_call, llm.score_in_analysis
+    return s.merge_score_call, s.score_in_analysis
 
 
 def build_graph(mode: str, ctx: JudgeContext | None = None, *, merge_score_call: bool | None = None,
                 score_in_analysis: bool | None = None, checkpointer: Any = None) -> Any:
     """The compiled judge graph of the registered ``mode``; with a context, shaped by its settings
-    (``LLMSettings.merge_score_call``, ``score_in_analysis``: a speech's score comes in its analysis's answer)."""
+    (``JudgeSettings.merge_score_call``, ``score_in_analysis``: a speech's score comes in its analysis's answer)."""
     shape = get_mode(mode)
     if shape is SPEECH:
         raise ConfigurationError("'speech' judges single speeches: use build_speech_graph")

@@ -229,7 +229,7 @@ async def judge_dimension(state: ColumnState, ctx: JudgeContext) -> dict[str, An
     orders = orders_of(debate, ctx.settings)
     grouped = grouped_orders(ctx.settings, orders, ctx.mode.name)
 
-    if ctx.settings.llm.merge_score_call:
+    if ctx.settings.merge_score_call:
         async def judged_with_scores(order: tuple[str, ...]) -> tuple[OrderAnswer, list[Any]]:
             choices = V.choices_in(order, ties_allowed(debate, dim))
             messages = M.ask_merged(judgment_messages(debate, dim, analyses, words, order, grouped), scores=True)

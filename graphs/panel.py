@@ -38,7 +38,7 @@ async def panel_comment(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     debate = state["debate"]
     orders = orders_of(debate, ctx.settings)
     words = M.panel_words(ctx.settings)
-    if ctx.settings.llm.merge_score_call:
+    if ctx.settings.merge_score_call:
         async def comment_with_winner(order: tuple[str, ...]) -> tuple[Any, list[Any]]:
             answer, lp, records = await ctx.gateway.structured_probed(
                 M.ask_merged(_panel_messages(state, ctx, order), scores=False),

@@ -56,9 +56,13 @@ def installed_model(name: str) -> str:
     return name
 
 
-def settings(mode: str = "debatrix", orders: int = 2, **llm) -> JudgeSettings:
-    """Test settings; ``orders=1`` for tests about one path of calls (repairs, retries), not about orders."""
-    return JudgeSettings(mode=mode, orders=orders, llm=LLMSettings(**llm), memory=MemorySettings(embedding="hash"))
+def settings(mode: str = "debatrix", orders: int = 2, merge_score_call: bool = False, score_in_analysis: bool = True,
+             **llm) -> JudgeSettings:
+    """Test settings; ``orders=1`` for tests about one path of calls (repairs, retries), not about orders; the
+    graph's shape flags, then the model's settings."""
+    return JudgeSettings(mode=mode, orders=orders, merge_score_call=merge_score_call,
+                         score_in_analysis=score_in_analysis, llm=LLMSettings(**llm),
+                         memory=MemorySettings(embedding="hash"))
 
 
 def winner_script(dim_winners: dict[str, str], panel: str | None = None) -> dict:

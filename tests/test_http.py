@@ -159,9 +159,8 @@ async def test_text_answers_are_capped_and_cut_at_a_sentence(uniforms):
 
 def merged_grammar_settings(srv: FakeOpenAIServer) -> JudgeSettings:
     """Direct mode, comment and decision in one call, comment lengths in the schema (as on the local server)."""
-    return JudgeSettings(mode="direct", comment_words=20,
-                         llm=LLMSettings(base_url=srv.base_url, model="fake-model", merge_score_call=True,
-                                         schema_length_limits=True),
+    return JudgeSettings(mode="direct", comment_words=20, merge_score_call=True,
+                         llm=LLMSettings(base_url=srv.base_url, model="fake-model", schema_length_limits=True),
                          memory=MemorySettings(embedding="hash"))
 
 

@@ -27,8 +27,10 @@ def small_model():
     return installed_model(SMALL)
 
 
-def local_settings(mode: str = "debatrix", **llm) -> JudgeSettings:
-    return JudgeSettings(mode=mode, analysis_words=40, comment_words=25,
+def local_settings(mode: str = "debatrix", merge_score_call: bool = False, score_in_analysis: bool = True,
+                   **llm) -> JudgeSettings:
+    return JudgeSettings(mode=mode, analysis_words=40, comment_words=25, merge_score_call=merge_score_call,
+                         score_in_analysis=score_in_analysis,
                          llm=LLMSettings(backend="local", local_model=SMALL, **llm),
                          memory=MemorySettings(embedding="hash"))
 

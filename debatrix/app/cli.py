@@ -297,7 +297,6 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
                                    local_model=local_model, backend=_plain(backend),
                                    max_output_tokens=max_output_tokens, timeout=timeout, max_retries=retries,
                                    max_concurrency=max_connections, structured_output=_plain(structured_output),
-                                   merge_score_call=merge_score_call, score_in_analysis=score_in_analysis,
                                    log_calls=log_calls or None, cache_path=cache,
                                    requests_per_second=rps, transport=_plain(transport),
                                    temperature=temperature)
@@ -332,6 +331,8 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
             llm=llm,
             **{k: v for k, v in (("analysis_words", analysis_words), ("comment_words", comment_words),
                                  ("orders", orders), ("order_layout", order_layout)) if v},
+            **{k: v for k, v in (("merge_score_call", merge_score_call), ("score_in_analysis", score_in_analysis))
+               if v is not None},
             memory=MemorySettings(**{k: _plain(v) for k, v in (
                 ("backend", memory), ("path", memory_path), ("host", chroma_host), ("port", chroma_port),
                 ("embedding", embedding), ("retrieval", retrieval)) if v is not None}),
@@ -545,9 +546,9 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
         console.print(f"{why}: starting the local model [bold]{local.llm.local_model}[/] on 127.0.0.1 ...\n"
                       f"answers kept short for a CPU: analyses ~{local.analysis_words} words, comments "
                       f"~{local.comment_words} words per debater, "
-                      + ("judgments commented and decided in one call" if local.llm.merge_score_call else
+                      + ("judgments commented and decided in one call" if local.merge_score_call else
                          "judgments commented, then decided")
-                      + (", speeches scored in their analyses" if local.llm.speech_score_merged(local.mode) else
+                      + (", speeches scored in their analyses" if local.speech_score_merged(local.mode) else
                          ", speeches analysed, then scored"),
                       highlight=False)
 
@@ -576,7 +577,7 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
                       + (f" at {plain(redact_url(ctx.settings.llm.base_url))}" if ctx.settings.llm.base_url else ""),
                       highlight=False)
         rows = steps_per_row(run.mode, [d.name for d in dims], len(debate.speeches),
-                             run.llm.merge_score_call, run.llm.speech_score_merged(run.mode))
+                             run.merge_score_call, run.speech_score_merged(run.mode))
         with JudgeProgress(console, total, rows, lambda: ctx.gateway.completed_requests, plain, quiet) as progress:
             return await ajudge_debate(debate, ctx.settings, context=ctx, on_event=progress.event)
     finally:

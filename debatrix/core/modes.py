@@ -133,10 +133,9 @@ def calls_of(mode: str, settings: JudgeSettings, debate: Debate, n_dimensions: i
         from debatrix.core.flow import flow_calls
 
         return flow_calls(debate)
-    llm = settings.llm
     return expected_calls(mode, len(debate.speeches), len(debate.debaters), n_dimensions,
-                          llm.merge_score_call, settings.orders if orders is None else orders,
-                          llm.speech_score_merged(mode))
+                          settings.merge_score_call, settings.orders if orders is None else orders,
+                          settings.speech_score_merged(mode))
 
 
 @dataclass(frozen=True)

@@ -94,14 +94,6 @@ class LLMSettings(_Frozen):
         default="http", description="how to reach an OpenAI-compatible endpoint: debatrix's lean aiohttp client "
         "(http, the least CPU per request) or LangChain's ChatOpenAI (langchain); both are LangChain chat models, so "
         "callbacks and tracing see every call")
-    merge_score_call: bool = Field(
-        default=False, description="one structured call for comment + score instead of the paper's two calls, for "
-        "the debate's judgments as for its speeches"
-    )
-    score_in_analysis: bool = Field(
-        default=True, description="a debate's speech score is asked in its analysis's answer, not by a call of its "
-        "own that re-reads the analysis (the speech scores are shown, no verdict is drawn from them); the "
-        "single-speech judge always asks the score apart, since there the score is what is judged")
     log_calls: bool = Field(
         default=False, description="keep every call's prompt and answer in the result (its call_log, which the "
         "report shows per speech and dimension); the result grows by the prompts' size")
@@ -170,10 +162,6 @@ class LLMSettings(_Frozen):
             return self.base_url is None and self.api_key is None
         return self.backend == "local"
 
-    def speech_score_merged(self, mode: str) -> bool:
-        """Whether a speech's score comes in its analysis's answer in ``mode``'s graph."""
-        return self.merge_score_call or (self.score_in_analysis and mode != "speech")
-
 
 class MemorySettings(_Frozen):
     backend: Literal["ephemeral", "persistent", "http"] = "ephemeral"
@@ -237,9 +225,22 @@ class JudgeSettings(_Frozen):
         "(debatrix.core.confidence.PlacePrior); auto: shared where such a prior exists, else grouped")
     max_llm_calls: int = Field(default=2000, ge=1, description="a debate needing more calls is refused before "
                                                                 "any is sent (500 speeches would take thousands)")
+    # the shape of the graph (which steps it takes), not of a request: read where the graph is built and by its nodes
+    merge_score_call: bool = Field(
+        default=False, description="one structured call for comment + score instead of the paper's two calls, for "
+        "the debate's judgments as for its speeches"
+    )
+    score_in_analysis: bool = Field(
+        default=True, description="a debate's speech score is asked in its analysis's answer, not by a call of its "
+        "own that re-reads the analysis (the speech scores are shown, no verdict is drawn from them); the "
+        "single-speech judge always asks the score apart, since there the score is what is judged")
     llm: LLMSettings = Field(default_factory=LLMSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
     escalate: EscalationSettings | None = None
+
+    def speech_score_merged(self, mode: str) -> bool:
+        """Whether a speech's score comes in its analysis's answer in ``mode``'s graph."""
+        return self.merge_score_call or (self.score_in_analysis and mode != "speech")
 
     def for_local_backend(self) -> JudgeSettings:
         """These settings for a run on the embedded local model: the answer lengths not set explicitly become the
