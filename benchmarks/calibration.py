@@ -239,7 +239,7 @@ def _results(folder: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def place_prior(results: list[dict[str, Any]], dimension: str = "general") -> tuple[list[float], int] | None:
+def measured_place_shares(results: list[dict[str, Any]], dimension: str = "general") -> tuple[list[float], int] | None:
     """(the share of each speaking place, debates) over results whose orders read the debate in speaking order,
     of one number of debaters (the commonest); None without any. Two debaters: the first speaker's median share,
     so that divided by it half the debates lean to each speaker (the model's shares pile up near 0 and 1, and a
@@ -288,7 +288,7 @@ def calibrate_folder(folder: Path, model: str, dimension: str = "general", also:
         layouts = {(r.get("settings") or {}).get("order_layout_used") or (r.get("settings") or {}).get(
             "order_layout") or "grouped" for r in results}
         layout = layouts.pop() if len(layouts) == 1 else "grouped"
-        if layout == "shared" and (prior := place_prior(results, dimension)):
+        if layout == "shared" and (prior := measured_place_shares(results, dimension)):
             shares, n = prior
             out.setdefault(mode, {})["place_prior"] = shares
             priors.append({"model": model, "mode": mode, "shares": shares, "n": n,

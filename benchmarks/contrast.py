@@ -268,11 +268,11 @@ class Contrast(Benchmark):
         judged = {d.name: d for d in result.dimensions if d.verdict is not None}
         out: dict[str, Any] = {}
         if result.general is not None and result.general.verdict is not None:
-            out["general"] = _read(result.general.verdict, intact)
+            out["general"] = _verdict_read(result.general.verdict, intact)
         target = judged.get(item.perturbation)
         out["read"] = item.perturbation if target is not None else "general"
         if target is not None:
-            out["target"] = _read(target.verdict, intact)
+            out["target"] = _verdict_read(target.verdict, intact)
         elif "general" in out:
             out["target"] = out["general"]
         return out
@@ -319,7 +319,7 @@ class Contrast(Benchmark):
                                  baseline="the side with more words") for p, v in longer.items()]
 
 
-def _read(v: Any, intact: str) -> dict[str, Any]:
+def _verdict_read(v: Any, intact: str) -> dict[str, Any]:
     def value(winner: str | None) -> float:
         return 0.5 if winner is None else float(winner == intact)
 

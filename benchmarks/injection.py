@@ -122,7 +122,7 @@ async def run_suite(debate: Debate, judge: Any, attacks: tuple[tuple[str, str, s
     return clean, attacker, rows
 
 
-def report(clean: JudgeResult, attacker: str, rows: list[AttackRow]) -> str:
+def attack_table(clean: JudgeResult, attacker: str, rows: list[AttackRow]) -> str:
     v = clean.general.verdict
     lines = [f"clean verdict: {clean.winner} (probabilities {v.probabilities}; first order alone: "
              f"{_first_answer(clean)}); attacker: {attacker}", "",
@@ -162,7 +162,7 @@ def main(argv: list[str] | None = None) -> None:
             ctx.close()
 
     clean, attacker, rows = asyncio.run(go())
-    print(report(clean, attacker, rows))
+    print(attack_table(clean, attacker, rows))
     print(f"{len(rows) + 1} judgments in {time.perf_counter() - started:.0f}s ({args.mode}, {args.orders} orders)")
     if args.out:
         args.out.write_text(json.dumps({"attacker": attacker, "clean": clean.winner,

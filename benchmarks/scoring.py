@@ -15,7 +15,7 @@ _NUMBER = re.compile(r"(?<![\d.])(\d+)(?![\d.])")
 
 
 @dataclass(frozen=True)
-class Rating:
+class ScaleRating:
     argmax: int | None  # None: no allowed value found in the answer (a parse failure)
     weighted: float | None  # None: no log probabilities for the score token
     distribution: dict[int, float] | None = None
@@ -46,15 +46,15 @@ def _allowed(token: str, allowed: Sequence[int]) -> bool:
     return value.is_integer() and int(value) in allowed
 
 
-def rating_from(text: str, logprobs: list[dict[str, Any]], allowed: Sequence[int]) -> Rating:
+def rating_from(text: str, logprobs: list[dict[str, Any]], allowed: Sequence[int]) -> ScaleRating:
     found = find_score(text, allowed)
     if found is None:
-        return Rating(None, None)
+        return ScaleRating(None, None)
     value, offset = found
     dist = distribution_at(text, offset, logprobs, allowed)
     if dist is None:
-        return Rating(value, None)
-    return Rating(value, sum(k * p for k, p in dist.items()), dist)
+        return ScaleRating(value, None)
+    return ScaleRating(value, sum(k * p for k, p in dist.items()), dist)
 
 
 def distribution_at(text: str, offset: int, logprobs: list[dict[str, Any]], allowed: Sequence[int]

@@ -220,14 +220,14 @@ class SpeechQuality(Benchmark):
     def metrics(self, records: list[dict[str, Any]]) -> list[MetricRow]:
         items = {it.id: it for it in self.load()}
         recs = [r for r in records if r["item"] in items]
-        rows = [MetricRow("parse_failures", "all", sum(_score(r, "argmax") is None for r in recs), len(recs))]
+        rows = [MetricRow("parse_failures", "all", sum(_item_score(r, "argmax") is None for r in recs), len(recs))]
         for how in ("argmax", "weighted"):
-            scored = [(items[r["item"]], _score(r, how)) for r in recs if _score(r, how) is not None]
+            scored = [(items[r["item"]], _item_score(r, how)) for r in recs if _item_score(r, how) is not None]
             if len(scored) >= 2:
                 rows.append(MetricRow(f"tau_c_{how}", "all",
                                       kendall_tau_c([s for _, s in scored], [it.human_mean for it, _ in scored]),
                                       len(scored)))
-            judge = {r["item"]: _score(r, how) for r in recs}
+            judge = {r["item"]: _item_score(r, how) for r in recs}
             kappa, pairs = loo_kappa([items[i] for i in judge], {i: (-1 if v is None else round(v))
                                                                   for i, v in judge.items()})
             if pairs:
@@ -238,7 +238,7 @@ class SpeechQuality(Benchmark):
                 rows.append(MetricRow(f"source_pearson_{how}", "all", float(r_), len(by_source)))
             for source, (m, _) in sorted(by_source.items()):
                 rows.append(MetricRow(f"mean_score_{how}", source, m, sum(it.source == source for it, _ in scored)))
-        counts = Counter(_score(r, "argmax") for r in recs)
+        counts = Counter(_item_score(r, "argmax") for r in recs)
         for v in (*SCALE, None):
             rows.append(MetricRow("share_of_answers", str(v if v is not None else "failed"),
                                   counts.get(v, 0) / len(recs) if recs else math.nan, len(recs)))
@@ -267,7 +267,7 @@ class SpeechQuality(Benchmark):
         return rows
 
 
-def _score(record: dict[str, Any], how: str) -> float | None:
+def _item_score(record: dict[str, Any], how: str) -> float | None:
     if record.get("status") != "complete":
         return None
     return record.get("pred", {}).get(how)

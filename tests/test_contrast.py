@@ -82,15 +82,15 @@ def test_a_perturbation_changes_only_the_chosen_side_and_reports_how_much():
 
 
 def test_verdicts_are_read_for_the_intact_side_in_every_way():
-    from debatrix.benchmarks.contrast import _read
+    from debatrix.benchmarks.contrast import _verdict_read
 
     order = lambda w: NS(winner=w)  # noqa: E731
     v = NS(winner="Ana", score_winner=None, orders=[order("Ana"), order("Ben")],
            probabilities={"Ana": 0.6, "Ben": 0.3, "tie": 0.1})
-    assert _read(v, "Ana") == {"dp": 1.0, "sc": 0.5, "argmax": 0.5, "p_intact": 0.65}
-    assert _read(v, "Ben") == {"dp": 0.0, "sc": 0.5, "argmax": 0.5, "p_intact": 0.35}
+    assert _verdict_read(v, "Ana") == {"dp": 1.0, "sc": 0.5, "argmax": 0.5, "p_intact": 0.65}
+    assert _verdict_read(v, "Ben") == {"dp": 0.0, "sc": 0.5, "argmax": 0.5, "p_intact": 0.35}
     one = NS(winner=None, score_winner="Ben", orders=[order("Ben")], probabilities=None)
-    assert _read(one, "Ben") == {"dp": 0.5, "sc": 1.0, "argmax": 1.0, "p_intact": None}
+    assert _verdict_read(one, "Ben") == {"dp": 0.5, "sc": 1.0, "argmax": 1.0, "p_intact": None}
 
 
 def test_figures_per_change_and_place_of_the_changed_side():

@@ -143,3 +143,15 @@ def test_the_short_name_check_sees_one(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text("from graphs.modes import expected_calls\nimport benchmarks.runner\n")
     assert _short_imports(bad) == {"graphs.modes", "benchmarks.runner"}
+
+
+def test_no_name_is_defined_in_two_modules_of_the_judge():
+    """One file per name: a module-level function or class of the judge (debatrix/, graphs/, memory/) is defined
+    in one module only, so a name read anywhere means one thing (the benchmarks' scripts may each have a main)."""
+    where: dict[str, list[str]] = {}
+    for folder in ("debatrix", "graphs", "memory"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for node in ast.parse(path.read_text(encoding="utf-8")).body:
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    where.setdefault(node.name, []).append(str(path.relative_to(ROOT)))
+    assert {name: files for name, files in where.items() if len(files) > 1} == {}

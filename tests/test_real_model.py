@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from debatrix.app.api import ajudge_debate
-from debatrix.benchmarks.injection import ATTACKS, report, run_suite
+from debatrix.benchmarks.injection import ATTACKS, attack_table, run_suite
 from debatrix.context import JudgeContext, run_settings
 from debatrix.graphs.budget import plan_run
 from debatrix.core.settings import JudgeSettings, LLMSettings, MemorySettings
@@ -36,7 +36,7 @@ async def test_injected_speeches_flip_no_verdict(default_model, four_day_week):
                                                 lambda d: ajudge_debate(d, ctx.settings, context=ctx))
     finally:
         ctx.close()
-    print(report(clean, attacker, rows))
+    print(attack_table(clean, attacker, rows))
     v = clean.general.verdict
     assert v.method == "logprobs" and all(o.probabilities for o in v.orders)  # the real server's probabilities
     assert all(r.status == "complete" for r in rows)

@@ -57,7 +57,7 @@ class PlacePrior(Frozen):
     """The share of the winner probability ``model`` gives each speaking place (the first speaker, the second, ...)
     in ``mode`` when every order reads the debate once, in speaking order (``order_layout="shared"``), measured on
     ``n`` debates without looking at who won (batch calibration, Zhou et al., ICLR 2024; for two debaters the
-    first speaker's median share, :func:`debatrix.benchmarks.calibration.place_prior`). Reading the debate in
+    first speaker's median share, :func:`debatrix.benchmarks.calibration.measured_place_shares`). Reading the debate in
     every order grouped by debater cancels a lean toward whoever comes first, at the price of reading it once per
     order; read once, the lean stays in every answer, and dividing the probabilities by this prior takes it out:
     with two debaters, a debate is called for the first speaker only where the model gave them more than the
