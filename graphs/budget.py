@@ -4,12 +4,23 @@ request a mode makes on a debate.
 The prompts are the real ones, rendered with the debate's own speeches; answers not written yet (earlier analyses,
 judgments) stand in at their token caps, so the estimate is an upper bound of what the run will send. A run's plan
 is made once: by its caller before the local backend sizes (or refuses) the model server, else by the graph's
-``prepare`` step; ``debatrix validate --mode`` makes one per file.
+first step, :func:`prepare` (here: the debate checked, the plan taken from the context or made, the run's size
+checked against the context window and the call budget before any call); ``debatrix validate --mode`` makes one
+per file.
 """
 
 from __future__ import annotations
 
+import asyncio
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
 from langchain_core.messages import BaseMessage
+
+from debatrix.context import JudgeContext
+from debatrix.core.errors import ContextWindowExceeded, InvalidDebateError
+from debatrix.core.loader import validated
 
 from debatrix.core import prompting as P
 from debatrix.core.dimension import Dimension, DimensionRegistry
@@ -22,6 +33,7 @@ from debatrix.core.tokens import count_message_tokens, count_tokens
 
 from . import messages as M
 from .answers import analysis_answer_tokens
+from .state import JudgeState
 
 # Local GGUF models count tokens with their own tokenizers; Qwen2.5's counted up to 1.074× o200k_base on 20
 # PanelBench debates, so estimates for a local model carry a 10% margin (the server still refuses a prompt that
@@ -137,3 +149,31 @@ def over_budget(mode: str, calls: int, settings: JudgeSettings) -> bool:
     """Whether a run of ``calls`` calls is refused by ``max_llm_calls`` (the single-speech judge is never: its
     calls are one speech's)."""
     return mode != "speech" and calls > settings.max_llm_calls
+
+
+async def prepare(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
+    debate = state.get("debate")
+    if isinstance(debate, dict):  # a JSON input (a deployment's): refused in the loader's words
+        debate = validated(debate, "<graph input>")
+    if not isinstance(debate, Debate):
+        raise InvalidDebateError("<graph input>", [("debate", "expected a Debate")])
+    # the plan the caller made for this run (and sized the local server with), else made here; rendering a
+    # long debate's prompts takes a while: not on the event loop
+    mode = ctx.mode.name
+    plan = ctx.plan_for(debate, mode) or await asyncio.to_thread(plan_run, debate, ctx.settings, ctx.registry, mode)
+    failures = []
+    window = ctx.settings.llm.context_window
+    if over_budget(mode, plan.calls, ctx.settings):
+        failures.append(f"CallBudgetExceeded: judging this debate takes {plan.calls} LLM calls, more than "
+                        f"max_llm_calls = {ctx.settings.max_llm_calls}; nothing was sent (raise the limit to "
+                        "judge it)")
+    elif plan.largest is not None and plan.largest.tokens > window:
+        problem = ContextWindowExceeded(plan.largest.tokens, window, plan.largest.what)
+        failures.append(f"preflight: ContextWindowExceeded: {problem}")
+    return {
+        "debate": debate,
+        "dimensions": list(plan.dimensions),
+        "run_id": state.get("run_id") or uuid.uuid4().hex[:16],
+        "started_at": datetime.now(UTC).isoformat(),
+        "failures": failures,
+    }

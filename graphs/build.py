@@ -12,16 +12,17 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
+from langgraph.types import Send
 
 from debatrix.context import JudgeContext, RunOptions
 from debatrix.core.errors import ConfigurationError
 from debatrix.core.modes import SPEECH, Mode, debate_mode, get_mode
 
+from .budget import prepare
 from .column import build_iterative_column, build_raw_column
 from .finish import finish
 from .flow import add_flow, to_flow
 from .panel import after_columns, after_panel_comment, columns_done, panel_comment, panel_decide
-from .prepare import prepare, to_columns
 from .serde import with_judge_types
 from .state import Accumulated, JudgeInput, JudgeOutput, JudgeRun, JudgeState
 from .wiring import add_step, bind
@@ -54,6 +55,13 @@ def _judge_graph(ctx: JudgeContext | None, shape: Mode, column: Any) -> StateGra
         g.add_edge("column", "finish")
     g.add_edge("finish", END)
     return g
+
+
+def to_columns(state: JudgeState) -> list[Any]:
+    if state.get("failures"):
+        return ["finish"]
+    return [Send("column", {"debate": state["debate"], "run_id": state["run_id"], "dimension": d})
+            for d in state["dimensions"]]
 
 
 def as_column_node(column: Any) -> Any:
