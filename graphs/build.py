@@ -22,10 +22,10 @@ from .budget import prepare
 from .column import build_iterative_column, build_raw_column
 from .finish import finish
 from .flow import add_flow, to_flow
-from .panel import after_columns, after_panel_comment, columns_done, panel_comment, panel_decide
+from .panel import add_panel
 from .serde import with_judge_types
 from .state import Accumulated, JudgeInput, JudgeOutput, JudgeRun, JudgeState
-from .wiring import add_step, bind
+from .wiring import bind
 
 
 def _judge_graph(ctx: JudgeContext | None, shape: Mode, column: Any) -> StateGraph:
@@ -42,15 +42,7 @@ def _judge_graph(ctx: JudgeContext | None, shape: Mode, column: Any) -> StateGra
     g.add_node("column", as_column_node(column))
     g.add_conditional_edges("prepare", to_columns, ["column", "finish"])
     if shape.panel:
-        add_step(g, "panel_comment", panel_comment, ctx, mode)
-        add_step(g, "panel_decide", panel_decide, ctx, mode)
-        # a conditional edge straight from the columns would be decided per column, each seeing only its own
-        # failures, so one failed dimension would not stop the panel: the columns join first
-        g.add_node("columns_done", columns_done)
-        g.add_edge("column", "columns_done")
-        g.add_conditional_edges("columns_done", after_columns, ["panel_comment", "finish"])
-        g.add_conditional_edges("panel_comment", after_panel_comment, ["panel_decide", "finish"])
-        g.add_edge("panel_decide", "finish")
+        add_panel(g, ctx, mode, after="column")
     else:
         g.add_edge("column", "finish")
     g.add_edge("finish", END)

@@ -12,6 +12,7 @@ from . import messages as M
 from .answers import winner_answer
 from .finish import judged_debaters
 from .state import PANEL, DebateAnalysis, JudgeState
+from .wiring import add_step
 
 
 def after_columns(state: JudgeState) -> str:
@@ -107,3 +108,17 @@ def after_panel_comment(state: JudgeState) -> str:
     comment."""
     done = state.get("failures") or PANEL in state.get("winner_decisions", {})
     return "finish" if done else "panel_decide"
+
+
+def add_panel(g: Any, ctx: JudgeContext | None, mode: str, after: str) -> None:
+    """The panel's steps in a judge graph, after the node ``after`` (the columns) and before ``finish``, which the
+    caller adds: the chair's comment in each order, then its decision read from them (unless the comment decided)."""
+    add_step(g, "panel_comment", panel_comment, ctx, mode)
+    add_step(g, "panel_decide", panel_decide, ctx, mode)
+    # a conditional edge straight from the columns would be decided per column, each seeing only its own failures,
+    # so one failed dimension would not stop the panel: the columns join first
+    g.add_node("columns_done", columns_done)
+    g.add_edge(after, "columns_done")
+    g.add_conditional_edges("columns_done", after_columns, ["panel_comment", "finish"])
+    g.add_conditional_edges("panel_comment", after_panel_comment, ["panel_decide", "finish"])
+    g.add_edge("panel_decide", "finish")
