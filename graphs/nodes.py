@@ -17,7 +17,7 @@ from debatrix.context import JudgeContext
 from debatrix.core.confidence import PlacePrior, place_prior_for, resolved_layout
 from debatrix.core.errors import IncompleteJudgment, StructuredOutputError, UnreadableAnalyses
 from debatrix.core.settings import JudgeSettings
-from debatrix.core.models import Debate, OrderAnswer, SpeechAnalysis, SpeechJudgment
+from debatrix.core.models import Debate, Judgment, SpeechAnalysis, SpeechJudgment
 from debatrix.core import probabilities as prob
 from debatrix.core.textchecks import COPY_SHARE, shared_share
 from debatrix.core.tokens import count_tokens
@@ -230,7 +230,7 @@ async def judge_dimension(state: ColumnState, ctx: JudgeContext) -> dict[str, An
     grouped = grouped_orders(ctx.settings, orders, ctx.mode.name)
 
     if ctx.settings.merge_score_call:
-        async def judged_with_scores(order: tuple[str, ...]) -> tuple[OrderAnswer, list[Any]]:
+        async def judged_with_scores(order: tuple[str, ...]) -> tuple[Judgment, list[Any]]:
             choices = V.choices_in(order, ties_allowed(debate, dim))
             messages = M.ask_merged(judgment_messages(debate, dim, analyses, words, order, grouped), scores=True)
             answer, lp, records = await ctx.gateway.structured_probed(
@@ -315,7 +315,7 @@ async def decide_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]
     judgments = state["debate_analyses"]  # the column's: its dimension's
     asked = state.get("judgment_asked") or []
 
-    async def decide(k: int, judgment: DebateAnalysis) -> tuple[OrderAnswer, list[Any]]:
+    async def decide(k: int, judgment: DebateAnalysis) -> tuple[Judgment, list[Any]]:
         order = judgment.order or tuple(names_of(debate))
         choices = V.choices_in(order, ties_allowed(debate, dim))
         # the server has the judgment conversation cached where it was kept: continue it
@@ -335,7 +335,7 @@ def decision_meta(order: Sequence[str], choices: list[str]) -> dict[str, Any]:
     return {"debatrix_names": list(order), "debatrix_choices": choices}
 
 
-def _decided(state: ColumnState, ctx: JudgeContext, answers: list[OrderAnswer], with_analysis: bool = False
+def _decided(state: ColumnState, ctx: JudgeContext, answers: list[Judgment], with_analysis: bool = False
              ) -> dict[str, Any]:
     debate, dim = state["debate"], state["dimension"]
     prior = place_prior(ctx.settings, orders_of(debate, ctx.settings), ctx.mode.name)

@@ -21,7 +21,7 @@ from typing import Any
 
 from debatrix.core import probabilities as prob
 from debatrix.core.confidence import PlacePrior
-from debatrix.core.models import Debate, DebaterJudgment, OrderAnswer, Verdict
+from debatrix.core.models import Debate, DebaterJudgment, Judgment, Verdict
 
 
 SCORES = range(1, 11)
@@ -56,7 +56,7 @@ def judgment_reading(text: str, logprobs: prob.Logprobs, choices: Sequence[str]
 
 def order_answer(order: Sequence[str], choices: Sequence[str], comment: str, *,
                  named: str | None = None, named_probs: dict[str, float] | None = None,
-                 decision: Any = None, decision_logprobs: prob.Logprobs | None = None) -> OrderAnswer:
+                 decision: Any = None, decision_logprobs: prob.Logprobs | None = None) -> Judgment:
     """One order's answer. The winner is the one the comment names on its "Winner:" line where it has one (so the
     verdict agrees with its reasons), else the decision's; a decision that names another winner than the comment
     argues for is flagged."""
@@ -74,7 +74,7 @@ def order_answer(order: Sequence[str], choices: Sequence[str], comment: str, *,
         winner, probabilities = named, named_probs
     else:
         winner, probabilities = decided, decided_probs
-    return OrderAnswer(order=tuple(order), winner=None if winner in (None, TIE) else winner,
+    return Judgment(order=tuple(order), winner=None if winner in (None, TIE) else winner,
                        probabilities=_rounded(probabilities), scores=scores, argmax_scores=argmax_scores,
                        comment=comment, consistent=consistent,
                        decision_winner=None if decided in (None, TIE) else decided)
@@ -84,13 +84,13 @@ def _rounded(p: dict[str, float] | None) -> dict[str, float] | None:
     return None if p is None else {k: round(v, 4) for k, v in p.items()}
 
 
-def _as_probabilities(a: OrderAnswer, choices: Sequence[str]) -> dict[str, float]:
+def _as_probabilities(a: Judgment, choices: Sequence[str]) -> dict[str, float]:
     if a.probabilities is not None:
         return {c: a.probabilities.get(c, 0.0) for c in choices}
     return {c: float(c == (a.winner or TIE)) for c in choices}
 
 
-def combine(dimension: str, debate: Debate, answers: Sequence[OrderAnswer], allow_tie: bool,
+def combine(dimension: str, debate: Debate, answers: Sequence[Judgment], allow_tie: bool,
             prior: PlacePrior | None = None) -> Verdict:
     """The orders' answers as one decision: winner probabilities averaged (each answer counting as certainty where
     the server gave none), divided by the ``prior`` of the debaters' speaking places where the orders read the
@@ -156,7 +156,7 @@ def _covers(judgment: str, names: list[str]) -> int:
     return len({who for who, text in judgment_sections(judgment, names) if who and text})
 
 
-def _position_bias(answers: Sequence[OrderAnswer], per_order: list[dict[str, float]], allow_tie: bool
+def _position_bias(answers: Sequence[Judgment], per_order: list[dict[str, float]], allow_tie: bool
                    ) -> float | None:
     """Mean share of the decisive probability the orders gave whoever they listed first, minus the fair share."""
     shares = []

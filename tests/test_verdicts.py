@@ -74,7 +74,7 @@ def test_orders_cover_every_place():
 
 
 def _answer(order, winner, probs=None, scores=None, comment=""):
-    return V.OrderAnswer(order=order, winner=winner, probabilities=probs, scores=scores or {},
+    return V.Judgment(order=order, winner=winner, probabilities=probs, scores=scores or {},
                          comment=comment or f"Winner: {winner}")
 
 

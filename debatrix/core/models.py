@@ -306,9 +306,10 @@ class DebaterJudgment(Frozen):
     argmax_score: float | None = Field(default=None, ge=1, le=10)  # the answers' scores, averaged over orders
 
 
-class OrderAnswer(Frozen):
+class Judgment(Frozen):
     """One order's answer to a judgment that compares debaters: each order lists the debaters differently (both
-    orders in 1v1, rotations in BP), so a preference for whoever is listed first cancels out."""
+    orders in 1v1, rotations in BP), so a preference for whoever is listed first cancels out. The orders'
+    judgments combined are a :class:`Verdict`."""
 
     order: tuple[str, ...]  # the debaters as the prompt listed them
     winner: str | None  # the winner this order's answer named (argmax); None = tie
@@ -334,7 +335,7 @@ class Verdict(Frozen):
     # gives no probabilities ("argmax": each order's answer counts as certainty)
     probabilities: dict[str, float] | None = None
     method: Literal["logprobs", "argmax"] = "argmax"
-    orders: tuple[OrderAnswer, ...] = ()
+    orders: tuple[Judgment, ...] = ()
     # mean probability the orders gave whoever they listed first, minus 1/n (0: no preference for the first place)
     position_bias: float | None = None
     # where the orders read the debate once, in speaking order: the share of the winner probability the model
@@ -360,7 +361,7 @@ class Verdict(Frozen):
         orders = data.get("orders") or ()
         if len(orders) < 2:
             return data
-        named = [o.winner if isinstance(o, OrderAnswer) else o.get("winner") for o in orders]
+        named = [o.winner if isinstance(o, Judgment) else o.get("winner") for o in orders]
         return {**data, "orders_agreeing": sum(w == data.get("winner") for w in named)}
 
     @property
