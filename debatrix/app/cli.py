@@ -882,7 +882,7 @@ def bench(
 
     Resumable; writes items.jsonl, items/, summary.csv/.md/.png into --out."""
     _need_bench_extra()
-    from debatrix.benchmarks import BENCHMARKS, make_benchmark
+    from debatrix.benchmarks import BENCHMARKS, BenchmarkDataError, make_benchmark
     from debatrix.benchmarks.runner import parse_shard, run_benchmark
 
     if benchmark == "merge":
@@ -902,8 +902,10 @@ def bench(
             variants = f" (variants: {', '.join(entry.variants)})" if entry.variants else ""
             out_console.print(f"{name}: {entry.summary}{variants}", highlight=False, markup=False)
         return
-    if benchmark not in BENCHMARKS:
-        _fail(f"unknown benchmark {benchmark!r}: use one of {', '.join(BENCHMARKS)}")
+    try:
+        BENCHMARKS.get_or_raise(benchmark)
+    except BenchmarkDataError as e:  # the registry's own words
+        _fail(str(e))
     mode_list = [m.strip() for m in modes.split(",") if m.strip()]
     unknown = [m for m in mode_list if m not in MODES]
     if unknown or not mode_list:

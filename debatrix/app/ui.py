@@ -35,7 +35,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from debatrix.core.dimension import DimensionRegistry
-from debatrix.core.errors import ContextWindowExceeded, DebatrixError, InvalidDebateError
+from debatrix.core.errors import ContextWindowExceeded, DebatrixError, InvalidDebateError, UnknownModeError
 from debatrix.core.loader import debate_from_dict, debate_from_text, preset_from_text
 from debatrix.core.models import Debate, JudgeResult
 from debatrix.core.modes import MODES, RunPlan
@@ -235,8 +235,10 @@ class JudgeUI:
 
     def _settings(self, body: RunRequest) -> JudgeSettings:
         mode = body.mode or self.base.mode
-        if mode not in MODES:
-            raise FieldError("mode", f"unknown mode {mode!r}; choose one of: {', '.join(MODES)}")
+        try:
+            MODES.get_or_raise(mode)
+        except UnknownModeError as e:  # the registry's own words
+            raise FieldError("mode", str(e)) from None
         update: dict[str, Any] = {"mode": mode}
         dims = [d.strip() for d in (body.dimensions or "").split(",") if d.strip()]
         update["dimensions"] = tuple(dims) or None
