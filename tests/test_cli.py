@@ -419,3 +419,41 @@ def test_judge_and_bench_take_the_settings_options_of_one_table_and_both_make_se
     for kw in made:
         assert (kw["transport"].value, kw["dimensions"], kw["orders"], kw["log_calls"]) == ("langchain", "argument",
                                                                                            1, True)
+
+
+def test_each_settings_option_shows_its_fields_description_and_sets_that_field(monkeypatch, tmp_path):
+    """The help of an option that sets a settings field is the field's description (written once), and the option
+    sets exactly that field: a value given reaches the field the help was read from."""
+    import typer.main
+
+    from debatrix.app import cli
+
+    monkeypatch.setattr(cli, "_fitted_to_endpoint", lambda llm, **kw: llm)  # no server is asked what it serves
+    assert set(cli.OPTION_FIELDS) | {"escalate_base_url"} == {p.name for p in cli.SETTINGS_OPTIONS}
+    helps = {p.name: p.help for p in typer.main.get_command(app).commands["judge"].params}  # type: ignore[attr-defined]
+    given = {"dimensions": ("argument", ("argument",)), "dimension_dir": ([tmp_path], (tmp_path,)),
+             "base_url": ("http://127.0.0.1:9/v1", "http://127.0.0.1:9/v1"), "model": ("m7", "m7"),
+             "local_model": ("smollm2-135m", "smollm2-135m"), "backend": ("openai", "openai"),
+             "analysis_words": (33, 33), "comment_words": (15, 15), "context_window": (4096, 4096),
+             "max_output_tokens": (77, 77), "timeout": (9.5, 9.5), "retries": (1, 1), "max_connections": (3, 3),
+             "rps": (2.0, 2.0), "structured_output": ("tool", "tool"), "transport": ("langchain", "langchain"),
+             "merge_score_call": (True, True), "score_in_analysis": (False, False), "orders": (1, 1),
+             "temperature": (0.3, 0.3), "order_layout": ("shared", "shared"), "escalate_below": (0.8, 0.8),
+             "retrieval": (True, True), "memory": ("http", "http"), "memory_path": (tmp_path, tmp_path),
+             "chroma_host": ("10.0.0.7", "10.0.0.7"), "chroma_port": (9001, 9001), "embedding": ("hash", "hash"),
+             "log_calls": (True, True), "escalate_to": ("smollm2-135m", "smollm2-135m")}
+    assert set(given) == set(cli.OPTION_FIELDS)
+    for name, path in cli.OPTION_FIELDS.items():
+        assert helps[name].startswith(cli.setting_help(path)), name
+        value, expected = given[name]
+        extra = {"escalate_to": "smollm2-135m"} if name == "escalate_below" else {}
+
+        def read(settings):
+            field = settings
+            for part in path.split("."):
+                field = getattr(field, part, None)
+            return field.local_model if name == "escalate_to" and field else field  # the second judge's model
+
+        given_field, default_field = read(cli._make_settings(mode="flow", **{name: value, **extra})), \
+            read(cli._make_settings(mode="flow", **extra))
+        assert given_field == expected != default_field, name

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Annotated, Any, get_args
 
 import typer
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from rich import box
 from rich.console import Console
 from rich.markup import escape
@@ -74,64 +74,70 @@ StructuredOutput = _field_choices("StructuredOutput", _LLM, "structured_output")
 Transport = _field_choices("Transport", _LLM, "transport")
 MemoryBackend = _field_choices("MemoryBackend", _MEMORY, "backend")
 Embedding = _field_choices("Embedding", _MEMORY, "embedding")
+OrderLayout = _field_choices("OrderLayout", JudgeSettings.model_fields, "order_layout")
 
 
-# Options that judge, bench and validate share, declared once: one name and one help text per concept.
-Dimensions = Annotated[str | None, typer.Option(help="comma-separated dimensions, or a set: debateart, bp, general "
-                                                     "(default: by format)")]
-BaseUrl = Annotated[str | None, typer.Option(help="OpenAI-compatible base URL (default $OPENAI_BASE_URL); without "
-                                                  "one (and without $OPENAI_API_KEY) the local model runs. Several "
-                                                  "servers of one model, comma-separated: requests are spread "
-                                                  "over them")]
-ModelName = Annotated[str | None, typer.Option(help="model name (default $DEBATRIX_MODEL, else the model the "
-                                                    "--base-url server serves, else gpt-4o-mini)")]
-LocalModel = Annotated[str | None, typer.Option(help="local model: catalogue name or .gguf path "
-                                                     f"(default {DEFAULT_LOCAL_MODEL})")]
-BackendOption = Annotated[Backend | None, typer.Option(  # type: ignore[valid-type]
-    help="where the model runs (auto: the local model unless an endpoint or key is set)")]
-AnalysisWords = Annotated[int | None, typer.Option(help="length asked of each speech analysis")]
-CommentWords = Annotated[int | None, typer.Option(help="length asked of each comment")]
-ContextWindow = Annotated[int | None, typer.Option(help="the model's context window in tokens")]
-MergeScoreCall = Annotated[bool | None, typer.Option(
-    help="ask comment and score in one structured call instead of the paper's two, for judgments and speeches "
-    "(default: no)")]
-ScoreInAnalysis = Annotated[bool | None, typer.Option(
-    "--score-in-analysis/--score-call",
-    help="a speech's score in its analysis's answer (default), or by a call of its own that re-reads the analysis "
-    "(the paper's)")]
-Timeout = Annotated[float | None, typer.Option(help="seconds per request")]
-MaxConnections = Annotated[int | None, typer.Option(help="LLM requests in flight at once (default 24)")]
-Rps = Annotated[float | None, typer.Option(help="at most this many LLM requests started per second")]
-Orders = Annotated[int | None, typer.Option(help="orders the debaters are listed in when they are compared "
-                                                 "(default 2: both orders in 1v1; up to 4 rotations in BP); 1: as in "
-                                                 "the file only")]
-Temperature = Annotated[float | None, typer.Option(help="sampling temperature (default 0)")]
-OrderLayout = Annotated[str | None, typer.Option(
-    help="how each order reads a judgment's material: auto (default: shared where a place prior was measured for "
-         "the model and mode, else grouped), grouped (debater by debater, each order its own way) or shared (the "
-         "same material for every order, read once where prompts are cached)")]
-EscalateTo = Annotated[str | None, typer.Option(
-    help="a second, stronger judge for the debates whose verdict the first cannot vouch for (orders split, or "
-         "calibrated confidence under --escalate-below): a local catalogue name or .gguf path, or with "
-         "--escalate-base-url the model of that endpoint")]
-EscalateBaseUrl = Annotated[str | None, typer.Option(help="OpenAI-compatible base URL of the --escalate-to judge "
-                                                          "(its key: $OPENAI_API_KEY)")]
-EscalateBelow = Annotated[float | None, typer.Option(help="calibrated winner probability under which a verdict "
-                                                          "goes to the --escalate-to judge (default 0.7)")]
-Retrieval = Annotated[bool, typer.Option(help="give the analyzer the most relevant earlier speech chunks (the "
-                                              "context memory, MiniLM embeddings; off in the paper)")]
+def setting_help(path: str) -> str:
+    """The description of the settings field at ``path`` (``"llm.timeout"``): an option that sets a field shows the
+    field's own description as its help, so the two are written once and cannot drift apart."""
+    model: Any = JudgeSettings
+    *parents, name = path.split(".")
+    for part in parents:
+        annotation = model.model_fields[part].annotation
+        model = next(a for a in (annotation, *get_args(annotation)) if isinstance(a, type) and issubclass(a, BaseModel))
+    description = model.model_fields[name].description
+    if not description:
+        raise TypeError(f"settings field {path} has no description: the CLI's help is read from it")
+    return description
+
+
+#: the settings field each option sets (its help is that field's description); options not listed have no field of
+#: their own (--escalate-base-url is the second judge's endpoint, made into its ``llm`` with the rest of this run's)
+OPTION_FIELDS: dict[str, str] = {
+    "dimensions": "dimensions", "dimension_dir": "dimension_dirs", "base_url": "llm.base_url",
+    "model": "llm.model", "local_model": "llm.local_model", "backend": "llm.backend",
+    "analysis_words": "analysis_words", "comment_words": "comment_words", "context_window": "llm.context_window",
+    "max_output_tokens": "llm.max_output_tokens", "timeout": "llm.timeout", "retries": "llm.max_retries",
+    "max_connections": "llm.max_concurrency", "rps": "llm.requests_per_second",
+    "structured_output": "llm.structured_output", "transport": "llm.transport",
+    "merge_score_call": "merge_score_call", "score_in_analysis": "score_in_analysis", "orders": "orders",
+    "temperature": "llm.temperature", "order_layout": "order_layout", "escalate_to": "escalate.llm",
+    "escalate_below": "escalate.below", "retrieval": "memory.retrieval", "memory": "memory.backend",
+    "memory_path": "memory.path", "chroma_host": "memory.host", "chroma_port": "memory.port",
+    "embedding": "memory.embedding", "log_calls": "llm.log_calls",
+}
+
+
+def _described(name: str, kind: Any, *decls: str, also: str = "") -> Any:
+    """Option ``name``'s type with its help: its settings field's description, and what only the CLI adds."""
+    return Annotated[kind, typer.Option(*decls, help=" ".join(x for x in (setting_help(OPTION_FIELDS[name]), also) if x))]
+
+
+# Options that judge, bench and validate share, declared once
+Dimensions = _described("dimensions", str | None, also="(Names comma-separated.)")
+BaseUrl = _described("base_url", str | None, also="Several servers of one model, comma-separated: requests are "
+                                                  "spread over them.")
+ModelName = _described("model", str | None)
+LocalModel = _described("local_model", str | None)
+BackendOption = _described("backend", Backend | None)
+AnalysisWords = _described("analysis_words", int | None)
+CommentWords = _described("comment_words", int | None)
+ContextWindow = _described("context_window", int | None)
 
 
 def _option(name: str, annotation: Any, default: Any = None) -> inspect.Parameter:
     return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
 
 
+def _setting(name: str, kind: Any, default: Any = None, *decls: str) -> inspect.Parameter:
+    return _option(name, _described(name, kind, *decls), default)
+
+
 #: the options that make a run's settings, one table for `judge` and `bench` (each command adds its own around
 #: them): what :func:`_make_settings` reads, by these names
 SETTINGS_OPTIONS: tuple[inspect.Parameter, ...] = (
     _option("dimensions", Dimensions),
-    _option("dimension_dir", Annotated[list[Path] | None, typer.Option(
-        help="extra folder of dimension YAML files")]),
+    _setting("dimension_dir", list[Path] | None),
     _option("base_url", BaseUrl),
     _option("model", ModelName),
     _option("local_model", LocalModel),
@@ -139,38 +145,29 @@ SETTINGS_OPTIONS: tuple[inspect.Parameter, ...] = (
     _option("analysis_words", AnalysisWords),
     _option("comment_words", CommentWords),
     _option("context_window", ContextWindow),
-    _option("max_output_tokens", Annotated[int | None, typer.Option(help="answer budget per call")]),
-    _option("timeout", Timeout),
-    _option("retries", Annotated[int | None, typer.Option(help="retries of transient errors")]),
-    _option("max_connections", MaxConnections),
-    _option("rps", Rps),
-    _option("structured_output", Annotated[StructuredOutput | None, typer.Option(  # type: ignore[valid-type]
-        help="how structured answers are asked for")]),
-    _option("transport", Annotated[Transport | None, typer.Option(  # type: ignore[valid-type]
-        help="http: debatrix's lean client (default); langchain: ChatOpenAI. Both reach LangChain callbacks")]),
-    _option("merge_score_call", MergeScoreCall),
-    _option("score_in_analysis", ScoreInAnalysis),
-    _option("orders", Orders),
-    _option("temperature", Temperature),
-    _option("order_layout", OrderLayout),
-    _option("escalate_to", EscalateTo),
-    _option("escalate_base_url", EscalateBaseUrl),
-    _option("escalate_below", EscalateBelow),
-    _option("retrieval", Retrieval, False),
-    _option("memory", Annotated[MemoryBackend, typer.Option(  # type: ignore[valid-type]
-        help="where the memories live (http: a chromadb server)")], MemoryBackend(_MEMORY["backend"].default)),
-    _option("memory_path", Annotated[Path | None, typer.Option(help="folder for --memory persistent")],
-            _MEMORY["path"].default),
-    _option("chroma_host", Annotated[str, typer.Option(help="chromadb server host for --memory http")],
-            _MEMORY["host"].default),
-    _option("chroma_port", Annotated[int, typer.Option(help="chromadb server port for --memory http")],
-            _MEMORY["port"].default),
-    _option("embedding", Annotated[Embedding, typer.Option(  # type: ignore[valid-type]
-        help="embeddings of the context memory, for --retrieval (minilm: offline ONNX)")],
-            Embedding(_MEMORY["embedding"].default)),
-    _option("log_calls", Annotated[bool, typer.Option(
-        help="keep every LLM call's prompt and answer in the result: the report shows them per speech and "
-             "dimension")], False),
+    _setting("max_output_tokens", int | None),
+    _setting("timeout", float | None),
+    _setting("retries", int | None),
+    _setting("max_connections", int | None),
+    _setting("rps", float | None),
+    _setting("structured_output", StructuredOutput | None),
+    _setting("transport", Transport | None),
+    _setting("merge_score_call", bool | None),
+    _setting("score_in_analysis", bool | None, None, "--score-in-analysis/--score-call"),
+    _setting("orders", int | None),
+    _setting("temperature", float | None),
+    _setting("order_layout", OrderLayout | None),
+    _setting("escalate_to", str | None),
+    _option("escalate_base_url", Annotated[str | None, typer.Option(
+        help="OpenAI-compatible base URL of the --escalate-to judge (its key: $OPENAI_API_KEY)")]),
+    _setting("escalate_below", float | None),
+    _setting("retrieval", bool, False),
+    _setting("memory", MemoryBackend, MemoryBackend(_MEMORY["backend"].default)),
+    _setting("memory_path", Path | None, _MEMORY["path"].default),
+    _setting("chroma_host", str, _MEMORY["host"].default),
+    _setting("chroma_port", int, _MEMORY["port"].default),
+    _setting("embedding", Embedding, Embedding(_MEMORY["embedding"].default)),
+    _setting("log_calls", bool, False),
 )
 
 
@@ -330,7 +327,7 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
             dimension_dirs=tuple(dimension_dir or ()),
             llm=llm,
             **{k: v for k, v in (("analysis_words", analysis_words), ("comment_words", comment_words),
-                                 ("orders", orders), ("order_layout", order_layout)) if v},
+                                 ("orders", orders), ("order_layout", _plain(order_layout))) if v},
             **{k: v for k, v in (("merge_score_call", merge_score_call), ("score_in_analysis", score_in_analysis))
                if v is not None},
             memory=MemorySettings(**{k: _plain(v) for k, v in (

@@ -50,15 +50,19 @@ class LLMSettings(_Frozen):
 
     backend: Literal["auto", "openai", "local"] = Field(
         default="auto", description="auto: an OpenAI-compatible endpoint if one is configured, else the local model")
-    local_model: str = Field(default=DEFAULT_LOCAL_MODEL, description="catalogue name or .gguf path (local backend)")
+    local_model: str = Field(default=DEFAULT_LOCAL_MODEL, description="local model: catalogue name or .gguf path "
+                             f"(default {DEFAULT_LOCAL_MODEL})")
     local_parallel: int = Field(default=1, ge=1, le=16, description="requests the local server runs at once; one "
                                 "slot reuses its prompt cache best (a second slot re-reads shared prefixes)")
-    base_url: str | None = None
+    base_url: str | None = Field(
+        default=None, description="OpenAI-compatible base URL (default $OPENAI_BASE_URL); without one (and without "
+        "$OPENAI_API_KEY) the local model runs")
     base_urls: tuple[str, ...] = Field(
         default=(), description="more OpenAI-compatible servers of the same model (a llama.cpp or vLLM fleet): "
         "requests are spread over base_url and these, each to the least busy or the one whose prompt cache holds "
         "most of it, and away from one that cannot be reached (the http transport)")
-    model: str = "gpt-4o-mini"
+    model: str = Field(default="gpt-4o-mini", description="model name (default $DEBATRIX_MODEL, else the model "
+                       "the base URL's server serves, else gpt-4o-mini)")
     api_key: SecretStr | None = Field(default=None, exclude=True, repr=False)
     # the OpenAI account's organization and project ($OPENAI_ORG_ID, $OPENAI_PROJECT_ID, as the OpenAI SDK reads
     # them), sent as headers on both transports; account identifiers, so never written into results or logs
@@ -83,13 +87,16 @@ class LLMSettings(_Frozen):
             raise ValueError("the base URL must be an http:// or https:// address, e.g. http://127.0.0.1:8000/v1")
         return v.strip()
 
-    temperature: float = Field(default=0.0, ge=0, le=2, allow_inf_nan=False, description="the OpenAI API's range")
+    temperature: float = Field(default=0.0, ge=0, le=2, allow_inf_nan=False, description="sampling temperature (default 0; the OpenAI API's "
+                               "range, 0-2)")
     timeout: float = Field(default=120.0, gt=0, allow_inf_nan=False, description="seconds for one request")
     max_retries: int = Field(default=4, ge=0, description="retries of transient errors (tenacity)")
     retry_max_wait: float = Field(default=30.0, gt=0)
-    context_window: int = Field(default=128_000, gt=256)
-    max_output_tokens: int = Field(default=1024, gt=16)
-    structured_output: Literal["auto", "json_schema", "tool", "parse"] = "auto"
+    context_window: int = Field(default=128_000, gt=256, description="the model's context window in tokens "
+                                "(default: what the server says it serves, else 128,000)")
+    max_output_tokens: int = Field(default=1024, gt=16, description="answer budget per call in tokens")
+    structured_output: Literal["auto", "json_schema", "tool", "parse"] = Field(
+        default="auto", description="how structured answers are asked for (auto: by what the server supports)")
     transport: Literal["http", "langchain"] = Field(
         default="http", description="how to reach an OpenAI-compatible endpoint: debatrix's lean aiohttp client "
         "(http, the least CPU per request) or LangChain's ChatOpenAI (langchain); both are LangChain chat models, so "
@@ -164,13 +171,16 @@ class LLMSettings(_Frozen):
 
 
 class MemorySettings(_Frozen):
-    backend: Literal["ephemeral", "persistent", "http"] = "ephemeral"
+    backend: Literal["ephemeral", "persistent", "http"] = Field(
+        default="ephemeral", description="where the memories live (http: a chromadb server)")
     path: Path | None = Field(default=None, description="directory for the persistent backend")
-    host: str = "127.0.0.1"
-    port: int = 8000
-    embedding: Literal["minilm", "hash"] = Field(default="minilm", description="embedder of the context memory")
-    retrieval: bool = Field(default=False, description="query earlier speech chunks (off in the paper); the context "
-                            "memory exists only then (the analysis memory is the graph state)")
+    host: str = Field(default="127.0.0.1", description="chromadb server host for the http backend")
+    port: int = Field(default=8000, description="chromadb server port for the http backend")
+    embedding: Literal["minilm", "hash"] = Field(
+        default="minilm", description="embedder of the context memory, for retrieval (minilm: offline ONNX)")
+    retrieval: bool = Field(default=False, description="give the analyzer the most relevant earlier speech chunks "
+                            "(the context memory, MiniLM embeddings; off in the paper); the context memory exists "
+                            "only then (the analysis memory is the graph state)")
     top_k: int = Field(default=3, ge=1)
     chunk_tokens: int = Field(default=256, ge=32)
     keep: bool = Field(default=False, description="keep the run's context memory (retrieval) after judging")
@@ -193,9 +203,10 @@ class EscalationSettings(_Frozen):
     in the winner is below ``below`` (where a calibration map exists for its model and mode; without one, order
     agreement alone decides). The second judge judges the whole debate again, in the same mode."""
 
-    llm: LLMSettings
+    llm: LLMSettings = Field(description="the second judge: a local catalogue name or .gguf path, or an endpoint's "
+                             "model (its key: $OPENAI_API_KEY)")
     below: float = Field(default=0.7, gt=0.5, le=1.0, description="calibrated winner probability under which a "
-                         "verdict goes up")
+                         "verdict goes to the second judge (default 0.7)")
 
 
 #: the mode a judgment runs in unless told: the flow (small decisions, verdicts computed from them), which sees the
@@ -206,9 +217,10 @@ DEFAULT_MODE = "flow"
 class JudgeSettings(_Frozen):
     mode: str = DEFAULT_MODE
     dimensions: tuple[str, ...] | None = Field(
-        default=None, description="dimension names or one set name; default: the set for the debate's format"
+        default=None, description="dimension names, or one set's name (debateart, bp, general); default: the set "
+        "for the debate's format"
     )
-    dimension_dirs: tuple[Path, ...] = ()
+    dimension_dirs: tuple[Path, ...] = Field(default=(), description="extra folders of dimension YAML files")
     analysis_words: int = Field(default=250, ge=20, description="length asked of each speech analysis (default "
                                 "40 on the local backend)")
     comment_words: int = Field(default=100, ge=10, description="length asked of each comment, per debater (default "
