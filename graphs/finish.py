@@ -24,7 +24,7 @@ from debatrix.core.models import (
     Verdict,
 )
 
-from .state import PANEL, JudgeState
+from .state import JudgeState
 
 
 def score_winner(scores: dict[str, float], debate: Debate, allow_tie: bool, margin: float) -> str | None:
@@ -92,7 +92,7 @@ def _merged_general(state: JudgeState, dims: list[DimensionResult], cmap: Calibr
                                if j.debater == debater.name)
             judgments.append(DebaterJudgment(dimension="general", debater=debater.name, score=score,
                                              comment=f"weighted mean of the dimension scores: {detail}"))
-    decision = _first(state, "winner_decisions", PANEL)
+    decision = state.get("panel")
     verdict = None
     if decision is not None:
         sc = score_winner({j.debater: j.score for j in judgments}, debate, False, 0)

@@ -150,12 +150,12 @@ async def flow_verdicts(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
         out["winner_decisions"].append(Verdict(dimension=dim.name, comment=verdict.reason, winner=verdict.winner,
                                                probabilities=verdict.probabilities, method="logprobs",
                                                warnings=warnings))
-    if parts:
-        panel = combined(PANEL, parts)
-        out["winner_decisions"].append(Verdict(dimension=PANEL, comment=panel.reason, winner=panel.winner,
-                                               probabilities=panel.probabilities, method="logprobs",
-                                               warnings=warnings))
-    return {**out, "ledgers": ledgers}
+    panel = {}
+    if parts:  # the panel's verdict, under its own key as the panel subgraph writes it
+        merged = combined(PANEL, parts)
+        panel["panel"] = Verdict(dimension=PANEL, comment=merged.reason, winner=merged.winner,
+                                 probabilities=merged.probabilities, method="logprobs", warnings=warnings)
+    return {**out, **panel, "ledgers": ledgers}
 
 
 def to_flow(state: JudgeState) -> str:

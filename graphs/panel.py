@@ -1,9 +1,16 @@
 """The panel: where a mode splits the debate into dimensions, the chair reads every dimension's report (its scores,
-winner and judgment) and decides the debate, once per order of the debaters (the orders combined)."""
+winner and judgment) and decides the debate, once per order of the debaters (the orders combined).
+
+The panel is a subgraph of its own (:func:`build_panel`): it reads the columns' per-dimension items and writes one
+key of the judge's state, ``panel`` (its verdict), beside the run's calls and failures; its chair's comments stay
+in its own state. ``finish`` shows its verdict as the ``general`` one."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.graph import END, START, StateGraph
 
 from debatrix.context import JudgeContext
 from debatrix.core.textchecks import cites_debate
@@ -11,15 +18,11 @@ from debatrix.core.textchecks import cites_debate
 from . import messages as M
 from .answers import winner_answer
 from .finish import judged_debaters
-from .state import PANEL, DebateAnalysis, JudgeState
+from .state import PANEL, DebateAnalysis, JudgeState, PanelOutput, PanelState
 from .wiring import add_step
 
 
-def after_columns(state: JudgeState) -> str:
-    return "finish" if state.get("failures") else "panel_comment"
-
-
-def _panel_messages(state: JudgeState, ctx: JudgeContext, order: tuple[str, ...]) -> list[Any]:
+def _panel_messages(state: PanelState, ctx: JudgeContext, order: tuple[str, ...]) -> list[Any]:
     debate = state["debate"]
     reports = []
     for dim in state["dimensions"]:
@@ -31,7 +34,7 @@ def _panel_messages(state: JudgeState, ctx: JudgeContext, order: tuple[str, ...]
     return M.panel_messages(debate, reports, order, M.panel_words(ctx.settings))
 
 
-async def panel_comment(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
+async def panel_comment(state: PanelState, ctx: JudgeContext) -> dict[str, Any]:
     """The chair's decision over the dimensions' reports, once per order of the debaters."""
     from . import verdicts as V
     from .nodes import gathered, orders_of
@@ -51,7 +54,7 @@ async def panel_comment(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
         decision = V.combine(PANEL, debate, [a for a, _ in done], allow_tie=False)
         return {"panel_comments": [DebateAnalysis(dimension=PANEL, text=a.comment, order=a.order)
                                    for a, _ in done],
-                "winner_decisions": [decision], "calls": [r for _, records in done for r in records]}
+                "panel": decision, "calls": [r for _, records in done for r in records]}
 
     citable = any(cites_debate(state["winner_decisions"][d.name][0].comment, debate) for d in state["dimensions"])
 
@@ -78,7 +81,7 @@ async def panel_comment(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     return {"panel_comments": [a for a, _ in done], "calls": [r for _, records in done for r in records]}
 
 
-async def panel_decide(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
+async def panel_decide(state: PanelState, ctx: JudgeContext) -> dict[str, Any]:
     """The overall winner, read from each order's chair comment alone, the orders combined."""
     from . import verdicts as V
     from .nodes import gathered
@@ -95,7 +98,7 @@ async def panel_decide(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
 
     done = await gathered(decide(c) for c in state["panel_comments"])
     decision = V.combine(PANEL, debate, [a for a, _ in done], allow_tie=False)
-    return {"winner_decisions": [decision], "calls": [r for _, records in done for r in records]}
+    return {"panel": decision, "calls": [r for _, records in done for r in records]}
 
 
 async def columns_done(state: JudgeState) -> dict:
@@ -103,22 +106,48 @@ async def columns_done(state: JudgeState) -> dict:
     return {}
 
 
-def after_panel_comment(state: JudgeState) -> str:
+def after_panel_comment(state: PanelState) -> str:
     """With merge_score_call the panel decided in its comment call; otherwise the decision is read from the
     comment."""
-    done = state.get("failures") or PANEL in state.get("winner_decisions", {})
-    return "finish" if done else "panel_decide"
+    return END if state.get("failures") or state.get("panel") is not None else "panel_decide"
+
+
+def build_panel(ctx: JudgeContext | None, mode: str) -> Any:
+    """The panel's subgraph: the chair's comment in each order, then its decision read from them (unless the
+    comment decided). It reads the columns' items and answers with :class:`PanelOutput` alone."""
+    g = StateGraph(PanelState, input_schema=PanelState, output_schema=PanelOutput)
+    add_step(g, "panel_comment", panel_comment, ctx, mode)
+    add_step(g, "panel_decide", panel_decide, ctx, mode)
+    g.add_edge(START, "panel_comment")
+    g.add_conditional_edges("panel_comment", after_panel_comment, ["panel_decide", END])
+    g.add_edge("panel_decide", END)
+    return g.compile()
+
+
+def as_panel_node(panel: Any) -> Any:
+    """The compiled panel as the judge graph's node: it is given the judge's keys it reads and answers with its
+    output keys alone (called from a node, as the columns are: a subgraph added directly hands its parent its
+    whole state under ``astream_events``, langgraph#6446)."""
+    reads, keys = tuple(PanelState.__annotations__), tuple(PanelOutput.__annotations__)
+
+    async def panel_node(state: JudgeState, config: RunnableConfig) -> dict[str, Any]:
+        out = await panel.ainvoke({k: state[k] for k in reads if k in state and k not in keys}, config)  # type: ignore[literal-required]
+        return {k: out[k] for k in keys if k in out}
+
+    return panel_node
+
+
+def after_columns(state: JudgeState) -> str:
+    return "finish" if state.get("failures") else "panel"
 
 
 def add_panel(g: Any, ctx: JudgeContext | None, mode: str, after: str) -> None:
-    """The panel's steps in a judge graph, after the node ``after`` (the columns) and before ``finish``, which the
-    caller adds: the chair's comment in each order, then its decision read from them (unless the comment decided)."""
-    add_step(g, "panel_comment", panel_comment, ctx, mode)
-    add_step(g, "panel_decide", panel_decide, ctx, mode)
+    """The panel in a judge graph, after the node ``after`` (the columns) and before ``finish``, which the caller
+    adds: its subgraph as one node, entered once every column has finished and none failed."""
     # a conditional edge straight from the columns would be decided per column, each seeing only its own failures,
     # so one failed dimension would not stop the panel: the columns join first
     g.add_node("columns_done", columns_done)
+    g.add_node("panel", as_panel_node(build_panel(ctx, mode)))
     g.add_edge(after, "columns_done")
-    g.add_conditional_edges("columns_done", after_columns, ["panel_comment", "finish"])
-    g.add_conditional_edges("panel_comment", after_panel_comment, ["panel_decide", "finish"])
-    g.add_edge("panel_decide", "finish")
+    g.add_conditional_edges("columns_done", after_columns, ["panel", "finish"])
+    g.add_edge("panel", "finish")

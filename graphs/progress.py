@@ -60,9 +60,11 @@ def progress_event(node: str, update: Any) -> ProgressEvent | None:
                              detail=f"read speech {f.index + 1} ({f.speaker}): {argued} of {len(f.marks)} passages "
                                     f"argue, {len(f.lines)} earlier points asked about"
                                     + (f"; missing {f.missing}" if f.missing else ""), **usage)
-    for key in ("winner_decisions", "analyses", "speech_judgments", "debater_judgments", "debate_analyses",
+    for key in ("panel", "winner_decisions", "analyses", "speech_judgments", "debater_judgments", "debate_analyses",
                 "panel_comments"):
-        items = update.get(key)
+        items = [update["panel"]] if key == "panel" and update.get("panel") is not None else update.get(key)
+        if items and key == "panel":  # the panel's verdict, shown as a winner decision of the general row
+            key = "winner_decisions"
         if items:
             item = items[-1]
             index = getattr(item, "index", None)

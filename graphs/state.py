@@ -67,8 +67,8 @@ class JudgeRun(JudgeInput, total=False):
 
 
 def by_dimension(left: dict[str, list[Any]] | None, right: list[Any] | dict[str, list[Any]]) -> dict[str, list[Any]]:
-    """Reducer of the judge's per-dimension keys (as ``add_messages`` is of messages): the columns and the panel
-    write lists of items, and each item is filed under its ``dimension``, after what that dimension already has."""
+    """Reducer of the judge's per-dimension keys (as ``add_messages`` is of messages): the columns write lists of
+    items, and each item is filed under its ``dimension``, after what that dimension already has."""
     items = [x for xs in right.values() for x in xs] if isinstance(right, dict) else right
     merged = dict(left or {})
     for item in items:
@@ -76,12 +76,11 @@ def by_dimension(left: dict[str, list[Any]] | None, right: list[Any] | dict[str,
     return merged
 
 
-PANEL = "panel"  # the panel's key in the state (the result still calls the panel's verdict ``general``)
+PANEL = "panel"  # the panel's key in the state and its items' dimension (the result calls its verdict ``general``)
 
 
 class JudgeState(TypedDict, total=False):
-    # per dimension (a column's output is filed under its dimension; the panel's under PANEL, a name no dimension
-    # may take, so a "general" dimension column and the panel never share a key)
+    # per dimension (a column's output is filed under its dimension; the panel's verdict has a key of its own)
     analyses: Annotated[dict[str, list[SpeechAnalysis]], by_dimension]
     speech_judgments: Annotated[dict[str, list[SpeechJudgment]], by_dimension]
     debate_analyses: Annotated[dict[str, list[DebateAnalysis]], by_dimension]
@@ -94,13 +93,32 @@ class JudgeState(TypedDict, total=False):
     run_id: str
     started_at: str
     dimensions: list[Dimension]
-    panel_comments: list[DebateAnalysis]  # the chair's comment in each order
+    panel: Verdict  # the panel's verdict (its subgraph's one key here; shown as the general verdict)
     # the flow mode's: its speeches' decisions (the analysis memory), the next speech, each dimension's ledger
     flows: Annotated[list[SpeechFlow], operator.add]
     index: int
     ledgers: dict[str, Ledger]
     general: DimensionResult
     result: JudgeResult
+
+
+class PanelOutput(TypedDict, total=False):
+    """What the panel's subgraph answers the judge graph with."""
+
+    panel: Verdict
+    calls: Annotated[list[CallRecord], operator.add]
+    failures: Annotated[list[str], operator.add]
+
+
+class PanelState(PanelOutput, total=False):
+    """The panel's subgraph: the columns' items it reads (by dimension), and the chair's comments, its own."""
+
+    debate: Debate
+    run_id: str
+    dimensions: list[Dimension]
+    winner_decisions: dict[str, list[Verdict]]
+    debater_judgments: dict[str, list[DebaterJudgment]]
+    panel_comments: list[DebateAnalysis]  # the chair's comment in each order
 
 
 class ColumnState(Accumulated, total=False):
