@@ -66,7 +66,7 @@ class DimensionRegistry:
                 dim = Dimension.model_validate(data)
             except ValidationError as e:
                 raise ConfigurationError(f"{label}/{entry.name}: {e}") from None
-            if dim.name == "panel":  # the panel's own key in a run's state (graphs.state.PANEL)
+            if dim.name == "panel":  # the panel's name: its key in a run's state and its progress row
                 raise ConfigurationError(f"{label}/{entry.name}: 'panel' is reserved for the panel, not a dimension")
             self._dims.add(dim.name, dim, replace=True)
 
