@@ -70,7 +70,7 @@ def _dimension_result(state: JudgeState, dim: Dimension, cmap: CalibrationMap | 
         analyses=analyses,
         speech_judgments=tuple(sorted(state.get("speech_judgments", {}).get(dim.name, []), key=lambda s: s.index)),
         debate_analysis=decision.comment if decision is not None else getattr(
-            _first(state, "debate_analyses", dim.name), "text", None),
+            _first(state, "debate_analyses", dim.name), "comment", None),
         debater_judgments=tuple(judgments),
         verdict=verdict,
         ledger=state.get("ledgers", {}).get(dim.name),

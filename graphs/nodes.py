@@ -31,7 +31,7 @@ from .answers import (
     decision_answer,
 )
 from .messages import analysis_messages, judgment_messages, judgment_words, names_of, ties_allowed
-from .state import ColumnState, DebateAnalysis, ScoreTask
+from .state import ColumnState, ScoreTask
 from .wiring import Node
 
 
@@ -236,25 +236,25 @@ async def judge_dimension(state: ColumnState, ctx: JudgeContext) -> dict[str, An
             answer, lp, records = await ctx.gateway.structured_probed(
                 messages, decision_answer(order, choices, True), node="judge_debate", dimension=dim.name,
                 words=words, meta=decision_meta(order, choices))
-            return V.order_answer(order, choices, answer.comment, decision=answer, decision_logprobs=lp), records
+            return V.order_answer(order, choices, answer.comment, dimension=dim.name, decision=answer,
+                                  decision_logprobs=lp), records
 
         done = await gathered(judged_with_scores(o) for o in orders)
         return {**_decided(state, ctx, [a for a, _ in done], with_analysis=True),
                 "calls": [r for _, records in done for r in records]}
 
-    async def written(order: tuple[str, ...]) -> tuple[list[BaseMessage], DebateAnalysis, list[Any]]:
+    async def written(order: tuple[str, ...]) -> tuple[list[BaseMessage], Judgment, list[Any]]:
         messages = judgment_messages(debate, dim, analyses, words, order, grouped)
         text, lp, record = await ctx.gateway.text_probed(messages, node="judge_debate", dimension=dim.name,
                                                          words=words)
-        named, probs = V.judgment_reading(text, lp, V.choices_in(order, ties_allowed(debate, dim)))
+        judgment = V.written_judgment(dim.name, order, text, lp, V.choices_in(order, ties_allowed(debate, dim)))
         text = V.winner_apart(text)  # after the reading: the probabilities are read in the text as written
         try:
             text, more = await _with_missing_paragraphs(ctx, messages, text, list(order), dim.name, words)
         except IncompleteJudgment as e:  # the run stops here: what was paid for is still counted
             e.calls = [record, *getattr(e, "calls", [])]
             raise
-        return messages, DebateAnalysis(dimension=dim.name, text=text, order=order, named=named,
-                                        probabilities=probs), [record, *more]
+        return messages, judgment.model_copy(update={"comment": text}), [record, *more]
 
     done = await gathered(written(o) for o in orders)
     update: dict[str, Any] = {"judgment_asked": [m for m, _, _ in done]} if ctx.settings.llm.prompt_cache else {}
@@ -315,16 +315,17 @@ async def decide_debate(state: ColumnState, ctx: JudgeContext) -> dict[str, Any]
     judgments = state["debate_analyses"]  # the column's: its dimension's
     asked = state.get("judgment_asked") or []
 
-    async def decide(k: int, judgment: DebateAnalysis) -> tuple[Judgment, list[Any]]:
+    async def decide(k: int, judgment: Judgment) -> tuple[Judgment, list[Any]]:
         order = judgment.order or tuple(names_of(debate))
         choices = V.choices_in(order, ties_allowed(debate, dim))
         # the server has the judgment conversation cached where it was kept: continue it
-        messages = M.decide_messages(debate, dim, judgment.text, order, choices, asked[k] if k < len(asked) else None)
+        messages = M.decide_messages(debate, dim, judgment.comment, order, choices,
+                                     asked[k] if k < len(asked) else None)
         answer, lp, records = await ctx.gateway.structured_probed(
             messages, decision_answer(order, choices, False), node="decide_debate", dimension=dim.name,
             meta=decision_meta(order, choices))
-        return V.order_answer(order, choices, judgment.text, named=judgment.named,
-                              named_probs=judgment.probabilities, decision=answer, decision_logprobs=lp), records
+        return V.order_answer(order, choices, judgment.comment, dimension=dim.name, written=judgment,
+                              decision=answer, decision_logprobs=lp), records
 
     done = await gathered(decide(k, j) for k, j in enumerate(judgments))
     return {**_decided(state, ctx, [a for a, _ in done]), "calls": [r for _, records in done for r in records]}
@@ -343,8 +344,7 @@ def _decided(state: ColumnState, ctx: JudgeContext, answers: list[Judgment], wit
     out: dict[str, Any] = {"debater_judgments": V.debater_judgments(dim.name, debate, decision),
                            "winner_decisions": [decision]}
     if with_analysis:
-        out["debate_analyses"] = [DebateAnalysis(dimension=dim.name, text=a.comment, order=a.order)
-                                  for a in answers]
+        out["debate_analyses"] = list(answers)
     return out
 
 

@@ -13,12 +13,13 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 
 from debatrix.context import JudgeContext
+from debatrix.core.models import Judgment
 from debatrix.core.textchecks import cites_debate
 
 from . import messages as M
 from .answers import winner_answer
 from .finish import judged_debaters
-from .state import PANEL, DebateAnalysis, JudgeState, PanelOutput, PanelState
+from .state import PANEL, JudgeState, PanelOutput, PanelState
 from .wiring import add_step
 
 
@@ -48,21 +49,20 @@ async def panel_comment(state: PanelState, ctx: JudgeContext) -> dict[str, Any]:
                 M.ask_merged(_panel_messages(state, ctx, order), scores=False),
                 winner_answer(order, with_comment=True),
                 node="panel_comment", dimension="general", words=words, meta={"debatrix_choices": list(order)})
-            return V.order_answer(order, order, answer.comment, decision=answer, decision_logprobs=lp), records
+            return V.order_answer(order, order, answer.comment, dimension=PANEL, decision=answer,
+                                  decision_logprobs=lp), records
 
         done = await gathered(comment_with_winner(o) for o in orders)
         decision = V.combine(PANEL, debate, [a for a, _ in done], allow_tie=False)
-        return {"panel_comments": [DebateAnalysis(dimension=PANEL, text=a.comment, order=a.order)
-                                   for a, _ in done],
+        return {"panel_comments": [a for a, _ in done],
                 "panel": decision, "calls": [r for _, records in done for r in records]}
 
     citable = any(cites_debate(state["winner_decisions"][d.name][0].comment, debate) for d in state["dimensions"])
 
-    async def written(order: tuple[str, ...]) -> tuple[DebateAnalysis, list[Any]]:
+    async def written(order: tuple[str, ...]) -> tuple[Judgment, list[Any]]:
         messages = _panel_messages(state, ctx, order)
         text, lp, record = await ctx.gateway.text_probed(messages, node="panel_comment", dimension="general",
                                                          words=words)
-        named, probs = V.judgment_reading(text, lp, order)
         records = [record]
         if citable and not cites_debate(text, debate):
             # a reason made of weights and scores ("The debate was weighted as follows ...", debateart_4024 on the
@@ -75,7 +75,7 @@ async def panel_comment(state: PanelState, ctx: JudgeContext) -> dict[str, Any]:
             records.append(again)
             if cites_debate(more, debate):
                 text = f"{more.strip()}\n{text}"
-        return DebateAnalysis(dimension=PANEL, text=text, order=order, named=named, probabilities=probs), records
+        return V.written_judgment(PANEL, order, text, lp, order), records
 
     done = await gathered(written(o) for o in orders)
     return {"panel_comments": [a for a, _ in done], "calls": [r for _, records in done for r in records]}
@@ -88,13 +88,13 @@ async def panel_decide(state: PanelState, ctx: JudgeContext) -> dict[str, Any]:
 
     debate = state["debate"]
 
-    async def decide(comment: DebateAnalysis) -> tuple[Any, list[Any]]:
+    async def decide(comment: Judgment) -> tuple[Any, list[Any]]:
         order = comment.order
         answer, lp, records = await ctx.gateway.structured_probed(
-            M.panel_decide_messages(debate, comment.text, order), winner_answer(order), node="panel_decide",
+            M.panel_decide_messages(debate, comment.comment, order), winner_answer(order), node="panel_decide",
             dimension="general", meta={"debatrix_choices": list(order)})
-        return V.order_answer(order, order, comment.text, named=comment.named, named_probs=comment.probabilities,
-                              decision=answer, decision_logprobs=lp), records
+        return V.order_answer(order, order, comment.comment, dimension=PANEL, written=comment, decision=answer,
+                              decision_logprobs=lp), records
 
     done = await gathered(decide(c) for c in state["panel_comments"])
     decision = V.combine(PANEL, debate, [a for a, _ in done], allow_tie=False)

@@ -100,7 +100,7 @@ def _written(key: str, item: Any, update: dict[str, Any]) -> dict[str, Any]:
         return {"kind": "debater_score", "text": item.comment, "score": item.score, "debater": item.debater}
     if key == "winner_decisions":
         return {"kind": "winner", "text": item.comment, "winner": item.winner}
-    return {"kind": "judgment", "text": item.text}
+    return {"kind": "judgment", "text": item.comment}
 
 
 def emit(node: str, update: Any) -> None:

@@ -6,7 +6,6 @@ import operator
 from typing import Annotated, Any
 
 from langchain_core.messages import BaseMessage
-from pydantic import BaseModel, ConfigDict
 
 # on Python 3.11 pydantic reads a TypedDict's schema (what a served graph shows) only from typing_extensions'
 from typing_extensions import TypedDict
@@ -18,6 +17,7 @@ from debatrix.core.models import (
     DebaterJudgment,
     DimensionResult,
     JudgeResult,
+    Judgment,
     Ledger,
     SpeechAnalysis,
     SpeechFlow,
@@ -26,24 +26,12 @@ from debatrix.core.models import (
 )
 
 
-class DebateAnalysis(BaseModel):
-    """A judgment of the debate written with the debaters listed in ``order``; the winner its "Winner:" line names
-    and the probabilities at that name (None: no such line, or no probabilities)."""
-
-    model_config = ConfigDict(frozen=True)
-    dimension: str
-    text: str
-    order: tuple[str, ...] = ()
-    named: str | None = None
-    probabilities: dict[str, float] | None = None
-
-
 class Accumulated(TypedDict, total=False):
     """What a dimension column accumulates (its output schema): one dimension's items, in the order written."""
 
     analyses: Annotated[list[SpeechAnalysis], operator.add]
     speech_judgments: Annotated[list[SpeechJudgment], operator.add]
-    debate_analyses: Annotated[list[DebateAnalysis], operator.add]
+    debate_analyses: Annotated[list[Judgment], operator.add]
     debater_judgments: Annotated[list[DebaterJudgment], operator.add]
     winner_decisions: Annotated[list[Verdict], operator.add]
     calls: Annotated[list[CallRecord], operator.add]
@@ -83,7 +71,7 @@ class JudgeState(TypedDict, total=False):
     # per dimension (a column's output is filed under its dimension; the panel's verdict has a key of its own)
     analyses: Annotated[dict[str, list[SpeechAnalysis]], by_dimension]
     speech_judgments: Annotated[dict[str, list[SpeechJudgment]], by_dimension]
-    debate_analyses: Annotated[dict[str, list[DebateAnalysis]], by_dimension]
+    debate_analyses: Annotated[dict[str, list[Judgment]], by_dimension]
     debater_judgments: Annotated[dict[str, list[DebaterJudgment]], by_dimension]
     winner_decisions: Annotated[dict[str, list[Verdict]], by_dimension]
     # the whole run's
@@ -118,7 +106,7 @@ class PanelState(PanelOutput, total=False):
     dimensions: list[Dimension]
     winner_decisions: dict[str, list[Verdict]]
     debater_judgments: dict[str, list[DebaterJudgment]]
-    panel_comments: list[DebateAnalysis]  # the chair's comment in each order
+    panel_comments: list[Judgment]  # the chair's comment in each order
 
 
 class ColumnState(Accumulated, total=False):

@@ -45,21 +45,26 @@ def choices_in(order: Sequence[str], allow_tie: bool) -> list[str]:
     return [*order, TIE] if allow_tie else list(order)
 
 
-def judgment_reading(text: str, logprobs: prob.Logprobs, choices: Sequence[str]
-                     ) -> tuple[str | None, dict[str, float] | None]:
-    """The winner a free-text judgment names on its "Winner:" line, and the probabilities at that name."""
+def written_judgment(dimension: str, order: Sequence[str], text: str, logprobs: prob.Logprobs,
+                     choices: Sequence[str]) -> Judgment:
+    """One order's written judgment before its decision is read: the winner its "Winner:" line names (a tie is
+    named too), with the probabilities at that name; ``winner_from`` is None where it names none."""
     found = prob.named_winner(text, choices)
-    if found is None:
-        return None, None
-    return found[0], prob.text_choice(logprobs, choices) if logprobs else None
+    named = found[0] if found else None
+    probs = prob.text_choice(logprobs, choices) if found and logprobs else None
+    return Judgment(dimension=dimension, order=tuple(order), comment=text,
+                    winner=None if named in (None, TIE) else named, probabilities=_rounded(probs),
+                    winner_from=None if named is None else "comment")
 
 
-def order_answer(order: Sequence[str], choices: Sequence[str], comment: str, *,
-                 named: str | None = None, named_probs: dict[str, float] | None = None,
-                 decision: Any = None, decision_logprobs: prob.Logprobs | None = None) -> Judgment:
-    """One order's answer. The winner is the one the comment names on its "Winner:" line where it has one (so the
-    verdict agrees with its reasons), else the decision's; a decision that names another winner than the comment
-    argues for is flagged."""
+def order_answer(order: Sequence[str], choices: Sequence[str], comment: str, *, dimension: str = "",
+                 written: Judgment | None = None, decision: Any = None,
+                 decision_logprobs: prob.Logprobs | None = None) -> Judgment:
+    """One order's answer. The winner is the one the comment names on its "Winner:" line where it has one (the
+    ``written`` judgment's, so the verdict agrees with its reasons), else the decision's; a decision that names
+    another winner than the comment argues for is flagged."""
+    named = (written.winner or TIE) if written is not None and written.winner_from == "comment" else None
+    named_probs = written.probabilities if named is not None else None
     lp = decision_logprobs or []
     argmax_scores: dict[str, int] = decision.scores() if decision is not None and hasattr(decision, "scores") else {}
     scores: dict[str, float] = {}
@@ -74,10 +79,11 @@ def order_answer(order: Sequence[str], choices: Sequence[str], comment: str, *,
         winner, probabilities = named, named_probs
     else:
         winner, probabilities = decided, decided_probs
-    return Judgment(order=tuple(order), winner=None if winner in (None, TIE) else winner,
-                       probabilities=_rounded(probabilities), scores=scores, argmax_scores=argmax_scores,
-                       comment=comment, consistent=consistent,
-                       decision_winner=None if decided in (None, TIE) else decided)
+    return Judgment(dimension=dimension, order=tuple(order), winner=None if winner in (None, TIE) else winner,
+                    probabilities=_rounded(probabilities), scores=scores, argmax_scores=argmax_scores,
+                    comment=comment, consistent=consistent,
+                    winner_from="comment" if named is not None else "decision" if decided is not None else None,
+                    decision_winner=None if decided in (None, TIE) else decided)
 
 
 def _rounded(p: dict[str, float] | None) -> dict[str, float] | None:

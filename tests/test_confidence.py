@@ -158,3 +158,22 @@ async def test_a_map_end_to_end_shows_its_ceiling_and_escalation_acts_on_the_sho
     assert bool(second.requests) is escalated
     if escalated:
         assert "70% is under 75%" in result.escalation.reason
+
+
+def test_an_escalation_keeps_the_first_judges_verdict_and_reads_results_written_before_it_did():
+    """Since 1.6 an escalation keeps the first judge's verdict as a Verdict (one type carries a combined winner);
+    a result of 1.5 kept its winner and confidence as strings, and still reads, saying the same."""
+    from debatrix.core.models import Escalation, Judgment, Verdict
+
+    orders = (Judgment(order=("Maya", "Theo"), winner="Maya"), Judgment(order=("Theo", "Maya"), winner="Theo"))
+    first = Verdict(dimension="general", comment="", winner="Maya", orders=orders, confidence="too close to call")
+    now = Escalation(decided_by="strong", escalated=True, reason="the orders split", first=first,
+                     first_status="complete")
+    assert "the first judge said Maya (too close to call; 1 of 2 orders agrees)" in now.sentence
+    old = Escalation.model_validate({"decided_by": "strong", "escalated": True, "reason": "the orders split",
+                                     "first_winner": None, "first_confidence": "61%", "first_agreement": "",
+                                     "first_status": "complete"})
+    assert old.first is not None and old.first.winner is None and "the first judge said tie (61%)" in old.sentence
+    kept = Escalation.model_validate({"decided_by": "weak", "escalated": False, "reason": "kept: orders agree",
+                                      "first_winner": None, "first_confidence": "", "first_agreement": ""})
+    assert kept.first is None and kept.sentence == "Decided by weak: kept: orders agree"

@@ -415,7 +415,7 @@ async def test_a_verdict_the_first_judge_cannot_vouch_for_goes_to_the_second(uni
         assert len(srv.requests) == sent  # a verdict the first judge can vouch for costs the second nothing
     assert up.escalation.escalated and up.escalation.decided_by == "strong"
     assert up.escalation.reason == "the first judge's orders split (1 of 2 orders agrees)"
-    assert up.escalation.first_winner in ("Maya", "Theo") and up.escalation.first_usage.llm_calls == 4
+    assert up.escalation.first.winner in ("Maya", "Theo") and up.escalation.first_usage.llm_calls == 4
     assert up.usage.llm_calls == sent > 0 and up.settings["llm"]["model"] == "strong"
     assert not kept.escalation.escalated and kept.escalation.decided_by == "gpt-4o-mini"
     assert kept.escalation.reason.startswith("kept: orders agree") and kept.general.verdict.winner == "Maya"

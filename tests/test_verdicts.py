@@ -323,3 +323,19 @@ async def test_the_paragraph_asked_for_goes_before_a_winner_that_ran_into_a_sent
     result = await ajudge_debate(uniforms, settings("direct", orders=1), model)
     comment = result.general.verdict.comment
     assert comment.index(f"{second}:") < comment.index("Winner:") and comment.rstrip().endswith(f"Winner: {first}")
+
+
+@pytest.mark.parametrize("line, named, source", [("Winner: tie", None, "comment"), ("Winner: Maya", "Maya", "comment"),
+                                                 ("", None, None)])
+def test_a_written_judgment_tells_a_tie_it_names_from_no_winner_named(line, named, source):
+    """One Judgment type carries an order's winner at every step: before its decision is read, a comment that names
+    a tie and one that names no winner differ (winner_from), and the decision is read only where none was named."""
+    from types import SimpleNamespace
+
+    text = f"Maya: argued well.\nTheo: argued too.\n{line}".strip()
+    written = V.written_judgment("argument", ("Maya", "Theo"), text, [], ["Maya", "Theo", "tie"])
+    assert (written.winner, written.winner_from, written.dimension) == (named, source, "argument")
+    decided = V.order_answer(("Maya", "Theo"), ["Maya", "Theo", "tie"], written.comment, dimension="argument",
+                             written=written, decision=SimpleNamespace(winner="Theo"))
+    assert decided.winner == (named if source else "Theo")
+    assert decided.winner_from == (source or "decision") and decided.decision_winner == "Theo"

@@ -139,8 +139,7 @@ async def _escalated(debate: Debate, settings: JudgeSettings, first: JudgeResult
     v = first.general.verdict if first.general is not None else None
     return second.model_copy(update={"escalation": Escalation(
         decided_by=second.settings.get("llm", {}).get("model") or esc.llm.model, escalated=True, reason=why,
-        first_winner=v.winner if v else None, first_confidence=v.confidence if v else "",
-        first_agreement=v.agreement if v else "", first_status=first.status.value, first_usage=first.usage)})
+        first=v, first_status=first.status.value, first_usage=first.usage)})
 
 
 def refused(debate: Debate, settings: JudgeSettings, error: ContextWindowExceeded) -> JudgeResult:

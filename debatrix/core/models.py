@@ -13,8 +13,9 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-RESULT_SCHEMA_VERSION = "1.5"  # 1.2: the speeches judged; 1.3: escalation, verdicts' orders_agreeing; 1.4: stale notes;
-# 1.5: misread "answers" sentences
+RESULT_SCHEMA_VERSION = "1.6"  # 1.2: the speeches judged; 1.3: escalation, verdicts' orders_agreeing; 1.4: stale notes;
+# 1.5: misread "answers" sentences; 1.6: an escalation keeps the first judge's verdict (first), an order's judgment
+# its dimension and where its winner came from (winner_from)
 BP_POSITIONS = ("OG", "OO", "CG", "CO")
 
 
@@ -312,7 +313,11 @@ class Judgment(Frozen):
     judgments combined are a :class:`Verdict`."""
 
     order: tuple[str, ...]  # the debaters as the prompt listed them
-    winner: str | None  # the winner this order's answer named (argmax); None = tie
+    winner: str | None  # the winner this order's answer named (argmax); None = tie, or none named yet
+    # where ``winner`` comes from: the comment's "Winner:" line, the structured decision, or neither (a written
+    # judgment whose comment names no winner, before its decision is read): a tie and no winner at all differ here
+    winner_from: Literal["comment", "decision"] | None = None
+    dimension: str = ""  # the dimension judged ("" in results written before it was kept)
     probabilities: dict[str, float] | None = None  # choice ("tie" included) -> probability; None: not available
     scores: dict[str, float] = Field(default_factory=dict)  # debater -> score (expected where available)
     argmax_scores: dict[str, int] = Field(default_factory=dict)
@@ -586,12 +591,25 @@ class Escalation(Frozen):
     decided_by: str  # the model whose verdict the result carries
     escalated: bool
     reason: str  # why the debate went up, or why the first judge's verdict was kept
-    # the first judge's verdict and what it cost, where the debate went up (the result's own usage is the second's)
-    first_winner: str | None = None
-    first_confidence: str = ""
-    first_agreement: str = ""
+    # the first judge's general verdict and what it cost, where the debate went up (the result's own usage is the
+    # second's)
+    first: Verdict | None = None
     first_status: str | None = None
     first_usage: Usage | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _before_1_6(cls, data: Any) -> Any:
+        """Results before 1.6 kept the first verdict's winner, confidence and agreement as strings: read as a
+        verdict (the agreement's count is not recoverable from its text and is dropped)."""
+        if not isinstance(data, dict) or not {"first_winner", "first_confidence", "first_agreement"} & set(data):
+            return data
+        data = dict(data)
+        winner, confidence = data.pop("first_winner", None), data.pop("first_confidence", "")
+        data.pop("first_agreement", None)
+        if data.get("escalated"):
+            data["first"] = {"dimension": "general", "comment": "", "winner": winner, "confidence": confidence}
+        return data
 
     @property
     def sentence(self) -> str:
@@ -599,8 +617,9 @@ class Escalation(Frozen):
         line = f"Decided by {self.decided_by}: {self.reason}"
         if not self.escalated:
             return line
-        said = "; ".join(x for x in (self.first_confidence, self.first_agreement) if x)
-        first = (self.first_winner or "tie") if self.first_status == "complete" else "no verdict"
+        v = self.first
+        said = "; ".join(x for x in (v.confidence, v.agreement) if x) if v is not None else ""
+        first = (v.winner or "tie") if v is not None and self.first_status == "complete" else "no verdict"
         line += f"; the first judge said {first}" + (f" ({said})" if said else "")
         cost = self.first_usage
         if cost is not None:
