@@ -649,9 +649,7 @@ def print_summary(result: JudgeResult, con: Console) -> None:
 
 def _print_flow(result: JudgeResult, con: Console) -> None:
     """A flow result's arguments left standing per debater (the report's flow sheet has every row)."""
-    from debatrix.app.report import flow_ledger
-
-    led = flow_ledger(result)
+    led = result.flow_ledger
     if led is None:
         return
     con.print("the flow: arguments left standing at the end (the report shows every row and answer)",

@@ -24,7 +24,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from debatrix.core.errors import ConfigurationError
 from debatrix.core.files import inside, write_atomic
-from debatrix.core.models import DimensionResult, JudgeResult, Ledger
+from debatrix.core.models import DimensionResult, JudgeResult
 from debatrix.core.passages import ID, passage_id, split_speech
 
 # one color per dimension column in the chart (cycled)
@@ -170,16 +170,10 @@ def call_groups(result: JudgeResult) -> list[dict[str, Any]]:
     return [g for _, g in sorted(groups.items(), key=lambda kv: (order.get(kv[0][0], len(order)), kv[0][1]))]
 
 
-def flow_ledger(result: JudgeResult) -> Ledger | None:
-    """The ledger a flow sheet shows: the argument dimension's (where rows stand or fall), else the first."""
-    ledgers = {d.name: d.ledger for d in result.dimensions if d.ledger is not None}
-    return ledgers.get("argument") or next(iter(ledgers.values()), None)
-
-
 def flow_sheet(result: JudgeResult) -> dict[str, Any] | None:
     """The flow as a coach draws it: speeches as columns, argument rows, each row's passage in its own speech's
     column (its text on demand) and, in each later column of the other side, whether that speech answered it."""
-    led = flow_ledger(result)
+    led = result.flow_ledger
     if led is None:
         return None
     texts = {passage_id(i, k): t for i, s in enumerate(result.speeches)

@@ -663,6 +663,13 @@ class JudgeResult(Frozen):
     def winner(self) -> str | None:
         return self.general.verdict.winner if self.general and self.general.verdict else None
 
+    @property
+    def flow_ledger(self) -> Ledger | None:
+        """The ledger a flow sheet and the summary show: the argument dimension's (where rows stand or fall), else
+        the first a dimension kept (None: not judged as a flow)."""
+        ledgers = {d.name: d.ledger for d in self.dimensions if d.ledger is not None}
+        return ledgers.get("argument") or next(iter(ledgers.values()), None)
+
     def dimension(self, name: str) -> DimensionResult:
         for d in self.dimensions:
             if d.name == name:
