@@ -199,3 +199,19 @@ def test_any_judged_result_survives_a_json_round_trip(fake_server, data, mode):
     result = asyncio.run(ajudge_debate(debate, settings_))
     again = JudgeResult.model_validate_json(result.model_dump_json())
     assert again == result and again.model_dump_json() == result.model_dump_json()
+
+
+@pytest.mark.parametrize("empty", [False, True])
+def test_every_problem_of_a_file_is_named_at_once(empty):
+    """A file with several problems names all of them, whether or not a field of it is invalid too (pydantic reads
+    the roster only once every field is valid)."""
+    from debatrix.core.errors import InvalidDebateError
+    from debatrix.core.loader import debate_from_dict
+
+    data = {"motion": "M", "debaters": [{"name": "A", "side": "pro"}, {"name": "B", "side": "pro"}],
+            "speeches": [{"speaker": "A", "content": "" if empty else "hi"}, {"speaker": "C", "content": "yo"}]}
+    with pytest.raises(InvalidDebateError) as e:
+        debate_from_dict(data)
+    text = str(e.value)
+    assert "unknown speaker 'C'" in text and "exactly one pro and one con" in text and "'B' gives no speech" in text
+    assert ("speech is empty" in text) is empty

@@ -31,7 +31,7 @@ import yaml
 from pydantic import ValidationError
 
 from debatrix.core.errors import InvalidDebateError
-from debatrix.core.models import BP_POSITIONS, Debate, DebateFormat
+from debatrix.core.models import BP_POSITIONS, Debate, DebateFormat, Side, roster_problems
 
 SCHEMA_ID = "debatrix.debate/1"
 _PROJECT_KEYS = {"schema", "id", "format", "motion", "info_slide", "debaters", "speech_order", "speeches"}
@@ -169,7 +169,26 @@ def debate_from_dict(data: Any, source: str = "<debate>", default_id: str = "deb
     try:
         return Debate.model_validate(fields)
     except ValidationError as e:
-        raise InvalidDebateError(source, _problems(e)) from None
+        # pydantic checks the roster only once every field is valid: read it from the raw values too, so an empty
+        # speech and an unknown speaker are both named
+        found = [p for p in _problems(e) if p[0]]
+        found += [("", m) for m in _raw_roster(fields) if ("", m) not in found]
+        raise InvalidDebateError(source, found or _problems(e)) from None
+
+
+def _raw_roster(fields: dict[str, Any]) -> list[str]:
+    """:func:`roster_problems` of a file's raw values (best effort: values of the wrong type are left to the
+    field errors)."""
+    debaters = [d for d in fields.get("debaters") or () if isinstance(d, dict)] \
+        if isinstance(fields.get("debaters"), list) else []
+    speeches = fields.get("speeches") if isinstance(fields.get("speeches"), list) else []
+    try:
+        fmt = DebateFormat(fields.get("format", DebateFormat.ONE_V_ONE))
+    except ValueError:
+        fmt = None
+    side = {s.value: s for s in Side}
+    roster = [(d.get("name"), side.get(str(d.get("side", "")).strip().lower()), d.get("position")) for d in debaters]
+    return roster_problems(fmt, roster, [s.get("speaker") for s in speeches if isinstance(s, dict)])
 
 
 def _check_order(order: Any, speeches: Any, where: str, source: str, speaker_key: str = "speaker") -> None:

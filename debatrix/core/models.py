@@ -104,6 +104,39 @@ class Speech(Frozen):
         return v
 
 
+def roster_problems(fmt: Any, debaters: list[tuple[Any, Any, Any]], speakers: list[Any]) -> list[str]:
+    """Every problem of who debates and who speaks (names, sides, positions; the format's shape; each speech's
+    speaker): all of them, so a file is mended in one go. Read from a :class:`Debate`'s own fields, or from a file's
+    raw values where some field of it is already invalid (the loader reports both kinds together)."""
+    out = []
+    names = [n for n, _, _ in debaters]
+    dupes = sorted({str(n) for n in names if names.count(n) > 1})
+    if dupes:
+        out.append(f"duplicate debater names: {', '.join(dupes)}")
+    known = set(names)
+    for i, speaker in enumerate(speakers):
+        if speaker not in known:
+            out.append(f"speech {i + 1}: unknown speaker {speaker!r} (debaters: {', '.join(map(str, names))})")
+    sides = [side for _, side, _ in debaters]
+    if fmt == DebateFormat.SINGLE:
+        if len(debaters) != 1:
+            out.append("a single-speech item has exactly one speaker")
+    elif fmt == DebateFormat.ONE_V_ONE:
+        if sides.count(Side.PRO) != 1 or sides.count(Side.CON) != 1:
+            out.append("a 1v1 debate needs exactly one pro and one con debater")
+    elif fmt == DebateFormat.BP:
+        if sorted(str(p or "") for _, _, p in debaters) != sorted(BP_POSITIONS):
+            out.append("a British Parliamentary debate needs four teams with positions OG, OO, CG, CO")
+        for name, side, position in debaters:
+            expected = Side.PRO if position in ("OG", "CG") else Side.CON
+            if position in BP_POSITIONS and side != expected:
+                out.append(f"team {name!r} at {position} must be on the {expected} side")
+    for name in dict.fromkeys(names):
+        if name not in speakers:
+            out.append(f"debater {name!r} gives no speech")
+    return out
+
+
 class Debate(Frozen):
     id: str = Field(min_length=1, max_length=200)
     motion: str = Field(min_length=1)
@@ -121,32 +154,10 @@ class Debate(Frozen):
 
     @model_validator(mode="after")
     def _consistent(self) -> Debate:
-        names = [d.name for d in self.debaters]
-        dupes = sorted({n for n in names if names.count(n) > 1})
-        if dupes:
-            raise ValueError(f"duplicate debater names: {', '.join(dupes)}")
-        known = set(names)
-        for i, s in enumerate(self.speeches):
-            if s.speaker not in known:
-                raise ValueError(f"speech {i + 1}: unknown speaker {s.speaker!r} (debaters: {', '.join(names)})")
-        sides = [d.side for d in self.debaters]
-        if self.format is DebateFormat.SINGLE:
-            if len(self.debaters) != 1:
-                raise ValueError("a single-speech item has exactly one speaker")
-        elif self.format is DebateFormat.ONE_V_ONE:
-            if sides.count(Side.PRO) != 1 or sides.count(Side.CON) != 1:
-                raise ValueError("a 1v1 debate needs exactly one pro and one con debater")
-        else:
-            positions = sorted(d.position or "" for d in self.debaters)
-            if positions != sorted(BP_POSITIONS):
-                raise ValueError("a British Parliamentary debate needs four teams with positions OG, OO, CG, CO")
-            for d in self.debaters:
-                expected = Side.PRO if d.position in ("OG", "CG") else Side.CON
-                if d.side is not expected:
-                    raise ValueError(f"team {d.name!r} at {d.position} must be on the {expected} side")
-        for d in self.debaters:
-            if not any(s.speaker == d.name for s in self.speeches):
-                raise ValueError(f"debater {d.name!r} gives no speech")
+        problems = roster_problems(self.format, [(d.name, d.side, d.position) for d in self.debaters],
+                                   [s.speaker for s in self.speeches])
+        if problems:
+            raise ValueError("; ".join(problems))
         return self
 
     def debater(self, name: str) -> Debater:
