@@ -457,3 +457,24 @@ def test_each_settings_option_shows_its_fields_description_and_sets_that_field(m
         given_field, default_field = read(cli._make_settings(mode="flow", **{name: value, **extra})), \
             read(cli._make_settings(mode="flow", **extra))
         assert given_field == expected != default_field, name
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_calls_beyond_the_plan_grow_the_total_instead_of_passing_it(terminal):
+    """A re-asked call is a call more than the plan counted: the progress never shows more calls done than in
+    all ("35/28")."""
+    import io
+
+    from rich.console import Console
+
+    from debatrix.app.api import ProgressEvent
+    from debatrix.app.progress import JudgeProgress
+
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=terminal, width=100, color_system=None)
+    done = iter([2, 5])
+    with JudgeProgress(console, 3, {"argument": 2}, lambda: next(done)) as progress:
+        for k in range(2):
+            progress.event(ProgressEvent("analyze_speech", "argument", k, f"analysed speech {k + 1}"))
+    pairs = [(int(a), int(b)) for a, b in re.findall(r"\b(\d+)/(\d+)\b", buf.getvalue())]
+    assert (5, 5) in pairs and all(a <= b for a, b in pairs)

@@ -69,11 +69,15 @@ class JudgeProgress:
             return
         row = PANEL if event.node.startswith("panel") else event.dimension or PANEL
         done = self.calls_done()
+        # the total is the plan's; a re-asked call (a retry, a repair, a missing paragraph asked for) is a call
+        # more than planned, and the total grows with it rather than show "35/28"
+        grown = done > self.total
+        self.total = max(self.total, done)
         if self.progress is None:
             self._line(row, done, event.detail)
             return
         assert self.calls is not None
-        self.progress.update(self.calls, completed=min(done, self.total))
+        self.progress.update(self.calls, completed=done, **({"total": self.total} if grown else {}))
         task = self.rows.get(row)
         if task is not None:
             self.progress.update(task, advance=1, last=self.clean(event.detail))
