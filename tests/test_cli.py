@@ -478,3 +478,15 @@ def test_calls_beyond_the_plan_grow_the_total_instead_of_passing_it(terminal):
             progress.event(ProgressEvent("analyze_speech", "argument", k, f"analysed speech {k + 1}"))
     pairs = [(int(a), int(b)) for a, b in re.findall(r"\b(\d+)/(\d+)\b", buf.getvalue())]
     assert (5, 5) in pairs and all(a <= b for a, b in pairs)
+
+
+@pytest.mark.parametrize("command", ["judge", "bench", "validate", "report", "ui", "serve"])
+def test_help_names_values_as_a_reader_says_them_not_as_python_types(command):
+    """`debatrix X --help` says `--orders N`, `--out PATH`, `PATHS`, not `<int>`, `<list[Path]>` (choices keep
+    their list)."""
+    out = subprocess.run([sys.executable, "-c", "import sys; from debatrix.app.cli import main; "
+                          "sys.argv = ['debatrix', *sys.argv[1:]]; main()", command, "--help"],
+                         capture_output=True, text=True, env={**os.environ, "COLUMNS": "120"}, timeout=60)
+    assert out.returncode == 0, out.stderr
+    types = re.findall(r"<(int|float|str|path|list\[\w+\]|int range|float range)>", out.stdout)
+    assert not types and ("Options:" in out.stdout)

@@ -1124,11 +1124,35 @@ def version() -> None:
     out_console.print(__version__)
 
 
+_METAVARS = {"int": "N", "int range": "N", "float": "X", "float range": "X", "path": "PATH", "Path": "PATH",
+             "str": "TEXT"}
+
+
+def plain_metavars(command: Any) -> Any:
+    """``command`` (typer's click command) with its values named as a reader says them (``--orders N``,
+    ``PATHS...``) instead of Python's types (``<int>``, ``<list[Path]>``); choices and flags keep theirs."""
+    import types
+
+    for param in getattr(command, "params", []):
+        if param.type_descriptor.is_choice or getattr(param, "is_flag", False) or param.metavar:
+            continue
+        label = param.display_type(None).strip("<>")
+        label = label.removeprefix("list[").removesuffix("]")
+        if param.param_type_name == "argument":
+            param.metavar = param.name.upper()
+            param.display_type = types.MethodType(lambda self, ctx: "", param)  # the name says it
+        else:
+            param.metavar = _METAVARS.get(label, label.upper())
+    for sub in getattr(command, "commands", {}).values():
+        plain_metavars(sub)
+    return command
+
+
 def main() -> None:
     # psycopg's pool logs each reconnection attempt to a lost database; the run says once what was lost (exit 4)
     logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
     try:
-        app()
+        plain_metavars(typer.main.get_command(app))(prog_name="debatrix")
     except KeyboardInterrupt:
         console.print("interrupted")
         sys.exit(130)
