@@ -10,7 +10,7 @@ import textwrap
 from .conftest import EXAMPLES
 
 EXTRAS = ("chromadb", "onnxruntime", "tokenizers", "xllamacpp", "numpy", "scipy", "matplotlib", "starlette",
-          "uvicorn", "pandas")
+          "uvicorn", "pandas", "openai", "langchain_openai")
 
 HIDE = f"""
 import importlib.abc, importlib.util, sys
@@ -85,6 +85,10 @@ def test_a_feature_without_its_extra_names_the_extra_in_one_line():
         print("LOCAL", r.exit_code, r.output.strip())
         r = CliRunner().invoke(app, ["bench", "debateart", "--limit", "1"])
         print("BENCH", r.exit_code, r.output.strip())
+        with FakeOpenAIServer() as srv:
+            r = CliRunner().invoke(app, ["judge", "{EXAMPLES / 'school_uniforms.yaml'}", "--base-url", srv.base_url,
+                                         "--model", "m", "--transport", "langchain", "--quiet"])
+            print("LANGCHAIN", r.exit_code, r.output.strip().replace("\\n", " "))
     """)
     assert res.returncode == 0, res.stderr[-3000:]
     lines = {line.split(" ", 1)[0]: line for line in res.stdout.splitlines()}
@@ -92,4 +96,6 @@ def test_a_feature_without_its_extra_names_the_extra_in_one_line():
         lines["RETRIEVAL"]
     assert lines["LOCAL"].startswith("LOCAL 2 error:") and "pip install 'debatrix[local]'" in lines["LOCAL"]
     assert "pip install 'debatrix[bench]'" in lines["BENCH"]
+    assert lines["LANGCHAIN"].startswith("LANGCHAIN 2 error:") and "pip install 'debatrix[openai]'" in \
+        lines["LANGCHAIN"]
     assert "Traceback" not in res.stdout + res.stderr

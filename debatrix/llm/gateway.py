@@ -24,8 +24,6 @@ import urllib.parse
 from urllib.parse import urlsplit
 
 import aiohttp
-import httpx
-import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.utils.json import parse_json_markdown
@@ -36,6 +34,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from debatrix.llm.cache import AnswerCache, CacheUnavailable, open_cache
 from debatrix.llm.scheduling import AffinityScheduler
 from debatrix.core.errors import (
+    ConfigurationError,
     ContextWindowExceeded,
     IncompleteJudgment,
     LLMError,
@@ -52,6 +51,41 @@ from debatrix.core.probabilities import option_distribution
 from debatrix.core.prompting import json_instruction, repair_request
 from debatrix.core.settings import LLMSettings
 from debatrix.core.tokens import count_message_tokens, count_tokens
+
+try:  # the langchain transport (ChatOpenAI) and the SDK's errors it raises: the "openai" extra. The default
+    # transport (debatrix's own aiohttp client) needs neither
+    import httpx
+    import openai
+except ImportError:  # pragma: no cover - exercised in a subprocess by tests/test_extras.py
+    httpx = openai = None  # type: ignore[assignment]
+
+
+class _NotInstalled(Exception):
+    """Stands for an error class of a library that is not installed: nothing raises it."""
+
+
+def _sdk(name: str) -> type[BaseException]:
+    return getattr(openai, name) if openai is not None else _NotInstalled
+
+
+SDK_TIMEOUT, SDK_CONNECTION, SDK_STATUS, SDK_LENGTH, SDK_ERROR = (_sdk(n) for n in (
+    "APITimeoutError", "APIConnectionError", "APIStatusError", "LengthFinishReasonError", "OpenAIError"))
+HTTPX_TRANSPORT = httpx.TransportError if httpx is not None else _NotInstalled
+
+
+def _require_openai() -> None:
+    if openai is None or httpx is None:
+        raise ConfigurationError("transport 'langchain' needs LangChain's OpenAI client: pip install "
+                                 "'debatrix[openai]' (the default transport, http, needs nothing more)")
+
+
+def _openai_kinds() -> tuple[type, ...]:
+    """The chat models that speak OpenAI's API: ours, and ChatOpenAI where it is installed."""
+    try:
+        from langchain_openai import ChatOpenAI
+    except ImportError:
+        return (HTTPChatModel,)
+    return (ChatOpenAI, HTTPChatModel)
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -95,6 +129,7 @@ def account_headers(settings: LLMSettings) -> dict[str, str]:
 
 def make_chat_model(settings: LLMSettings, http_async_client: httpx.AsyncClient | None = None) -> BaseChatModel:
     """LangChain's ChatOpenAI for the configured endpoint (``transport="langchain"``)."""
+    _require_openai()
     from langchain_openai import ChatOpenAI
 
     key = _api_key(settings)
@@ -120,11 +155,11 @@ def make_chat_model(settings: LLMSettings, http_async_client: httpx.AsyncClient 
 
 
 _TRANSIENT = (
-    openai.APITimeoutError,
-    openai.APIConnectionError,
-    openai.RateLimitError,
-    openai.InternalServerError,
-    httpx.TransportError,
+    SDK_TIMEOUT,
+    SDK_CONNECTION,
+    _sdk("RateLimitError"),
+    _sdk("InternalServerError"),
+    HTTPX_TRANSPORT,
     aiohttp.ClientError,
     asyncio.TimeoutError,
     TimeoutError,
@@ -136,7 +171,7 @@ _TRANSIENT_STATUS = (408, 409, 425, 429, 500, 502, 503, 504)
 
 
 def _is_transient(exc: BaseException) -> bool:
-    if isinstance(exc, openai.APIStatusError) and exc.status_code in _TRANSIENT_STATUS:
+    if isinstance(exc, SDK_STATUS) and exc.status_code in _TRANSIENT_STATUS:
         return True
     if isinstance(exc, ChatHTTPError):
         return exc.status in _TRANSIENT_STATUS
@@ -252,6 +287,7 @@ class LLMGateway:
                 # O(connections) per request: several small pools (one per 16 requests in flight) keep it flat.
                 # No TLS to set up for a plain-HTTP server (loading the CA bundle is the costliest part of a new client).
                 shards = max(1, -(-self.settings.max_concurrency // 16))
+                _require_openai()
                 models = [make_chat_model(self.settings, httpx.AsyncClient(
                     timeout=self.settings.timeout, verify=not plain_http,
                     limits=httpx.Limits(max_connections=16, max_keepalive_connections=16)))
@@ -273,17 +309,13 @@ class LLMGateway:
         return f"{self.model_name} ({self.method} structured output)"
 
     def _speaks_openai(self) -> bool:
-        from langchain_openai import ChatOpenAI
-
-        return isinstance(self._model, (ChatOpenAI, HTTPChatModel))
+        return isinstance(self._model, _openai_kinds())
 
     def _choose_method(self) -> Method:
         wanted = self.settings.structured_output
         if wanted != "auto":
             return wanted
-        from langchain_openai import ChatOpenAI
-
-        if isinstance(self._model, (ChatOpenAI, HTTPChatModel)):
+        if isinstance(self._model, _openai_kinds()):
             return "json_schema"
         try:
             self._model.bind_tools([_ToolProbe])
@@ -412,20 +444,20 @@ class LLMGateway:
                                 served["answer"] = _ROLE_TEXT["ai"] + _answer_text(answer)
             except RunStopped:
                 raise
-            except (asyncio.TimeoutError, TimeoutError, openai.APITimeoutError) as e:
+            except (asyncio.TimeoutError, TimeoutError, SDK_TIMEOUT) as e:
                 raise LLMTimeoutError(
                     f"{meta.get('debatrix_node')}: no answer within {self.settings.timeout:g} s after {attempts} attempts"
                 ) from e
             except ChatHTTPError as e:
                 raise self._status_error(e.status, e.message, attempts, meta) from e
-            except openai.APIStatusError as e:
+            except SDK_STATUS as e:
                 raise self._status_error(e.status_code, str(e), attempts, meta) from e
-            except (openai.APIConnectionError, httpx.TransportError, aiohttp.ClientError, ConnectionError) as e:
+            except (SDK_CONNECTION, HTTPX_TRANSPORT, aiohttp.ClientError, ConnectionError) as e:
                 raise LLMError(f"{meta.get('debatrix_node')}: cannot reach the model server after {attempts} attempts "
                                f"({type(e).__name__})") from e
-            except openai.LengthFinishReasonError:
+            except SDK_LENGTH:
                 raise  # structured() turns it into a repair request
-            except (openai.OpenAIError, ChatResponseError) as e:
+            except (SDK_ERROR, ChatResponseError) as e:
                 raise LLMError(f"{meta.get('debatrix_node')}: {type(e).__name__}: {self.scrub(str(e))}") from e
             except Exception as e:  # a chat model or proxy answering something that is not a chat completion
                 raise LLMError(f"{meta.get('debatrix_node')}: the model call failed: {type(e).__name__}: "
@@ -654,7 +686,7 @@ class LLMGateway:
             except IncompleteJudgment as e:  # the repair request failed: the first answer still counts
                 e.calls = [*records, *getattr(e, "calls", [])]
                 raise
-            except openai.LengthFinishReasonError as e:  # the SDK's parse helper refuses a cut-off answer
+            except SDK_LENGTH as e:  # the SDK's parse helper refuses a cut-off answer
                 usage = e.completion.usage
                 records.append(CallRecord(node=node, dimension=dimension, repaired=repair, truncated=True,
                                           prompt_tokens=usage.prompt_tokens if usage else 0,
