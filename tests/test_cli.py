@@ -490,3 +490,13 @@ def test_help_names_values_as_a_reader_says_them_not_as_python_types(command):
     assert out.returncode == 0, out.stderr
     types = re.findall(r"<(int|float|str|path|list\[\w+\]|int range|float range)>", out.stdout)
     assert not types and ("Options:" in out.stdout)
+
+
+def test_report_of_two_result_files_says_what_a_comparison_reads(tmp_path):
+    """`report r.json other.json` names what it compares (two runs' folders) and how to report one result, instead
+    of failing to write a page into a file's path."""
+    for name in ("r.json", "other.json"):
+        (tmp_path / name).write_text("{}")
+    res = runner.invoke(app, ["report", str(tmp_path / "r.json"), str(tmp_path / "other.json")])
+    assert res.exit_code == 2 and "a comparison reads two benchmark folders" in res.output
+    assert "debatrix report" in res.output and sorted(p.name for p in tmp_path.iterdir()) == ["other.json", "r.json"]

@@ -1105,6 +1105,10 @@ def report(
         if given is not None and not given.exists():
             _fail(f"{given}: no such file or folder")
     if other is not None:
+        files = [str(p) for p in (path, other) if not p.is_dir()]
+        if files:  # two judgments are read one report each; the comparison pairs the items of two runs
+            _fail(f"{' and '.join(files)}: a comparison reads two benchmark folders (bench --out, or a judge "
+                  f"--out-dir folder); a result JSON gets a report of its own: debatrix report {files[0]}")
         target = out or other / f"compare-with-{path.resolve().name}.html"
     else:
         target = out or (path / "report.html" if path.is_dir() else path.with_suffix(".html"))
