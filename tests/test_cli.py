@@ -500,3 +500,27 @@ def test_report_of_two_result_files_says_what_a_comparison_reads(tmp_path):
     res = runner.invoke(app, ["report", str(tmp_path / "r.json"), str(tmp_path / "other.json")])
     assert res.exit_code == 2 and "a comparison reads two benchmark folders" in res.output
     assert "debatrix report" in res.output and sorted(p.name for p in tmp_path.iterdir()) == ["other.json", "r.json"]
+
+
+def test_ctrl_c_stops_a_judgment_and_keeps_what_was_answered(tmp_path):
+    """Ctrl-C during `debatrix judge` stops it as the page's Stop does: it says so, no request follows, and the
+    result is written incomplete with the calls already answered (the run is not lost)."""
+    import signal
+    import time
+
+    with FakeOpenAIServer(latency=0.3) as srv:
+        out = tmp_path / "r.json"
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "import sys; from debatrix.app.cli import main; sys.argv = ['debatrix', "
+             "*sys.argv[1:]]; main()", "judge", str(EXAMPLES / "four_day_week.yaml"), "--base-url", srv.base_url,
+             "--model", "m", "--out", str(out), "--max-connections", "1"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "COLUMNS": "200"})
+        deadline = time.monotonic() + 60
+        while len(srv.requests) < 3 and time.monotonic() < deadline:  # a few calls answered, the run still going
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        text, _ = proc.communicate(timeout=60)
+    assert "interrupted: stopping" in text and "Traceback" not in text, text[-2000:]
+    data = json.loads(out.read_text())
+    assert data["status"] == "incomplete" and "interrupted (Ctrl-C)" in data["incomplete_reason"]
+    assert 3 <= data["usage"]["llm_calls"] < 15 and proc.returncode == 3

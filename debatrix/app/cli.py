@@ -9,7 +9,8 @@ import re
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, get_args
@@ -575,10 +576,37 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
                       highlight=False)
         rows = steps_per_row(run.mode, [d.name for d in dims], len(debate.speeches),
                              run.merge_score_call, run.speech_score_merged(run.mode))
-        with JudgeProgress(console, total, rows, lambda: ctx.gateway.completed_requests, plain, quiet) as progress:
+        with JudgeProgress(console, total, rows, lambda: ctx.gateway.completed_requests, plain, quiet) as progress, \
+                _interruptible(ctx):
             return await ajudge_debate(debate, ctx.settings, context=ctx, on_event=progress.event)
     finally:
         ctx.close()
+
+
+@contextmanager
+def _interruptible(ctx: Any) -> Iterator[None]:
+    """Ctrl-C during a judgment stops it as the page's Stop does: no request is sent after it, and the run ends
+    incomplete with every answered call in its result (written and summarised as any); a second Ctrl-C quits at
+    once."""
+    import signal
+
+    loop = asyncio.get_running_loop()
+
+    def interrupted() -> None:
+        console.print("[yellow]interrupted: stopping; the calls answered so far are kept in an incomplete result "
+                      "(Ctrl-C again quits at once)[/]", highlight=False)
+        ctx.gateway.stop("interrupted (Ctrl-C)")
+        loop.remove_signal_handler(signal.SIGINT)  # the next one is Python's own: quits
+
+    try:
+        loop.add_signal_handler(signal.SIGINT, interrupted)
+    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
+        yield
+        return
+    try:
+        yield
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
 
 
 def _judged_winner(v: Any) -> str:
