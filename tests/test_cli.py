@@ -524,3 +524,15 @@ def test_ctrl_c_stops_a_judgment_and_keeps_what_was_answered(tmp_path):
     data = json.loads(out.read_text())
     assert data["status"] == "incomplete" and "interrupted (Ctrl-C)" in data["incomplete_reason"]
     assert 3 <= data["usage"]["llm_calls"] < 15 and proc.returncode == 3
+
+
+def test_a_bp_summary_at_80_columns_tells_the_four_teams_apart():
+    """Four long team names in 80 columns: the table heads them by initials with the names once below, so no
+    team is cut to the same "Openin…" as another."""
+    with FakeOpenAIServer() as srv:
+        res = runner.invoke(app, ["judge", str(EXAMPLES / "bp_short.yaml"), "--base-url", srv.base_url, "--model",
+                                  "m", "--quiet", "--mode", "direct"], env={"COLUMNS": "80"})
+    assert res.exit_code == 0, res.output
+    head = res.output[:res.output.index("LLM usage")]
+    assert "…" not in head and all(f" {p} " in head for p in ("OG", "OO", "CG", "CO"))
+    assert "OG = Opening Government" in " ".join(head.split())

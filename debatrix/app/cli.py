@@ -609,10 +609,22 @@ def _interruptible(ctx: Any) -> Iterator[None]:
         loop.remove_signal_handler(signal.SIGINT)
 
 
-def _judged_winner(v: Any) -> str:
+def _short_names(names: list[str], room: int = 10) -> dict[str, str]:
+    """Column names for the debaters: as they are where they fit (two debaters, or short names), else their
+    initials ("Opening Government" -> "OG") where those tell them apart, so a narrow terminal does not cut four
+    team names to the same "Openin…"."""
+    if len(names) <= 2 or all(len(n) <= room for n in names):
+        return {n: n for n in names}
+    initials = {n: "".join(w[0] for w in n.split() if w[:1].isalnum()).upper() or n for n in names}
+    if len(set(initials.values())) == len(names) and all(len(i) >= 2 for i in initials.values()):
+        return initials
+    return {n: n for n in names}
+
+
+def _judged_winner(v: Any, short: dict[str, str] | None = None) -> str:
     """The winner with its confidence as shown (calibrated %, too close to call, uncalibrated, or nothing) and how
     many of its orders named it."""
-    name = v.winner or "tie"
+    name = (short or {}).get(v.winner or "", v.winner or "tie")
     said = "; ".join(x for x in (v.confidence, v.agreement) if x)
     return f"{name} ({said})" if said else name
 
@@ -627,11 +639,12 @@ def print_summary(result: JudgeResult, con: Console) -> None:
         for j in d.debater_judgments:
             if j.debater not in names:
                 names.append(j.debater)
+    short = _short_names(names)
     table = Table(title=f"{plain(result.debate_id)} — {plain(result.motion)}", title_justify="left")
     table.add_column("dimension")
     table.add_column("weight", justify="right")
     for n in names:
-        table.add_column(plain(n), justify="right")
+        table.add_column(plain(short[n]), justify="right")
     table.add_column("winner (judge)")
     table.add_column("winner (scores)")
     rows = list(result.dimensions)
@@ -641,9 +654,12 @@ def print_summary(result: JudgeResult, con: Console) -> None:
         scores = {j.debater: f"{j.score:.3g}" for j in d.debater_judgments}
         v = d.verdict
         table.add_row(plain(d.name), f"{d.weight:g}", *[scores.get(n, "-") for n in names],
-                      plain(_judged_winner(v)) if v else "-", plain(v.score_winner or "tie") if v else "-",
+                      plain(_judged_winner(v, short)) if v else "-",
+                      plain(short.get(v.score_winner or "", v.score_winner or "tie")) if v else "-",
                       style="bold" if d is result.general else None)
     con.print(table)
+    if any(short[n] != n for n in names):  # the columns' short names, once, so none is cut to "Openin…"
+        con.print("  " + " · ".join(f"{plain(short[n])} = {plain(n)}" for n in names), highlight=False)
     if result.dimensions and result.dimensions[0].speech_judgments:
         st = Table(title="speech scores", title_justify="left")
         st.add_column("#", justify="right")
