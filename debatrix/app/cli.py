@@ -433,8 +433,8 @@ def _judge_batch(paths: list[Path], settings: JudgeSettings, out_dir: Path, max_
                   files_too=True)
     latest = {r["item"]: r for r in read_records(out_dir / "items.jsonl") if r["mode"] == settings.mode}
     table = Table(title=f"{len(latest)} debates, {settings.mode} mode ({report.judged} judged now, "
-                        f"{report.skipped} found done)")
-    for column in ("debate", "status", "winner", "result"):
+                        f"{report.skipped} found done); results under {plain(out_dir)}/")
+    for column in ("debate", "status", "winner", f"result (in {plain(out_dir)}/)"):
         table.add_column(column, overflow="fold")  # a path cut short cannot be opened
     shown = set()
     for item in files.load():
@@ -442,7 +442,8 @@ def _judge_batch(paths: list[Path], settings: JudgeSettings, out_dir: Path, max_
         if r is not None:
             shown.add(item.id)
             table.add_row(plain(item.path), plain(r["status"]), plain((r.get("pred") or {}).get("winner") or "-"),
-                          plain(out_dir / r["result_file"]) if r.get("result_file") else plain(r.get("reason")))
+                          # relative to the folder the title names: short enough to stay on one line
+                          plain(r["result_file"]) if r.get("result_file") else plain(r.get("reason")))
     out_console.print(table)
     if any(latest[i]["status"] != "complete" for i in shown):
         raise typer.Exit(3)
