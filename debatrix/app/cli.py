@@ -287,7 +287,7 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
                    embedding: str | None = None, log_calls: bool = False, cache: str | Path | None = None
                    ) -> JudgeSettings:
     """Settings from command-line options (unset ones from the environment, then the defaults); on the local
-    backend, the lengths not given become the short local ones when the server starts (README, "Local models")."""
+    backend, the lengths not given become the short local ones when the server starts (docs/researchers.md, "Local models")."""
     servers = [u.strip() for u in (base_url or "").split(",") if u.strip()]
     try:
         llm = LLMSettings.from_env(base_url=servers[0] if servers else None, base_urls=tuple(servers[1:]) or None,

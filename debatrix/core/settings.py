@@ -210,7 +210,7 @@ class EscalationSettings(_Frozen):
 
 
 #: the mode a judgment runs in unless told: the flow (small decisions, verdicts computed from them), which sees the
-#: known-answer suite's changes where the prose modes do not (README, "The flow")
+#: known-answer suite's changes where the prose modes do not (docs/researchers.md, "The flow")
 DEFAULT_MODE = "flow"
 
 
