@@ -117,7 +117,7 @@ async def test_a_benchmark_folder_page_links_every_item_to_its_own_page(tmp_path
     assert sorted(name for _, name in links) == sorted(r["item"] for r in records)
     for href, _ in links:
         item_page = (out / href).read_text()
-        assert (out / href) in pages and offline(item_page) and 'id="matrix"' not in item_page  # direct: no matrix
+        assert (out / href) in pages and offline(item_page) and '<details class="speech">' in item_page  # direct: the speeches
     assert 'id="summary"' in page and "rmse100_general" in page
     # in words, rounded, with its interval or "n/a"; the items say whether their verdict was right
     assert "RMSE×100 (lower is better) · general · direct prediction" in page
@@ -229,3 +229,22 @@ async def test_the_call_log_shows_every_call_per_speech_and_dimension(uniforms, 
                           "argument · the debate (4 calls)"]
     assert titles[-1].startswith("panel · the debate")
     assert page.count('<details class="call">') == result.usage.llm_calls and offline(page)
+
+
+def test_the_report_of_a_whole_debate_mode_carries_every_speech(tmp_path):
+    """A mode that reads the debate whole (direct) has no analysis per speech; its report still shows each
+    speech, by its speaker, to read beside the verdict."""
+    from debatrix.app.api import judge_debate
+    from debatrix.app.report import result_html
+    from debatrix.core.loader import load_debate
+    from debatrix.testing import FakeOpenAIServer
+
+    from .conftest import EXAMPLES, settings
+
+    debate = load_debate(EXAMPLES / "school_uniforms.yaml")
+    with FakeOpenAIServer() as srv:
+        result = judge_debate(debate, settings("direct", base_url=srv.base_url, model="m"))
+    html = result_html(result)
+    assert html.count('<details class="speech">') == len(debate.speeches)
+    for s in debate.speeches:
+        assert s.content.split(".")[0][:40].replace("'", "&#39;") in html

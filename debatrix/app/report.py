@@ -52,14 +52,18 @@ class SheetCell:
 
 
 def matrix(result: JudgeResult) -> tuple[list[dict[str, Any]], list[str]]:
-    """Rows (one per speech: its number, speaker and one :class:`SheetCell` per dimension) and the dimension names."""
-    dims = list(result.dimensions)
+    """Rows (one per speech: its number, speaker and one :class:`SheetCell` per dimension) and the dimension names.
+    A mode that reads the debate whole (``direct``, ``dimensional``) has no cell per speech: its rows are the
+    speeches alone, so the report still carries what was judged."""
+    per_speech = any(d.analyses or d.speech_judgments for d in result.dimensions)
+    dims = list(result.dimensions) if per_speech else []
     n = max((a.index + 1 for d in dims for a in d.analyses), default=0)
-    n = max(n, max((s.index + 1 for d in dims for s in d.speech_judgments), default=0))
+    n = max(n, max((s.index + 1 for d in dims for s in d.speech_judgments), default=0), len(result.speeches))
     rows = []
     for i in range(n):
-        speaker = next((a.speaker for d in dims for a in d.analyses if a.index == i),
-                       next((s.speaker for d in dims for s in d.speech_judgments if s.index == i), "?"))
+        speaker = result.speeches[i].speaker if i < len(result.speeches) else next(
+            (a.speaker for d in dims for a in d.analyses if a.index == i),
+            next((s.speaker for d in dims for s in d.speech_judgments if s.index == i), "?"))
         cells = []
         for d in dims:
             a = next((x for x in d.analyses if x.index == i), None)
