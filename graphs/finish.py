@@ -101,6 +101,16 @@ def _merged_general(state: JudgeState, dims: list[DimensionResult], cmap: Calibr
                            verdict=verdict)
 
 
+def said_once(failures: list[str]) -> str:
+    """The failures ("where: what") with each "what" said once after all its places: a dead endpoint fails every
+    dimension's column with the same error, which is one thing to read, not three."""
+    places: dict[str, list[str]] = {}
+    for f in failures:
+        where, sep, what = f.partition(": ")
+        places.setdefault(what if sep else f, []).extend([where] if sep else [])
+    return "; ".join(f"{', '.join(dict.fromkeys(w))}: {what}" if w else what for what, w in places.items())
+
+
 def _calibrated(v: Verdict, cmap: CalibrationMap | None) -> Verdict:
     """The verdict with its confidence as shown: calibrated for the run's model and mode where a map exists."""
     q, text = shown((v.probabilities or {}).get(v.winner or "tie"), v.method, cmap)
@@ -149,7 +159,7 @@ async def finish(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     result = JudgeResult(
         debatrix_version=__version__, debate_id=debate.id, motion=debate.motion, format=debate.format,
         mode=mode.name, speeches=debate.speeches, status=Status.INCOMPLETE if failures else Status.COMPLETE,
-        incomplete_reason="; ".join(failures) or None, dimensions=tuple(dims), general=general,
+        incomplete_reason=said_once(failures) or None, dimensions=tuple(dims), general=general,
         position_bias=round(sum(biases) / len(biases), 4) if biases else None,
         flow=tuple(sorted(state.get("flows", []), key=lambda f: f.index)),
         usage=Usage.from_calls(state.get("calls", []), (finished - started).total_seconds()),

@@ -199,3 +199,23 @@ async def test_a_debater_none_of_whose_analyses_can_be_read_is_not_judged(unifor
     assert "argument/judge_debate: UnreadableAnalyses: no analysis of the speeches of Maya" in result.incomplete_reason
     assert not any(c.node == "judge_debate" and c.dimension == "argument" for c in model.calls)
     assert result.usage.llm_calls == len(model.calls)
+
+
+def test_a_failure_shared_by_several_steps_is_said_once_with_all_its_places():
+    """A dead endpoint fails every dimension with the same error: the result's reason says the error once, after
+    every place it happened; distinct errors each keep theirs."""
+    from hypothesis import given, strategies as st
+
+    from debatrix.graphs.finish import said_once
+
+    places = st.sampled_from(["argument/judge_debate", "source/judge_debate", "panel_comment", "prepare"])
+    whats = st.sampled_from(["ServiceUnavailable: endpoint down", "RunStopped: stopped", "LLMError: bad answer"])
+
+    @given(st.lists(st.tuples(places, whats), min_size=1, max_size=8))
+    def check(items):
+        text = said_once([f"{w}: {m}" for w, m in items])
+        for w, m in items:
+            assert text.count(m) == 1 and w in text
+        assert len(text.split("; ")) == len({m for _, m in items})
+
+    check()
