@@ -412,3 +412,20 @@ fetch("{served_ui}/api/runs", {{method: "POST", headers: {{"content-type": "text
         finally:
             site.shutdown()
         assert not EVIL.runs and not attacker.requests
+
+
+@pytest.mark.parametrize("log_calls", [True, False])
+async def test_a_page_run_keeps_its_call_log_when_asked(log_calls):
+    """The page's "keep every call" box: the run's result holds each call's prompt and answer (its report shows
+    them), as `judge --log-calls` does; unticked, none."""
+    with FakeOpenAIServer() as fake:
+        ui = JudgeUI(base_settings(fake.base_url))
+        async with page_client(ui, timeout=60) as client:
+            debate = (EXAMPLES / "school_uniforms.yaml").read_text()
+            r = await client.post("/api/runs", json={"debate": debate, "log_calls": log_calls})
+            assert r.status_code == 200, r.text
+            run = r.json()["run_id"]
+            events_of((await client.get(f"/api/runs/{run}/events")).text)
+            result = (await client.get(f"/api/runs/{run}/result.json")).json()
+    assert (len(result["call_log"]) == result["usage"]["llm_calls"] > 0) is log_calls
+    assert not log_calls or all(c["messages"] for c in result["call_log"])

@@ -88,6 +88,7 @@ class RunRequest(BaseModel):
     base_url: str | None = None
     model: str | None = Field(default=None, max_length=200)
     api_key: str | None = Field(default=None, max_length=500)  # the page's own key for the endpoint it names
+    log_calls: bool = False  # keep every call's prompt and answer in the result (its report shows them)
 
     @field_validator("orders", mode="before")
     @classmethod
@@ -245,8 +246,10 @@ class JudgeUI:
         if body.orders:
             update["orders"] = body.orders
         try:
-            return JudgeSettings.model_validate({**self.base.model_dump(exclude={"llm"}), **update,
-                                                 "llm": self._llm(body)})
+            llm = self._llm(body)
+            if body.log_calls:
+                llm = llm.model_copy(update={"log_calls": True})
+            return JudgeSettings.model_validate({**self.base.model_dump(exclude={"llm"}), **update, "llm": llm})
         except ValueError as e:
             raise FieldError("options", str(e).splitlines()[0]) from None
 
