@@ -10,6 +10,7 @@ for settings that a run holds fixed (retrieval, orders, the model).
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import math
 from pathlib import Path
@@ -36,8 +37,10 @@ def records(folder: Path, mode: str) -> dict[str, dict[str, Any]]:
 
 
 def _rmse(recs: list[dict[str, Any]], dim: str, kind: str) -> float | None:
-    """RMSE×100 over the records that made this prediction (None: none did)."""
-    made = [r for r in recs if r["pred"].get(dim, {}).get(kind) is not None]
+    """RMSE×100 over the records that made this prediction against a gold verdict per dimension (None: none did;
+    a benchmark whose gold is not a verdict per dimension, e.g. the known answers, has none)."""
+    made = [r for r in recs if r["pred"].get(dim, {}).get(kind) is not None
+            and isinstance(r.get("gold"), dict) and isinstance(r["gold"].get(dim), (int, float))]
     return rmse100([r["pred"][dim][kind] for r in made], [r["gold"][dim] for r in made]) if made else None
 
 
@@ -63,9 +66,10 @@ def compare(a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]], resample
         lo, hi = intervals[(dim, kind)]
         rows.append({"metric": f"RMSE×100 {dim}, {kind.upper()}", "a": va, "b": vb, "diff": vb - va,
                      "low": lo, "high": hi, "n": len(common)})
-    right = {k: sum(r[k_]["pred"]["general"]["dp"] == r[k_]["gold"]["general"] for k_ in common)
-             for k, r in (("a", a), ("b", b))}
-    rows.append({"metric": "general verdicts right (DP)", "a": right["a"], "b": right["b"], "n": len(common)})
+    if keys:  # verdicts against a gold verdict (DebateArt)
+        right = {k: sum(r[k_]["pred"]["general"]["dp"] == r[k_]["gold"]["general"] for k_ in common)
+                 for k, r in (("a", a), ("b", b))}
+        rows.append({"metric": "general verdicts right (DP)", "a": right["a"], "b": right["b"], "n": len(common)})
     for key in ("prompt_tokens", "prompt_tokens_processed", "completion_tokens", "llm_calls"):
         sa = [a[k]["usage"].get(key) for k in common]
         sb = [b[k]["usage"].get(key) for k in common]
@@ -81,27 +85,76 @@ def changed(a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]]) -> list[
     for k in sorted(set(a) & set(b)):
         pa, pb = a[k]["pred"].get("general", {}).get("dp"), b[k]["pred"].get("general", {}).get("dp")
         if pa != pb:
-            gold = a[k]["gold"].get("general")
+            gold = a[k]["gold"].get("general") if isinstance(a[k].get("gold"), dict) else None
             out.append({"item": k, "a": pa, "b": pb, "gold": gold,
                         "better": None if gold is None or pa is None or pb is None else
                         abs(pb - gold) < abs(pa - gold)})
     return out
 
 
-def shared_mode(a: Path, b: Path) -> str:
-    """The mode both runs judged (the first in the first run's order); a typed error where none is."""
-    def modes(folder: Path) -> list[str]:
-        path = folder / "items.jsonl"
-        if not path.exists():
-            raise BenchmarkDataError(f"{folder}: not a benchmark results folder (no items.jsonl)")
-        found = (json.loads(line).get("mode") for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
-        return list(dict.fromkeys(m for m in found if m))
+def run_modes(folder: Path) -> list[str]:
+    """The modes a run judged, in its order."""
+    path = folder / "items.jsonl"
+    if not path.exists():
+        raise BenchmarkDataError(f"{folder}: not a benchmark results folder (no items.jsonl)")
+    found = (json.loads(line).get("mode") for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+    return list(dict.fromkeys(m for m in found if m))
 
-    in_b = set(modes(b))
-    common = [m for m in modes(a) if m in in_b]
+
+def shared_modes(a: Path, b: Path) -> list[str]:
+    """The modes both runs judged (in the first run's order); a typed error where there is none."""
+    in_b = set(run_modes(b))
+    common = [m for m in run_modes(a) if m in in_b]
     if not common:
         raise BenchmarkDataError(f"{a} and {b} judged no mode in common")
-    return common[0]
+    return common
+
+
+def shared_mode(a: Path, b: Path, mode: str | None = None) -> str:
+    """``mode`` where both runs judged it (a typed error naming the shared ones where not), else the first both
+    judged."""
+    common = shared_modes(a, b)
+    if mode is not None and mode not in common:
+        raise BenchmarkDataError(f"both runs judged {', '.join(common)}; not {mode}")
+    return mode or common[0]
+
+
+def summaries(a: Path, b: Path, mode: str) -> list[dict[str, Any]]:
+    """Each run's own summary figures for ``mode`` side by side (``summary.csv``: over all of that run's items,
+    not paired), for the metrics both report: what a benchmark without a gold verdict per item is compared by."""
+    def read(folder: Path) -> dict[tuple[str, str], float]:
+        try:
+            rows = list(csv.DictReader((folder / "summary.csv").open(encoding="utf-8")))
+        except OSError:
+            return {}
+        return {(r["metric"], r["subset"]): float(r["value"]) for r in rows if r.get("mode") == mode}
+
+    ra, rb = read(a), read(b)
+    return [{"metric": f"{m} ({sub})" if sub != "all" else m, "a": ra[(m, sub)], "b": rb[(m, sub)]}
+            for m, sub in ra if (m, sub) in rb]
+
+
+def settings_differing(a: Path, b: Path) -> list[tuple[str, Any, Any]]:
+    """The settings two runs were made with that differ (``run.json``; dotted names, e.g. ``llm.model``): what
+    the comparison is a comparison of. A run folder without ``run.json`` shows no settings."""
+    def flat(folder: Path) -> dict[str, Any]:
+        try:
+            data = json.loads((folder / "run.json").read_text(encoding="utf-8")).get("settings") or {}
+        except (OSError, ValueError):
+            return {}
+        out: dict[str, Any] = {}
+
+        def walk(prefix: str, value: Any) -> None:
+            if isinstance(value, dict):
+                for k, v in value.items():
+                    walk(f"{prefix}{k}.", v)
+            else:
+                out[prefix[:-1]] = value
+        walk("", data)
+        return out
+
+    fa, fb = flat(a), flat(b)
+    return [(k, fa.get(k), fb.get(k)) for k in sorted(set(fa) | set(fb)) if fa.get(k) != fb.get(k)]
 
 
 def _diff(ra: list[dict[str, Any]], rb: list[dict[str, Any]], dim: str, kind: str) -> float | None:

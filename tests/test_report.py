@@ -248,3 +248,37 @@ def test_the_report_of_a_whole_debate_mode_carries_every_speech(tmp_path):
     assert html.count('<details class="speech">') == len(debate.speeches)
     for s in debate.speeches:
         assert s.content.split(".")[0][:40].replace("'", "&#39;") in html
+
+
+def _run_folder(path, *, orders, value, modes=("direct",)):
+    import json
+
+    path.mkdir()
+    recs = [{"benchmark": "contrast", "mode": m, "repeat": 0, "item": f"i{k}", "status": "complete",
+             "pred": {"general": {"dp": float(k % 2)}}, "usage": {"llm_calls": 4, "prompt_tokens": 100}}
+            for m in modes for k in range(3)]
+    (path / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    (path / "summary.csv").write_text("mode,metric,subset,value,ci_low,ci_high,repeats,n\n"
+                                      + "".join(f"{m},intact_dp_all,all,{value},nan,nan,1,3\n" for m in modes))
+    (path / "run.json").write_text(json.dumps({"benchmark": "contrast", "settings": {
+        "orders": orders, "llm": {"base_url": f"http://user:secret@127.0.0.1:{9 + orders}/v1", "model": "m"}}}))
+    return path
+
+
+def test_two_runs_compare_by_their_settings_and_summaries_in_a_chosen_mode(tmp_path):
+    """`report A B` on runs without a gold verdict per item (the known answers) compares their summaries, says
+    which settings differ (orders 2 against 1; no credential shown), and `--mode` picks among the shared modes."""
+    from typer.testing import CliRunner
+
+    from debatrix.app.cli import app
+
+    a = _run_folder(tmp_path / "a", orders=2, value=0.5, modes=("direct", "flow"))
+    b = _run_folder(tmp_path / "b", orders=1, value=0.75, modes=("direct", "flow"))
+    out = tmp_path / "cmp.html"
+    res = CliRunner().invoke(app, ["report", str(a), str(b), "--out", str(out), "--mode", "flow"])
+    assert res.exit_code == 0, res.output
+    page = out.read_text()
+    assert "mode flow" in page and "<td>orders</td><td>2</td><td>1</td>" in page and "secret" not in page
+    assert "intact_dp_all" in page and "+0.25" in page
+    res = CliRunner().invoke(app, ["report", str(a), str(b), "--out", str(out), "--mode", "debatrix"])
+    assert res.exit_code == 2 and "both runs judged direct, flow; not debatrix" in res.output

@@ -1140,6 +1140,8 @@ def report(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="the HTML file to write (default: PATH with "
                                                                   ".html, PATH/report.html for a folder, "
                                                                   "OTHER/compare-with-PATH.html for two)")] = None,
+    mode: Annotated[str | None, typer.Option(help="with two folders: the mode to compare (default: the first "
+                                                  "both runs judged)")] = None,
 ) -> None:
     """Write an HTML report of a judgment or a benchmark run.
 
@@ -1159,7 +1161,7 @@ def report(
         target = out or (path / "report.html" if path.is_dir() else path.with_suffix(".html"))
     _check_writable(target)
     try:
-        pages = write_comparison(path, other, target) if other is not None else write_report(path, target)
+        pages = write_comparison(path, other, target, mode) if other is not None else write_report(path, target)
     except ReportError as e:
         _fail(str(e))
         raise

@@ -25,6 +25,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from debatrix.core.errors import ConfigurationError
 from debatrix.core.files import inside, write_atomic
 from debatrix.core.models import DimensionResult, JudgeResult
+from debatrix.core.settings import redact_url
 from debatrix.core.passages import ID, passage_id, split_speech
 
 # one color per dimension column in the chart (cycled)
@@ -292,23 +293,28 @@ def compare_html(a: Path, b: Path, mode: str | None = None) -> str:
     """Two benchmark runs side by side, paired over the items both completed: each metric in both runs with the
     difference and its 95% paired bootstrap interval, and the items whose verdict changed."""
     from debatrix.benchmarks.base import BenchmarkDataError
-    from debatrix.benchmarks.compare import changed, compare, records, shared_mode
+    from debatrix.benchmarks.compare import (changed, compare, records, settings_differing, shared_mode,
+                                             shared_modes, summaries)
 
     try:
-        mode = mode or shared_mode(a, b)
+        modes = shared_modes(a, b)
+        mode = shared_mode(a, b, mode)
         ra, rb = records(a, mode), records(b, mode)
         rows = compare(ra, rb)
     except BenchmarkDataError as e:
         raise ReportError(str(e)) from None
+    differ = [(k, redact_url(x) if isinstance(x, str) else x, redact_url(y) if isinstance(y, str) else y)
+              for k, x, y in settings_differing(a, b)]
     return env().get_template("compare.html.j2").render(
-        a=a.name, b=b.name, mode=mode, rows=rows, changed=changed(ra, rb), n=rows[0]["n"] if rows else 0)
+        a=a.name, b=b.name, mode=mode, modes=modes, rows=rows, changed=changed(ra, rb),
+        n=rows[0]["n"] if rows else 0, differ=differ, summaries=summaries(a, b, mode))
 
 
-def write_comparison(a: Path, b: Path, out: Path) -> list[Path]:
+def write_comparison(a: Path, b: Path, out: Path, mode: str | None = None) -> list[Path]:
     for folder in (a, b):
         if not folder.is_dir():
             raise ReportError(f"{folder}: a comparison reads two benchmark results folders")
-    write_atomic(out, compare_html(a, b))
+    write_atomic(out, compare_html(a, b, mode))
     return [out]
 
 
