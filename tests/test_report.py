@@ -282,3 +282,27 @@ def test_two_runs_compare_by_their_settings_and_summaries_in_a_chosen_mode(tmp_p
     assert "intact_dp_all" in page and "+0.25" in page
     res = CliRunner().invoke(app, ["report", str(a), str(b), "--out", str(out), "--mode", "debatrix"])
     assert res.exit_code == 2 and "both runs judged direct, flow; not debatrix" in res.output
+
+
+def test_a_benchmark_report_leads_with_its_headline_as_the_papers_table(tmp_path):
+    """DebateArt's headline is Table 5's shape: a row per dimension and SC/DP, a column per mode, each RMSE×100 with
+    its interval; every other metric folds below it."""
+    import json
+
+    from debatrix.app.report import write_report
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "items.jsonl").write_text(json.dumps({"benchmark": "debateart", "mode": "flow", "item": "i", "repeat": 0,
+                                                    "status": "complete", "pred": {}, "gold": {}}) + "\n")
+    rows = ["mode,metric,subset,value,ci_low,ci_high,repeats,n"]
+    for mode, base in (("flow", 50.0), ("direct", 61.2)):
+        rows += [f"{mode},rmse100_general_dp,all,{base},{base - 10},{base + 10},1,10",
+                 f"{mode},rmse100_general_dp,long,{base},nan,nan,1,5", f"{mode},completion_rate,all,1.0,1,1,1,10"]
+    (folder / "summary.csv").write_text("\n".join(rows) + "\n")
+    (folder / "run.json").write_text(json.dumps({"benchmark": "debateart", "settings": {}}))
+    write_report(folder, folder / "report.html")
+    page = (folder / "report.html").read_text()
+    lead = page[page.index('id="headline"'):page.index("</table>", page.index('id="headline"'))]
+    assert "<th>flow</th><th>direct</th>" in lead and "rmse100_general_dp" in lead and "[40" in lead
+    assert "completion_rate" not in lead and page.index('id="headline"') < page.index("<details><summary><h2")

@@ -283,10 +283,34 @@ def bench_html(folder: Path, items: list[dict[str, Any]], item_pages: dict[str, 
     plot = folder / "summary.png"
     png = f"data:image/png;base64,{base64.b64encode(plot.read_bytes()).decode()}" if plot.exists() else None
     run = json.loads((folder / "run.json").read_text(encoding="utf-8")) if (folder / "run.json").exists() else {}
+    modes, lead = headline_table(str(run.get("benchmark", "")), table)
     return env().get_template("bench.html.j2").render(
         name=run.get("benchmark", folder.name), folder=folder.name, table=table, items=rows, plot=png,
+        lead=lead, lead_modes=modes,
         modes=sorted({str(r.get("mode")) for r in rows}), statuses=sorted({str(r.get("status")) for r in rows}),
         run=json.dumps(run.get("settings", {}), indent=1)[:4000])
+
+
+def headline_table(benchmark: str, table: list[dict[str, Any]]) -> tuple[list[str], list[dict[str, Any]]]:
+    """The benchmark's headline metrics as the paper's tables have them: a row per metric (for DebateArt, each
+    dimension's SC and DP RMSE×100: Table 5's shape), a column per mode, each cell the value with its interval, over
+    all the items. Empty where the benchmark names no headline."""
+    from debatrix.benchmarks.base import BENCHMARKS
+
+    entry = BENCHMARKS.get(benchmark)
+    headline = getattr(entry.cls, "headline", ()) if entry is not None else ()
+    if not isinstance(headline, tuple) or not headline:
+        return [], []
+    cells = {(r.get("mode"), r.get("metric")): r for r in table if r.get("subset") == "all"}
+    modes = list(dict.fromkeys(str(r.get("mode")) for r in table if r.get("metric") in headline))
+    rows = []
+    for metric in headline:
+        found = [cells.get((m, metric)) for m in modes]
+        if any(found):
+            rows.append({"metric": metric, "words": next(r["words"] for r in found if r),
+                         "cells": [f"{r['value']} [{r['interval']}]" if r and r["interval"] != "n/a" else
+                                   (r["value"] if r else "") for r in found]})
+    return modes, rows
 
 
 def compare_html(a: Path, b: Path, mode: str | None = None) -> str:
