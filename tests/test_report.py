@@ -118,6 +118,7 @@ async def test_a_benchmark_folder_page_links_every_item_to_its_own_page(tmp_path
     for href, _ in links:
         item_page = (out / href).read_text()
         assert (out / href) in pages and offline(item_page) and '<details class="speech">' in item_page  # direct: the speeches
+        assert '../../../report.html">← the run' in item_page and "Gold (the benchmark's): general" in item_page
     assert 'id="summary"' in page and "rmse100_general" in page
     # in words, rounded, with its interval or "n/a"; the items say whether their verdict was right
     assert "RMSE×100 (lower is better) · general · direct prediction" in page

@@ -199,15 +199,16 @@ def flow_sheet(result: JudgeResult) -> dict[str, Any] | None:
     return {"rows": rows, "speakers": [s.speaker for s in result.speeches], "tallies": led.tallies}
 
 
-def result_html(result: JudgeResult) -> str:
-    """The judgment as one self-contained HTML page."""
+def result_html(result: JudgeResult, item: dict[str, Any] | None = None) -> str:
+    """The judgment as one self-contained HTML page; ``item`` (a benchmark item's page): ``back``, the run's report
+    to link back to, and ``gold``, ``pred`` and ``right``, what the benchmark holds of it."""
     rows, dims = matrix(result)
     debaters = list(dict.fromkeys(j.debater for d in _verdicts(result) for j in d.debater_judgments))
     speeches = {i: s.content for i, s in enumerate(result.speeches)}
     return env().get_template("report.html.j2").render(
         r=result, rows=rows, dims=dims, debaters=debaters, verdicts=_verdicts(result), charts=score_charts(result),
         palette=PALETTE, speeches=speeches, headline=headline, score_line=score_line, calls=call_groups(result),
-        sheet=flow_sheet(result))
+        sheet=flow_sheet(result), item=item)
 
 
 def load_result(path: Path) -> JudgeResult:
@@ -363,7 +364,9 @@ def write_report(path: Path, out: Path) -> list[Path]:
         except ReportError:
             continue  # not a judge result (a benchmark that stores its own records): no page
         page = source.with_suffix(".html")
-        write_atomic(page, result_html(result))
+        write_atomic(page, result_html(result, {"back": _relative(out, page.parent), "gold": _flat(rec.get("gold")),
+                                                "pred": _flat(rec.get("pred")), "right": _right(rec),
+                                                "name": str(rec.get("item", ""))}))
         written.append(page)
         pages[rel] = _relative(page, out.parent)
     write_atomic(out, bench_html(path, items, pages))
