@@ -536,3 +536,16 @@ def test_a_bp_summary_at_80_columns_tells_the_four_teams_apart():
     head = res.output[:res.output.index("LLM usage")]
     assert "…" not in head and all(f" {p} " in head for p in ("OG", "OO", "CG", "CO"))
     assert "OG = Opening Government" in " ".join(head.split())
+
+
+def test_the_summary_says_what_its_words_mean_where_they_appear():
+    """Under the table, a line for each word a coach would have to guess: why the judge's and the scores' winner
+    differ, what "uncalibrated" means; none where the table does not use it."""
+    from types import SimpleNamespace as NS
+
+    from debatrix.app.cli import _table_notes
+
+    v = lambda w, s, c: NS(verdict=NS(winner=w, score_winner=s, confidence=c))  # noqa: E731
+    notes = " ".join(_table_notes([v("Ana", None, "uncalibrated"), v("Ben", "Ben", "too close to call")]))
+    assert "winner (scores) compares" in notes and "uncalibrated:" in notes and "too close to call:" in notes
+    assert _table_notes([v("Ana", "Ana", "72%"), NS(verdict=None)]) == []

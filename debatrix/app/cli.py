@@ -33,6 +33,7 @@ from debatrix.core.errors import (
 from debatrix.core.files import check_writable, write_atomic
 from debatrix.core.loader import load_debate
 from debatrix.core.models import Debate, DebateFormat, JudgeResult, Status
+from debatrix.core.confidence import TOO_CLOSE, UNCALIBRATED
 from debatrix.core.modes import MODES
 from debatrix.app.runtime import settle_heap
 from debatrix.core.settings import (DEFAULT_LOCAL_MODEL, DEFAULT_MODE, Environment, EscalationSettings,
@@ -610,6 +611,22 @@ def _interruptible(ctx: Any) -> Iterator[None]:
         loop.remove_signal_handler(signal.SIGINT)
 
 
+def _table_notes(rows: list[Any]) -> list[str]:
+    """What the summary's words mean, said under the table where they appear (a coach should not have to guess
+    why the two winner columns differ, or what "uncalibrated" is)."""
+    verdicts = [d.verdict for d in rows if d.verdict is not None]
+    notes = []
+    if any((v.winner or None) != (v.score_winner or None) for v in verdicts):
+        notes.append("winner (judge) is the verdict the judge reached on the dimension; winner (scores) compares the "
+                     "debaters' scores on it: they can differ (a close verdict, or scores within the tie margin)")
+    if any(v.confidence == UNCALIBRATED for v in verdicts):
+        notes.append("uncalibrated: no fit of this model's probabilities to how often it is right exists for that "
+                     "verdict, so no percentage is shown")
+    if any(v.confidence == TOO_CLOSE for v in verdicts):
+        notes.append("too close to call: the winner named is barely more likely than the other side")
+    return notes
+
+
 def _short_names(names: list[str], room: int = 10) -> dict[str, str]:
     """Column names for the debaters: as they are where they fit (two debaters, or short names), else their
     initials ("Opening Government" -> "OG") where those tell them apart, so a narrow terminal does not cut four
@@ -661,6 +678,8 @@ def print_summary(result: JudgeResult, con: Console) -> None:
     con.print(table)
     if any(short[n] != n for n in names):  # the columns' short names, once, so none is cut to "Openin…"
         con.print("  " + " · ".join(f"{plain(short[n])} = {plain(n)}" for n in names), highlight=False)
+    for line in _table_notes(rows):
+        con.print(f"  {line}", highlight=False)
     if result.dimensions and result.dimensions[0].speech_judgments:
         st = Table(title="speech scores", title_justify="left")
         st.add_column("#", justify="right")
