@@ -25,7 +25,7 @@ from .flow import add_flow, to_flow
 from .panel import add_panel
 from .serde import with_judge_types
 from .state import Accumulated, JudgeInput, JudgeOutput, JudgeRun, JudgeState
-from .wiring import bind
+from .wiring import bind, subgraph_node
 
 
 def _judge_graph(ctx: JudgeContext | None, shape: Mode, column: Any) -> StateGraph:
@@ -39,7 +39,7 @@ def _judge_graph(ctx: JudgeContext | None, shape: Mode, column: Any) -> StateGra
         g.add_conditional_edges("prepare", to_flow, ["flow_speech", "finish"])
         g.add_edge("finish", END)
         return g
-    g.add_node("column", as_column_node(column))
+    g.add_node("column", subgraph_node(column, Accumulated))
     g.add_conditional_edges("prepare", to_columns, ["column", "finish"])
     if shape.panel:
         add_panel(g, ctx, mode, after="column")
@@ -54,22 +54,6 @@ def to_columns(state: JudgeState) -> list[Any]:
         return ["finish"]
     return [Send("column", {"debate": state["debate"], "run_id": state["run_id"], "dimension": d})
             for d in state["dimensions"]]
-
-
-def as_column_node(column: Any) -> Any:
-    """The compiled column as the judge graph's node, answering with its output keys alone. Added as a node
-    directly, a subgraph hands its parent its whole final state under ``astream_events`` (langgraph#6446), so two
-    columns finishing in one step both wrote ``debate`` (InvalidUpdateError); called from a node, it is still a
-    subgraph to LangGraph (its steps stream and draw as the column's own)."""
-    keys = tuple(Accumulated.__annotations__)
-
-    # the state is the Send's payload (a ColumnState), unannotated: an annotation would make it the node's input
-    # schema in the judge graph, whose keys of the same names hold other types
-    async def column_node(state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
-        out = await column.ainvoke(state, config)
-        return {k: out[k] for k in keys if k in out}
-
-    return column_node
 
 
 def _column(ctx: JudgeContext | None, mode: Mode, merge_score_call: bool, score_in_analysis: bool = False) -> Any:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 
 from debatrix.context import JudgeContext
@@ -20,7 +19,7 @@ from . import messages as M
 from .answers import winner_answer
 from .finish import judged_debaters
 from .state import PANEL, JudgeState, PanelOutput, PanelState
-from .wiring import add_step
+from .wiring import add_step, subgraph_node
 
 
 def _panel_messages(state: PanelState, ctx: JudgeContext, order: tuple[str, ...]) -> list[Any]:
@@ -124,19 +123,6 @@ def build_panel(ctx: JudgeContext | None, mode: str) -> Any:
     return g.compile()
 
 
-def as_panel_node(panel: Any) -> Any:
-    """The compiled panel as the judge graph's node: it is given the judge's keys it reads and answers with its
-    output keys alone (called from a node, as the columns are: a subgraph added directly hands its parent its
-    whole state under ``astream_events``, langgraph#6446)."""
-    reads, keys = tuple(PanelState.__annotations__), tuple(PanelOutput.__annotations__)
-
-    async def panel_node(state: JudgeState, config: RunnableConfig) -> dict[str, Any]:
-        out = await panel.ainvoke({k: state[k] for k in reads if k in state and k not in keys}, config)  # type: ignore[literal-required]
-        return {k: out[k] for k in keys if k in out}
-
-    return panel_node
-
-
 def after_columns(state: JudgeState) -> str:
     return "finish" if state.get("failures") else "panel"
 
@@ -147,7 +133,7 @@ def add_panel(g: Any, ctx: JudgeContext | None, mode: str, after: str) -> None:
     # a conditional edge straight from the columns would be decided per column, each seeing only its own failures,
     # so one failed dimension would not stop the panel: the columns join first
     g.add_node("columns_done", columns_done)
-    g.add_node("panel", as_panel_node(build_panel(ctx, mode)))
+    g.add_node("panel", subgraph_node(build_panel(ctx, mode), PanelOutput, reads=PanelState))
     g.add_edge(after, "columns_done")
     g.add_conditional_edges("columns_done", after_columns, ["panel", "finish"])
     g.add_edge("panel", "finish")

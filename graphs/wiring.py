@@ -6,6 +6,7 @@ import functools
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.graph import StateGraph
 from langgraph.runtime import Runtime
 
@@ -56,5 +57,25 @@ def guarded(name: str, fn: Node) -> Node:
             where = f"{dim.name}/{name}" if isinstance(dim, Dimension) else name
             # the requests it made still count (retries, repairs, tokens), though they gave no usable answer
             return {"failures": [f"{where}: {type(e).__name__}: {e}"], "calls": list(getattr(e, "calls", []))}
+
+    return node
+
+
+def subgraph_node(graph: Any, output: Any, reads: Any = None) -> Any:
+    """A compiled subgraph (a dimension column, the panel) as one node of the judge graph: given the keys of
+    ``reads`` from the parent's state (its whole input where None: a ``Send``'s payload), answering with the keys of
+    ``output`` alone. Added as a node directly, a subgraph hands its parent its whole final state under
+    ``astream_events`` (langgraph#6446), so two columns finishing in one step both wrote ``debate``
+    (InvalidUpdateError); called from a node it is still a subgraph to LangGraph (its steps stream and draw as its
+    own). The keys it answers with are not handed in: they accumulate in the parent, and would come back doubled."""
+    keys = tuple(output.__annotations__)
+    wanted = None if reads is None else tuple(k for k in reads.__annotations__ if k not in keys)
+
+    # the state is unannotated: an annotation would make it the node's input schema in the judge graph, whose keys
+    # of the same names may hold other types (a column's Send payload is a ColumnState)
+    async def node(state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
+        given = state if wanted is None else {k: state[k] for k in wanted if k in state}
+        out = await graph.ainvoke(given, config)
+        return {k: out[k] for k in keys if k in out}
 
     return node
