@@ -34,7 +34,6 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from debatrix.llm.cache import AnswerCache, CacheUnavailable, open_cache
 from debatrix.llm.scheduling import AffinityScheduler
 from debatrix.core.errors import (
-    ConfigurationError,
     ContextWindowExceeded,
     IncompleteJudgment,
     LLMError,
@@ -43,6 +42,7 @@ from debatrix.core.errors import (
     RunStopped,
     ServiceLost,
     StructuredOutputError,
+    require_extra,
 )
 from debatrix.llm.http_chat import (ChatHTTPError, ChatResponseError, Endpoint, HTTPChatModel, retry_after,
                                     split_credentials, token_count)
@@ -71,12 +71,8 @@ def _sdk(name: str) -> type[BaseException]:
 SDK_TIMEOUT, SDK_CONNECTION, SDK_STATUS, SDK_LENGTH, SDK_ERROR = (_sdk(n) for n in (
     "APITimeoutError", "APIConnectionError", "APIStatusError", "LengthFinishReasonError", "OpenAIError"))
 HTTPX_TRANSPORT = httpx.TransportError if httpx is not None else _NotInstalled
-
-
-def _require_openai() -> None:
-    if openai is None or httpx is None:
-        raise ConfigurationError("transport 'langchain' needs LangChain's OpenAI client: pip install "
-                                 "'debatrix[openai]' (the default transport, http, needs nothing more)")
+#: what the langchain transport needs (ChatOpenAI brings the SDK and httpx with it)
+LANGCHAIN_EXTRA = ("langchain_openai", "--transport langchain (LangChain's ChatOpenAI)", "openai")
 
 
 def _openai_kinds() -> tuple[type, ...]:
@@ -129,7 +125,7 @@ def account_headers(settings: LLMSettings) -> dict[str, str]:
 
 def make_chat_model(settings: LLMSettings, http_async_client: httpx.AsyncClient | None = None) -> BaseChatModel:
     """LangChain's ChatOpenAI for the configured endpoint (``transport="langchain"``)."""
-    _require_openai()
+    require_extra(*LANGCHAIN_EXTRA)
     from langchain_openai import ChatOpenAI
 
     key = _api_key(settings)
@@ -287,7 +283,7 @@ class LLMGateway:
                 # O(connections) per request: several small pools (one per 16 requests in flight) keep it flat.
                 # No TLS to set up for a plain-HTTP server (loading the CA bundle is the costliest part of a new client).
                 shards = max(1, -(-self.settings.max_concurrency // 16))
-                _require_openai()
+                require_extra(*LANGCHAIN_EXTRA)
                 models = [make_chat_model(self.settings, httpx.AsyncClient(
                     timeout=self.settings.timeout, verify=not plain_http,
                     limits=httpx.Limits(max_connections=16, max_keepalive_connections=16)))
