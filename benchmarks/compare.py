@@ -10,7 +10,6 @@ for settings that a run holds fixed (retrieval, orders, the model).
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import math
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any
 
 from .base import BenchmarkDataError
 from .metrics import rmse100
-from .runner import bootstrap_intervals
+from .runner import bootstrap_intervals, read_summary
 
 DIMENSIONS = ("general", "argument", "source", "language")
 
@@ -110,10 +109,9 @@ def shared_modes(a: Path, b: Path) -> list[str]:
     return common
 
 
-def shared_mode(a: Path, b: Path, mode: str | None = None) -> str:
-    """``mode`` where both runs judged it (a typed error naming the shared ones where not), else the first both
-    judged."""
-    common = shared_modes(a, b)
+def chosen_mode(common: list[str], mode: str | None = None) -> str:
+    """``mode`` where both runs judged it (``common``, :func:`shared_modes`; a typed error naming them where not),
+    else the first both judged."""
     if mode is not None and mode not in common:
         raise BenchmarkDataError(f"both runs judged {', '.join(common)}; not {mode}")
     return mode or common[0]
@@ -124,7 +122,7 @@ def summaries(a: Path, b: Path, mode: str) -> list[dict[str, Any]]:
     not paired), for the metrics both report: what a benchmark without a gold verdict per item is compared by."""
     def read(folder: Path) -> dict[tuple[str, str], float]:
         try:
-            rows = list(csv.DictReader((folder / "summary.csv").open(encoding="utf-8")))
+            rows = read_summary(folder)
         except OSError:
             return {}
         return {(r["metric"], r["subset"]): float(r["value"]) for r in rows if r.get("mode") == mode}

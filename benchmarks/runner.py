@@ -460,6 +460,12 @@ def summarize(bench: Benchmark, records: list[dict[str, Any]]) -> list[SummaryRo
     return rows
 
 
+def read_summary(out_dir: Path) -> list[dict[str, str]]:
+    """The rows :func:`write_summary` wrote to ``summary.csv`` (as text, by column name)."""
+    with (out_dir / "summary.csv").open(encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
 def write_summary(out_dir: Path, bench: Benchmark, rows: list[SummaryRow], baselines: list[MetricRow]) -> None:
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=list(SummaryRow.__dataclass_fields__))

@@ -1165,16 +1165,16 @@ def report(
     """Write an HTML report of a judgment or a benchmark run.
 
     Given two benchmark folders, a page comparing the runs on their common items. It opens offline. A benchmark folder's items get their own pages beside their result files, linked from it."""
-    from .report import ReportError, write_comparison, write_report
+    from .report import ReportError, check_comparable, write_comparison, write_report
 
     for given in (path, other):
         if given is not None and not given.exists():
             _fail(f"{given}: no such file or folder")
     if other is not None:
-        files = [str(p) for p in (path, other) if not p.is_dir()]
-        if files:  # two judgments are read one report each; the comparison pairs the items of two runs
-            _fail(f"{' and '.join(files)}: a comparison reads two benchmark folders (bench --out, or a judge "
-                  f"--out-dir folder); a result JSON gets a report of its own: debatrix report {files[0]}")
+        try:  # before the default target is made inside OTHER
+            check_comparable(path, other)
+        except ReportError as e:
+            _fail(str(e))
         target = out or other / f"compare-with-{path.resolve().name}.html"
     else:
         target = out or (path / "report.html" if path.is_dir() else path.with_suffix(".html"))

@@ -12,7 +12,6 @@ cannot put markup or script into the page.
 from __future__ import annotations
 
 import base64
-import csv
 import html
 import json
 import math
@@ -271,13 +270,13 @@ def bench_html(folder: Path, items: list[dict[str, Any]], item_pages: dict[str, 
     """A benchmark folder's page: the summary in words with rounded values and intervals, the plot, and every item
     (sortable and filterable) with its prediction, gold, whether its verdict was right, and its page."""
     from debatrix.benchmarks.metrics import metric_words
+    from debatrix.benchmarks.runner import read_summary
 
-    with (folder / "summary.csv").open(encoding="utf-8") as fh:
-        table = [{**row, "words": metric_words(row.get("metric", "")), "value": _number(row.get("value")),
-                  "interval": (f"{_number(row['ci_low'])} – {_number(row['ci_high'])}"
-                               if _number(row.get("ci_low")) != "n/a" and _number(row.get("ci_high")) != "n/a"
-                               else "n/a")}
-                 for row in csv.DictReader(fh)]
+    table = [{**row, "words": metric_words(row.get("metric", "")), "value": _number(row.get("value")),
+              "interval": (f"{_number(row['ci_low'])} – {_number(row['ci_high'])}"
+                           if _number(row.get("ci_low")) != "n/a" and _number(row.get("ci_high")) != "n/a"
+                           else "n/a")}
+             for row in read_summary(folder)]
     rows = sorted(({**rec, "page": item_pages.get(rec.get("result_file") or ""), "right": _right(rec),
                     "pred_text": _flat(rec.get("pred")), "gold_text": _flat(rec.get("gold"))} for rec in items),
                   key=lambda r: (str(r.get("mode")), str(r.get("item")), r.get("repeat") or 0))
@@ -318,12 +317,12 @@ def compare_html(a: Path, b: Path, mode: str | None = None) -> str:
     """Two benchmark runs side by side, paired over the items both completed: each metric in both runs with the
     difference and its 95% paired bootstrap interval, and the items whose verdict changed."""
     from debatrix.benchmarks.base import BenchmarkDataError
-    from debatrix.benchmarks.compare import (changed, compare, records, settings_differing, shared_mode,
+    from debatrix.benchmarks.compare import (changed, chosen_mode, compare, records, settings_differing,
                                              shared_modes, summaries)
 
     try:
         modes = shared_modes(a, b)
-        mode = shared_mode(a, b, mode)
+        mode = chosen_mode(modes, mode)
         ra, rb = records(a, mode), records(b, mode)
         rows = compare(ra, rb)
     except BenchmarkDataError as e:
@@ -335,10 +334,17 @@ def compare_html(a: Path, b: Path, mode: str | None = None) -> str:
         n=rows[0]["n"] if rows else 0, differ=differ, summaries=summaries(a, b, mode))
 
 
+def check_comparable(a: Path, b: Path) -> None:
+    """A comparison pairs the items of two runs' folders: a result JSON given instead is refused, saying how to
+    report it (checked before anything is written)."""
+    files = [str(p) for p in (a, b) if not p.is_dir()]
+    if files:
+        raise ReportError(f"{' and '.join(files)}: a comparison reads two benchmark folders (bench --out, or a judge "
+                          f"--out-dir folder); a result JSON gets a report of its own: debatrix report {files[0]}")
+
+
 def write_comparison(a: Path, b: Path, out: Path, mode: str | None = None) -> list[Path]:
-    for folder in (a, b):
-        if not folder.is_dir():
-            raise ReportError(f"{folder}: a comparison reads two benchmark results folders")
+    check_comparable(a, b)
     write_atomic(out, compare_html(a, b, mode))
     return [out]
 
