@@ -25,7 +25,7 @@ Variants (``debatrix bench decisions --variant V``):
 - ``address-flow``: the ``address`` gold asked as the flow mode asks it: of the one passage of the speech sharing
   most of the point's rarer words (the flow's word weighting; unlike the flow, every point is asked, so that every
   pair of the gold is scored), with that passage alone as the prompt and the flow's own question
-  (:func:`debatrix.graphs.messages.passage_messages`); the speech's score is that passage's P(yes).
+  (:func:`debatrix.graphs.reading.passage_messages`); the speech's score is that passage's P(yes).
 - ``address-lexical`` and ``on-topic-lexical``: the same gold read by a lookup instead of the model (no call): the
   largest share of a point's words found in one passage of the speech, and the share of a passage's words found in
   the rest of its debate (the other speeches and the motion), each word weighted by its inverse document frequency
@@ -192,7 +192,7 @@ class Decisions(Benchmark):
 
     async def _address_flow(self, item: Item, context: JudgeContext) -> tuple[dict[str, Any], list[Any]]:
         from debatrix.core.flow import GIST_ASKED, debate_idf
-        from debatrix.graphs.messages import passage_messages
+        from debatrix.graphs.reading import passage_messages
 
         speeches, pairs = self._ibm()
         row, claims = speeches[item.id], pairs.get(item.id, [])

@@ -2,7 +2,7 @@
 modes, and per mode and dimension the share of analyses that repeat an earlier one of their column, how grounded
 they are in the speech they analyse against other speeches, how many of their quotations are in the speech, in a
 flow how many cite another speaker's passage as the speaker's own or an id that does not exist, whether comments argue for the verdict they carry, what was cut at its length
-cap and how long analyses are (the checks of :mod:`debatrix.core.textchecks`, which every result also carries).
+cap and how long analyses are (the checks of :mod:`debatrix.graphs.finish`, which every result also carries).
 
 The set (``debatrix bench feedback``; ``--limit``/``--seed`` do not apply, the set is the benchmark):
 - the two 1v1 examples of the project (``examples/four_day_week.yaml``, ``examples/school_uniforms.yaml``);
@@ -21,7 +21,7 @@ from typing import Any
 
 from debatrix.core.loader import load_debate
 from debatrix.core.models import Debate, JudgeResult
-from debatrix.core.textchecks import check_result
+from debatrix.graphs.finish import check_result
 
 from .base import Benchmark, BenchmarkDataError, Item, MetricRow, benchmark
 from .panelbench import BPCompetition, DebateArt

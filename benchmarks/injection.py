@@ -140,7 +140,7 @@ def attack_table(clean: JudgeResult, attacker: str, rows: list[AttackRow]) -> st
 def main(argv: list[str] | None = None) -> None:
     from debatrix.app.api import ajudge_debate
     from debatrix.context import JudgeContext, run_settings
-    from debatrix.graphs.budget import plan_run
+    from debatrix.graphs.build import plan_run
     from debatrix.core.settings import JudgeSettings, LLMSettings
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

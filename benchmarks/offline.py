@@ -35,7 +35,7 @@ from debatrix.core.errors import ContextWindowExceeded
 from debatrix.core.models import Debate, JudgeResult
 from debatrix.core.modes import MODES
 from debatrix.core.settings import DEFAULT_LOCAL_MODEL
-from debatrix.graphs.budget import plan_run
+from debatrix.graphs.build import plan_run
 from debatrix.app.runtime import settle_heap
 
 from .base import data_root

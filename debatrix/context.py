@@ -32,7 +32,7 @@ def local_window(settings: JudgeSettings) -> tuple[int, str]:
 def run_settings(settings: JudgeSettings, chat_model: BaseChatModel | None = None) -> JudgeSettings:
     """The settings a run sees: where the embedded local model will serve it (no chat model given, no endpoint
     configured), with the local backend's shorter answers (:meth:`JudgeSettings.for_local_backend`). A run's plan is
-    made with these (:func:`debatrix.graphs.budget.plan_run`)."""
+    made with these (:func:`debatrix.graphs.build.plan_run`)."""
     return settings.for_local_backend() if chat_model is None and settings.llm.uses_local else settings
 
 
@@ -86,7 +86,7 @@ class JudgeContext:
     memory: Any  # debatrix.memory.MemoryStore with retrieval, else None (chromadb is an extra, and heavy)
     registry: DimensionRegistry = field(default_factory=DimensionRegistry)
     local_server: Any = None  # a debatrix.llm.local.LocalServer this context (or the one it varies) started
-    # the plans of the runs this context was made for (debatrix.graphs.budget.plan_run): each run's first step
+    # the plans of the runs this context was made for (debatrix.graphs.build.plan_run): each run's first step
     # takes its own instead of working it out again
     plans: tuple[RunPlan, ...] = ()
     # compiled judge graphs bound to this context, by mode: filled by debatrix.graphs.compiled (the context knows
@@ -106,7 +106,7 @@ class JudgeContext:
     def create(cls, settings: JudgeSettings | None = None, chat_model: BaseChatModel | None = None,
                plans: Sequence[RunPlan] = (), on_start: Callable[[JudgeSettings], None] | None = None
                ) -> JudgeContext:
-        """Build the context for the runs ``plans`` describe (:func:`debatrix.graphs.budget.plan_run` with these
+        """Build the context for the runs ``plans`` describe (:func:`debatrix.graphs.build.plan_run` with these
         settings; none: any run). With the local backend (no endpoint configured) this starts the embedded model
         server, with the context their largest request needs (no plan: all the model allows);
         a debate that cannot fit raises :class:`ContextWindowExceeded` before the server starts, and ``on_start``

@@ -122,7 +122,7 @@ class _AnalysisAnswer(_Answer):
         then no quote marks or backslashes, which JSON would have to escape), and a quotation must be one of the
         speech's passages. Only a grammar gets the passages: a model that reads its schema (tools, or a schema
         written into the prompt) would read speech text outside the data fence; there quotations are checked in
-        code (:func:`debatrix.core.textchecks.quote_found`)."""
+        code (:func:`debatrix.graphs.finish.quote_found`)."""
         body = rf'^{re.escape(cls.speaker)} [^"\\]{{8,{cls.note_limit}}}$'
         point = js.get("$defs", {}).get("AnalysisPoint", {})
         if cls.passages and "quote" in point.get("properties", {}):

@@ -1,28 +1,50 @@
 """The end of every judge graph: the :class:`JudgeResult` assembled from the state (per dimension and the panel's
-general verdict), marked incomplete with the reasons when anything is missing."""
+general verdict), marked incomplete with the reasons when anything is missing, then checked (last below).
+
+The checks of what the judge wrote are lookups: nothing rewrites the text shown, and nothing reads sides or
+attribution from English words.
+
+- A flow result cites passages by id (``S3.2``): every id it cites must exist in the debate's passage table, a note
+  or comment about a debater must give another speaker's passage to that speaker, and every per-debater comment must
+  cite one of that debater's own passages. Speaker and side come from the table, never from the prose.
+- A prose result (the modes kept to compare against) has no ids, so its checks are measurements by word n-gram
+  lookup: an analysis repeating an earlier one of its column (copy share), how much of it is found in the speech it
+  analyses and how much only in other speeches (grounding), whether its quotations are in that speech, whether a
+  judgment has a paragraph on every debater, and whether the panel's reason repeats anything said in the debate.
+
+They run on every result (:attr:`JudgeResult.checks`, flagged in the CLI summary and the report), and
+:mod:`benchmarks.feedback` reports them per mode and dimension. Pure functions of text: no model, no I/O."""
 
 from __future__ import annotations
 
 import asyncio
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 from debatrix import __version__
 from debatrix.context import JudgeContext
-from debatrix.core.dimension import Dimension
-from debatrix.llm.local import served_by
 from debatrix.core.confidence import CalibrationMap, calibration_for, resolved_layout, shown
-from debatrix.core.textchecks import check_result
+from debatrix.core.dimension import Dimension
+from debatrix.core.flow import ID
 from debatrix.core.models import (
+    AnalysisCheck,
+    CommentCheck,
     Debate,
     DebateFormat,
     DebaterJudgment,
     DimensionResult,
     JudgeResult,
     Status,
+    TextChecks,
     Usage,
     Verdict,
 )
+from debatrix.core.modes import MODES
+from debatrix.llm.local import served_by
 
 from .state import JudgeState
 
@@ -175,3 +197,198 @@ async def finish(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     if mode.per_speech and ctx.settings.memory.retrieval:  # only retrieval opens a context memory
         await asyncio.to_thread(ctx.memory.finish, state["run_id"])
     return {"result": result}
+
+
+# -------------------------------------------------------------------------------- the checks of what the judge wrote
+
+#: an analysis sharing at least this share of its word 5-grams with an earlier analysis of its column is a copy
+COPY_SHARE = 0.5
+COPY_N = 5
+GROUND_N = 3  # content-word n-grams for grounding
+QUOTE_MIN_WORDS = 3  # shorter quoted strings are scare quotes or terms, not quotations
+
+# Function words, left out of the content-word n-grams that measure grounding (they match in any text).
+STOPWORDS = frozenset("""
+a about after all also am an and any are as at be because been before being between both but by can could did do
+does doing down during each even for from had has have having he her here hers him his how however i if in into is
+it its itself just may me might more most much must my no nor not now of off on once one only or other our out over
+own same shall she should since so some such than that the their them then there these they this those though
+through to too under until up upon us very was we were what when where whether which while who whom whose why will
+with within without would yet you your
+""".split())
+
+_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "`": "'", "“": '"', "”": '"', "„": '"', "«": '"', "»": '"'})
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_QUOTED = re.compile(r'"([^"\n]{3,400})"')
+
+Grams = set[tuple[str, ...]]
+
+
+def normalized(text: str) -> str:
+    """Lower case, compatibility forms folded, curly quotes straightened (what a quotation check compares)."""
+    return unicodedata.normalize("NFKC", text).translate(_APOSTROPHES).lower()
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(normalized(text))
+
+
+def content_words(text: str) -> list[str]:
+    return [w for w in words(text) if w not in STOPWORDS and len(w) > 1]
+
+
+def ngrams(tokens: Sequence[str], n: int) -> Grams:
+    return {tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1)}
+
+
+def shared_share(text: str, other: str, n: int = COPY_N) -> float:
+    """The share of ``text``'s word n-grams that also occur in ``other`` (0 where ``text`` has none)."""
+    mine = ngrams(words(text), n)
+    return len(mine & ngrams(words(other), n)) / len(mine) if mine else 0.0
+
+
+def grounding(text: str, own: str, others: Iterable[str], n: int = GROUND_N) -> tuple[float, float, int]:
+    """(share of ``text``'s content-word n-grams found in ``own``, share found only in ``others`` and not in
+    ``own``, how many n-grams ``text`` has). An analysis about its speech has the first well above the second."""
+    elsewhere: Grams = set()
+    for o in others:
+        elsewhere |= ngrams(content_words(o), n)
+    return _grounding(ngrams(content_words(text), n), ngrams(content_words(own), n), elsewhere)
+
+
+def _grounding(mine: Grams, own: Grams, elsewhere: Grams) -> tuple[float, float, int]:
+    if not mine:
+        return 0.0, 0.0, 0
+    in_own = mine & own
+    return len(in_own) / len(mine), len((mine - in_own) & elsewhere) / len(mine), len(mine)
+
+
+def quotes(text: str) -> list[str]:
+    """The quotations in ``text``: double-quoted passages of at least :data:`QUOTE_MIN_WORDS` words."""
+    return [q.strip() for q in _QUOTED.findall(normalized(text)) if len(words(q)) >= QUOTE_MIN_WORDS]
+
+
+def quote_found(quote: str, source: str) -> bool:
+    """Whether ``quote`` is in ``source`` word for word (case, punctuation and spacing aside; an ellipsis may join
+    two passages, each of which must be there)."""
+    src = f" {' '.join(words(source))} "
+    parts = [p for p in re.split(r"\.\.\.|…|\[\.\.\.\]", quote) if words(p)]
+    return bool(parts) and all(f" {' '.join(words(p))} " in src for p in parts)
+
+
+@lru_cache(maxsize=64)
+def _said(debate: Debate, n: int) -> tuple[frozenset, frozenset]:
+    """(the speeches' content-word n-grams, the motion's and the debaters' names'): once per debate."""
+    said: Grams = set()
+    for s in debate.speeches:
+        said |= ngrams(content_words(s.content), n)
+    common = ngrams(content_words(debate.motion), n)
+    names = {w for d in debate.debaters for w in words(d.name)}
+    return frozenset(said), frozenset(common | {g for g in said if set(g) <= names})
+
+
+def cites_debate(text: str, debate: Debate, n: int = 2) -> bool:
+    """Whether ``text`` repeats something said in a speech: a content-word n-gram of a speech that is neither the
+    motion's nor made of debater names (a reason built from weights and names alone has none)."""
+    said, common = _said(debate, n)
+    return bool((ngrams(content_words(text), n) & said) - common)
+
+
+def cited(text: str, debate: Debate, speaker: str) -> tuple[list[str], list[str], list[str]]:
+    """The passage ids ``text`` (written about ``speaker``) cites: (theirs, ids the table does not have, ids of
+    another speaker not given to that speaker as "<name>'s <id>")."""
+    index = debate.passage_index
+    own, unknown, foreign = [], [], []
+    for m in ID.finditer(text):
+        pid, p = m.group(0), index.get(m.group(0))
+        if p is None:
+            unknown.append(pid)
+        elif p.speaker == speaker:
+            own.append(pid)
+        elif not text[:m.start()].endswith(f"{p.speaker}'s "):
+            foreign.append(pid)
+    return own, unknown, foreign
+
+
+def check_analyses(debate: Debate, dimension: str, analyses: Sequence[tuple[int, str, str]]) -> list[AnalysisCheck]:
+    """The measurements of one prose column; ``analyses``: (speech index, speaker, text), in speaking order."""
+    speeches = [s.content for s in debate.speeches]
+    grams = [ngrams(content_words(t), GROUND_N) for t in speeches]  # once, not once per analysis
+    out: list[AnalysisCheck] = []
+    for k, (i, speaker, text) in enumerate(analyses):
+        best, share = None, 0.0
+        for j, _, earlier in analyses[:k]:
+            s = shared_share(text, earlier)
+            if s > share:
+                best, share = j, s
+        elsewhere = set().union(*(g for m, g in enumerate(grams) if m != i))
+        own, foreign, _ = _grounding(ngrams(content_words(text), GROUND_N), grams[i], elsewhere)
+        qs = quotes(text)
+        out.append(AnalysisCheck(
+            dimension=dimension, index=i, speaker=speaker, words=len(words(text)),
+            copy_of=best if share >= COPY_SHARE else None, copy_share=round(share, 4), grounded=round(own, 4),
+            foreign=round(foreign, 4), quotes=len(qs), quotes_found=sum(quote_found(q, speeches[i]) for q in qs)))
+    return out
+
+
+def _flow_checks(result: JudgeResult, debate: Debate) -> TextChecks:
+    analyses, comments, flags = [], [], []
+    for d in result.dimensions:
+        for a in d.analyses:
+            _, unknown, foreign = cited(a.analysis, debate, a.speaker)
+            analyses.append(AnalysisCheck(dimension=d.name, index=a.index, speaker=a.speaker, by_id=True,
+                                          words=len(words(a.analysis)), unknown_ids=tuple(unknown),
+                                          foreign_ids=tuple(foreign)))
+            wrong = [f"cites {', '.join(unknown)}, which do not exist" if unknown else "",
+                     f"gives {a.speaker} {', '.join(foreign)}" if foreign else ""]
+            if unknown or foreign:
+                flags.append(f"{d.name} analysis of speech {a.index + 1}: " + "; ".join(x for x in wrong if x))
+        for j in d.debater_judgments:
+            own, unknown, foreign = cited(j.comment, debate, j.debater)
+            comments.append(CommentCheck(dimension=d.name, debater=j.debater, unknown_ids=tuple(unknown),
+                                         foreign_ids=tuple(foreign), own_cited=len(own)))
+            if not own and any(s.speaker == j.debater for s in debate.speeches):
+                flags.append(f"{d.name} comment on {j.debater} cites none of their passages")
+            if unknown or foreign:
+                flags.append(f"{d.name} comment on {j.debater} cites " + ", ".join(unknown + foreign) + " wrongly")
+    return TextChecks(analyses=tuple(analyses), comments=tuple(comments), flags=tuple(flags))
+
+
+def check_result(result: JudgeResult, debate: Debate) -> TextChecks:
+    """Every check on a result's text, as its mode says: id lookups in a flow, the n-gram measurements otherwise
+    (analyses, a paragraph per debater, the panel's reason where a panel wrote one). A result of a mode no longer
+    registered (an old file) is a flow where a dimension carries a ledger, and has a panel where it has no ledger
+    and more than one dimension."""
+    shape = MODES.get(result.mode)
+    flow = shape.context == "flow" if shape else any(d.ledger is not None for d in result.dimensions)
+    if flow:
+        return _flow_checks(result, debate)
+    panel_wrote = shape.panel if shape else len(result.dimensions) > 1
+    analyses: list[AnalysisCheck] = []
+    comments: list[CommentCheck] = []
+    flags: list[str] = []
+    for d in result.dimensions:
+        column = check_analyses(debate, d.name, [(a.index, a.speaker, a.analysis) for a in d.analyses])
+        analyses += column
+        for a in column:
+            where = f"{d.name}, speech {a.index + 1} ({a.speaker})"
+            if a.copied:
+                flags.append(f"{where}: repeats the analysis of speech {a.copy_of + 1} "
+                             f"({a.copy_share:.0%} of its 5-word phrases)")
+            if a.foreign > a.grounded:
+                flags.append(f"{where}: more of its phrases are from other speeches ({a.foreign:.0%}) than from this "
+                             f"one ({a.grounded:.0%})")
+            if a.quotes > a.quotes_found:
+                flags.append(f"{where}: {a.quotes - a.quotes_found} of {a.quotes} quotations are not in the speech")
+        for j in d.debater_judgments:
+            comments.append(CommentCheck(dimension=d.name, debater=j.debater, empty=not j.comment.strip()))
+            if not j.comment.strip():
+                flags.append(f"{d.name}: the judgment has no paragraph on {j.debater}")
+    panel = None
+    general = result.general
+    # the panel's reason, where a panel wrote one (a mode without a panel shows its one column's verdict)
+    if panel_wrote and general is not None and general.verdict is not None:
+        panel = cites_debate(general.verdict.comment, debate)
+        if not panel:
+            flags.append("panel: the reason cites nothing said in the debate")
+    return TextChecks(analyses=tuple(analyses), comments=tuple(comments), panel_grounded=panel, flags=tuple(flags))

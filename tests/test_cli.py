@@ -164,7 +164,7 @@ def test_progress_bar_in_a_terminal_and_lines_in_a_log():
 
     from debatrix.app.api import ProgressEvent
     from debatrix.core.modes import steps_per_row
-    from debatrix.app.progress import JudgeProgress
+    from debatrix.app.progress_bar import JudgeProgress
 
     rows = steps_per_row("debatrix", ["argument", "source"], 2, merge_score_call=False)
     assert rows == {"argument": 6, "source": 6, "panel": 2}
@@ -468,7 +468,7 @@ def test_calls_beyond_the_plan_grow_the_total_instead_of_passing_it(terminal):
     from rich.console import Console
 
     from debatrix.app.api import ProgressEvent
-    from debatrix.app.progress import JudgeProgress
+    from debatrix.app.progress_bar import JudgeProgress
 
     buf = io.StringIO()
     console = Console(file=buf, force_terminal=terminal, width=100, color_system=None)

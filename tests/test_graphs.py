@@ -64,7 +64,7 @@ def test_the_largest_request_is_found_without_rendering_every_prompt(mode, monke
     from debatrix.core.models import Debate, Debater, Side, Speech
     from debatrix.core.modes import resolve_dimensions
     from debatrix.core.settings import JudgeSettings
-    from debatrix.graphs import budget
+    from debatrix.graphs import build as budget
 
     lengths = [10, 30, 400, 20, 5, 350, 60, 44, 90, 45]
     debate = Debate(id="uneven", motion="This house would test.",

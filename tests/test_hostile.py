@@ -112,7 +112,7 @@ async def test_a_run_works_out_its_plan_once(uniforms, monkeypatch):
     context with it, and the graph's first step takes the same plan (before, the local sizing and the graph each
     did it again)."""
     from debatrix.core import modes
-    from debatrix.graphs import budget
+    from debatrix.graphs import build as budget
 
     seen = {"resolve": 0, "largest": 0}
 

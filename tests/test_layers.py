@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # may use any room (they show benchmark results too).
 BELOW_GRAPHS = {"debatrix.core", "debatrix.llm", "debatrix.memory", "debatrix.context", "debatrix.prompts",
                 "debatrix.dimensions"}
-API = ("debatrix/app/api.py", "debatrix/app/deployment.py", "debatrix/app/runtime.py", "debatrix/app/progress.py")
+API = ("debatrix/app/api.py", "debatrix/app/deployment.py", "debatrix/app/runtime.py", "debatrix/app/progress_bar.py")
 ROOMS = {
     "core": (("debatrix/core/*.py",), "debatrix.core", {"debatrix.core", "debatrix.dimensions", "debatrix.prompts"}),
     "llm": (("debatrix/llm/*.py",), "debatrix.llm", {"debatrix.core"}),
@@ -111,7 +111,7 @@ def test_the_layer_check_sees_an_upward_import(tmp_path):
     # the API may not reach the benchmarks built on it, nor they the CLI above them; the context not the graphs
     assert not _within("debatrix.benchmarks.runner", ALLOWED["api"])
     assert not _within("debatrix.app.cli", ALLOWED["benchmarks"] | {_module(ROOT / "benchmarks" / "runner.py")})
-    assert not _within("debatrix.graphs.budget", ALLOWED["context"])
+    assert not _within("debatrix.graphs.build", ALLOWED["context"])
 
 
 # the folders at the root that setuptools maps into the package (pyproject's package-dir): importable only as
@@ -154,4 +154,15 @@ def test_no_name_is_defined_in_two_modules_of_the_judge():
             for node in ast.parse(path.read_text(encoding="utf-8")).body:
                 if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                     where.setdefault(node.name, []).append(str(path.relative_to(ROOT)))
+    assert {name: files for name, files in where.items() if len(files) > 1} == {}
+
+
+def test_no_two_modules_of_the_judge_share_a_file_name():
+    """A file name means one room: ``flow.py`` in two folders made every reader ask which flow (the computed one or
+    the graph's nodes). Packages' ``__init__.py`` aside."""
+    where: dict[str, list[str]] = {}
+    for folder in ("debatrix", "graphs", "memory", "benchmarks"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            if path.name != "__init__.py" and "__pycache__" not in path.parts:
+                where.setdefault(path.name, []).append(str(path.relative_to(ROOT)))
     assert {name: files for name, files in where.items() if len(files) > 1} == {}

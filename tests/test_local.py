@@ -209,7 +209,7 @@ def test_server_context_is_sized_to_the_debate(small_model, uniforms):
     from debatrix.context import local_context, run_settings
     from debatrix.core.errors import ContextWindowExceeded
 
-    from debatrix.graphs.budget import plan_run
+    from debatrix.graphs.build import plan_run
 
     def fitted(settings):
         return local_context(settings, [plan_run(uniforms, run_settings(settings))])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings as hsettings, strategies as st
 
 from debatrix.core.models import Debate, Debater, Speech
-from debatrix.core.passages import ID, MAX_WORDS, MIN_WORDS, passage_id, split_speech
+from debatrix.core.flow import ID, MAX_WORDS, MIN_WORDS, passage_id, split_speech
 from debatrix.core.prompting import compact
 
 WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=9)

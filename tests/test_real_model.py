@@ -9,7 +9,7 @@ import pytest
 from debatrix.app.api import ajudge_debate
 from debatrix.benchmarks.injection import ATTACKS, attack_table, run_suite
 from debatrix.context import JudgeContext, run_settings
-from debatrix.graphs.budget import plan_run
+from debatrix.graphs.build import plan_run
 from debatrix.core.settings import JudgeSettings, LLMSettings, MemorySettings
 
 from .conftest import installed_model

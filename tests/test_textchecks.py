@@ -1,4 +1,4 @@
-"""The checks of what the judge wrote (debatrix.core.textchecks): lookups on constructed texts and flows, and the
+"""The checks of what the judge wrote (debatrix.graphs.finish): lookups on constructed texts and flows, and the
 split of a prose judgment into per-debater comments. The checks measure; none of them changes the text shown."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from hypothesis import given, settings as hsettings, strategies as st
 
-from debatrix.core import textchecks as T
+from debatrix.graphs import finish as T
 from debatrix.core.models import (Debate, Debater, DebaterJudgment, DimensionResult, JudgeResult, Side, Speech,
                                   SpeechAnalysis)
 from debatrix.graphs.verdicts import debater_paragraph

@@ -10,7 +10,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
 
 from debatrix.graphs import MODES, build_run_graph, compiled
-from debatrix.graphs.budget import plan_run
+from debatrix.graphs.build import plan_run
 from debatrix.graphs.progress import ProgressEvent
 from debatrix.graphs.serde import checkpoint_serializer, checkpoint_types
 

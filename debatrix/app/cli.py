@@ -232,7 +232,7 @@ def validate(
     Exit 2: an invalid file; 3: a valid debate that cannot be judged in that context."""
     from debatrix.context import local_window, run_settings
     from debatrix.core.dimension import DimensionRegistry
-    from debatrix.graphs.budget import plan_run
+    from debatrix.graphs.build import plan_run
 
     settings = _make_settings(mode=mode.value, dimensions=dimensions, base_url=base_url, backend=backend,
                               local_model=local_model, context_window=context_window,
@@ -533,8 +533,8 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
     from debatrix.context import JudgeContext, run_settings
     from debatrix.core.errors import ContextWindowExceeded
     from debatrix.core.modes import calls_of_run, get_mode, order_count, steps_per_row
-    from debatrix.app.progress import JudgeProgress
-    from debatrix.graphs.budget import plan_run
+    from debatrix.app.progress_bar import JudgeProgress
+    from debatrix.graphs.build import plan_run
 
     def starting(local: JudgeSettings) -> None:  # the debate fits: the local model is about to start
         why = ("--backend local" if local.llm.backend == "local" else

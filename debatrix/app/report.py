@@ -25,7 +25,7 @@ from debatrix.core.errors import ConfigurationError
 from debatrix.core.files import inside, write_atomic
 from debatrix.core.models import DimensionResult, JudgeResult
 from debatrix.core.settings import redact_url
-from debatrix.core.passages import ID, passage_id, split_speech
+from debatrix.core.flow import ID, passage_id, split_speech
 
 # one color per dimension column in the chart (cycled)
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2")

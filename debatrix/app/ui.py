@@ -41,7 +41,7 @@ from debatrix.core.models import Debate, JudgeResult
 from debatrix.core.modes import MODES, RunPlan
 from debatrix.core.probabilities import reason_of
 from debatrix.context import JudgeContext, run_settings
-from debatrix.graphs.budget import plan_run
+from debatrix.graphs.build import plan_run
 from debatrix.core.settings import JudgeSettings, LLMSettings
 from debatrix.llm.gateway import endpoint_key
 

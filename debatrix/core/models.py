@@ -168,8 +168,8 @@ class Debate(Frozen):
 
     @cached_property
     def passages(self) -> tuple[Any, ...]:
-        """Every speech split once into numbered passages (:mod:`debatrix.core.passages`): what the flow cites."""
-        from debatrix.core.passages import passages
+        """Every speech split once into numbered passages (:mod:`debatrix.core.flow`): what the flow cites."""
+        from debatrix.core.flow import passages
 
         return passages(self)
 
@@ -528,11 +528,11 @@ class DimensionResult(Frozen):
     ledger: Ledger | None = None
 
 
-# ---------------------------------------------------------------- checks of the text (debatrix.core.textchecks)
+# ---------------------------------------------------------------- checks of the text (debatrix.graphs.finish)
 
 
 class AnalysisCheck(Frozen):
-    """What the checks (:mod:`debatrix.core.textchecks`) found in one speech analysis: a flow's by id lookups
+    """What the checks (:mod:`debatrix.graphs.finish`) found in one speech analysis: a flow's by id lookups
     (``by_id``), a prose analysis's by word n-gram measurements."""
 
     # a result written before the English-word checks retired still loads (their fields are dropped, not refused)

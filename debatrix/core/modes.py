@@ -148,7 +148,7 @@ class Request:
 
 @dataclass(frozen=True)
 class RunPlan:
-    """What a run will do, worked out once before its first call (:func:`debatrix.graphs.budget.plan_run`): the
+    """What a run will do, worked out once before its first call (:func:`debatrix.graphs.build.plan_run`): the
     dimensions it judges, the calls a complete run makes, and its largest request (None where the calls alone are
     over ``max_llm_calls``: nothing was rendered, the run is refused). The local backend sizes its model server
     from the plan, and the graph's first step checks the same plan rather than working it out again."""

@@ -366,7 +366,7 @@ def speech_block(debate: Debate, index: int, fence: str) -> str:
 
 
 def passage_block(debate: Debate, index: int, fence: str) -> str:
-    """Speech ``index`` as the flow reads it: its numbered passages (:mod:`debatrix.core.passages`), one marked line
+    """Speech ``index`` as the flow reads it: its numbered passages (:mod:`debatrix.core.flow`), one marked line
     each, led by its id, so a decision can name a passage and the answer is checked by a lookup. A speech cannot
     write an id at the start of a line of its own: every line of it is one passage's, led by that passage's id."""
     lines = [f"{p.id}: {one_line(p.text, fence)}" for p in debate.passages if p.speech == index]

@@ -29,26 +29,53 @@ from __future__ import annotations
 
 from typing import Any
 
+from langchain_core.messages import HumanMessage, SystemMessage
+
 from debatrix.context import JudgeContext
+from debatrix.core import prompting as P
 from debatrix.core.errors import IncompleteJudgment
 from debatrix.core.flow import (
+    GIST_ASKED,
+    Passage,
     asked_pairs,
     clarity_asked,
     combined,
     debater_comment,
     flow_verdict,
+    gist,
     ledger,
     speech_note,
     speech_value,
 )
-from debatrix.core.models import DebaterJudgment, Line, Mark, Rating, SpeechAnalysis, SpeechFlow, SpeechJudgment, \
+from debatrix.core.models import Debate, DebaterJudgment, Line, Mark, Rating, SpeechAnalysis, SpeechFlow, SpeechJudgment, \
     Verdict
 
-from . import messages as M
 from .state import PANEL, JudgeState
 from .wiring import add_step
 
 YES_NO = ("yes", "no")
+
+
+def passage_messages(debate: Debate, p: Passage, question: str) -> list[Any]:
+    """A question about passage ``p``: the debate's header and the passage, then the question (every question about
+    one passage shares its prompt up to the question). The preflight sizes the flow with the same messages."""
+    fence = P.fence_for(debate)
+    material = P.header(debate) + P.render("flow_passage.j2", P.FlowPassageVars(
+        fence=fence, id=p.id, speaker=p.speaker, side=P.side_label(debate, p.speaker),
+        text=P.quoted(p.text, fence)))
+    return [SystemMessage(content=P.system_text(fence)), HumanMessage(content=material + question)]
+
+
+def about_passage(debate: Debate, p: Passage, template: str) -> list[Any]:
+    """One of the questions about passage ``p`` alone (argues, evidence, clear), with its prompt."""
+    return passage_messages(debate, p, P.render(template, P.FlowQuestionVars(id=p.id)))
+
+
+def answer_question(debate: Debate, p: Passage, row: Passage) -> str:
+    """Whether passage ``p`` answers the earlier point ``row``, the point restated."""
+    fence = P.fence_for(debate)
+    return P.render("flow_answer.j2", P.FlowAnswerVars(fence=fence, id=p.id, target=row.id, speaker=row.speaker,
+                                                       text=P.quoted(gist(row.text, GIST_ASKED), fence)))
 
 
 async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
@@ -69,10 +96,10 @@ async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     try:
         for p in (p for p in debate.passages if p.speech == i):
             meta = {"debatrix_index": i, "debatrix_target": p.id}
-            argues, record = await decide(M.about_passage(debate, p, "flow_argues.j2"), YES_NO,
+            argues, record = await decide(about_passage(debate, p, "flow_argues.j2"), YES_NO,
                                           node="flow_speech", meta=meta)
             calls.append(record)
-            evidence, record = await decide(M.about_passage(debate, p, "flow_evidence.j2"), YES_NO,
+            evidence, record = await decide(about_passage(debate, p, "flow_evidence.j2"), YES_NO,
                                             node="flow_speech", meta=meta)
             calls.append(record)
             missing += [f"whether {p.id} {what}" for what, dist in (("argues", argues), ("has evidence", evidence))
@@ -80,7 +107,7 @@ async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
             marks.append(Mark(id=p.id, argument=None if argues is None else round(argues["yes"], 4),
                               evidence=None if evidence is None else round(evidence["yes"], 4)))
             if p.id in rated:
-                dist, record = await decide(M.about_passage(debate, p, "flow_clear.j2"), YES_NO,
+                dist, record = await decide(about_passage(debate, p, "flow_clear.j2"), YES_NO,
                                             node="flow_speech", meta=meta)
                 calls.append(record)
                 if dist is None:
@@ -88,8 +115,8 @@ async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
                 else:
                     clear.append(dist["yes"])
             for row in pairs.get(p.id, []):
-                question = M.answer_question(debate, p, index[row])
-                dist, record = await decide(M.passage_messages(debate, p, question), YES_NO, node="flow_speech",
+                question = answer_question(debate, p, index[row])
+                dist, record = await decide(passage_messages(debate, p, question), YES_NO, node="flow_speech",
                                             meta=meta)
                 calls.append(record)
                 if dist is None:
