@@ -112,8 +112,18 @@ class Benchmark:
     def debate(self, item: Item) -> Debate:
         raise NotImplementedError
 
+    # a benchmark scored on winners codes each debater as its gold does (DebateArt: pro 0.0, con 1.0; BP: the
+    # team's position; the known-answer suite: the intact side 1.0) and a tie as ``tie``; its records keep the
+    # judge's verdicts with those codes, and its metrics read the verdicts (:func:`verdict`, :func:`coded`)
+    tie: Any = 0.5
+
+    def sides(self, item: Item, debate: Debate) -> dict[str, Any] | None:
+        """Each debater's code in this benchmark's gold (None: the benchmark does not score winners)."""
+        return None
+
     def predictions(self, item: Item, debate: Debate, result: JudgeResult) -> dict[str, Any]:
-        raise NotImplementedError
+        """What a benchmark that does not score winners reads off a result (its record's ``pred``)."""
+        return {}
 
     def gold_record(self, item: Item) -> dict[str, Any]:
         raise NotImplementedError
@@ -155,7 +165,9 @@ class Benchmark:
         return None
 
     async def run_item(self, item: Item, settings: JudgeSettings, context: JudgeContext) -> dict[str, Any]:
-        """Judge one item; returns the record fields ``status``, ``reason``, ``pred`` and ``usage``."""
+        """Judge one item; returns the record fields ``status``, ``reason``, ``usage``, and for a complete result
+        the judge's ``verdicts`` (with ``sides``/``tie``/``tie_margins``: the gold's codes, where the benchmark
+        scores winners) and what else the benchmark reads off it (``pred``)."""
         from debatrix.app.api import ajudge_debate
 
         started = time.perf_counter()
@@ -164,30 +176,106 @@ class Benchmark:
         esc = result.escalation
         usage = result.usage.plus(esc.first_usage) if esc is not None and esc.first_usage is not None \
             else result.usage  # an escalated item cost both judges' calls
-        pred = self.predictions(item, debate, result) if result.status.value == "complete" else {}
-        if esc is not None and pred:
-            pred = {**pred, "escalated": esc.escalated, "decided_by": esc.decided_by}
-        return {
-            "status": result.status.value,
-            "reason": result.incomplete_reason,
-            "pred": pred,
-            "verdicts": verdicts_record(result) if pred else {},
-            "usage": usage_record(usage, time.perf_counter() - started),
-            "result": result,  # the runner stores it beside items.jsonl: analyses, comments, every order's answer
-        }
+        record: dict[str, Any] = {"status": result.status.value, "reason": result.incomplete_reason,
+                                  "usage": usage_record(usage, time.perf_counter() - started),
+                                  # the runner stores it beside items.jsonl: analyses, comments, every order's answer
+                                  "result": result}
+        if result.status.value == "complete":
+            record["verdicts"] = stored_verdicts(result)
+            sides = self.sides(item, debate)
+            if sides is not None:
+                record |= {"sides": sides, "tie": self.tie, "tie_margins": {
+                    d.name: d.tie_margin if d.allow_tie else None for d in _judged(result)}}
+            pred = self.predictions(item, debate, result)
+            if pred:
+                record["pred"] = pred
+            if esc is not None:
+                record |= {"escalated": esc.escalated, "decided_by": esc.decided_by}
+        return record
 
 
-def verdicts_record(result: Any) -> dict[str, dict[str, Any]]:
-    """Each verdict's winner ("" for a tie) and how many of its orders named it, keyed by dimension and "panel":
-    what the summary's stability rows read (order agreement per repeat, agreement between --epochs samples)."""
-    out: dict[str, dict[str, Any]] = {}
-    columns = [(d.name, d.verdict) for d in result.dimensions]
-    if result.general is not None and "panel_comment" in result.usage.by_node:
-        columns.append(("panel", result.general.verdict))
-    for name, v in columns:
-        if v is not None:
-            out[name] = {"winner": v.winner or "", "orders": len(v.orders), "agreeing": v.orders_agreeing}
+#: what items.jsonl records hold: 2 = the judge's verdicts (names) with the gold's codes of the debaters; records
+#: of another format are judged again on resume (from the folder's answer cache: no call is paid twice)
+RECORD_FORMAT = 2
+
+
+def _judged(result: Any) -> list[Any]:
+    """The result's dimensions and its general verdict's (once, where a mode judges general as a dimension)."""
+    judged = list(result.dimensions)
+    if result.general is not None and all(d.name != result.general.name for d in judged):
+        judged.append(result.general)
+    return judged
+
+
+def stored_verdicts(result: Any) -> dict[str, dict[str, Any]]:
+    """Every verdict of a result as the judge gave it (its :class:`~debatrix.core.models.Verdict`, as JSON),
+    keyed by dimension ("general": the overall verdict), without the comments: the result file beside items.jsonl
+    keeps those."""
+    return {d.name: d.verdict.model_dump(mode="json", exclude={"comment": True, "orders": {"__all__": {"comment"}}})
+            for d in _judged(result) if d.verdict is not None}
+
+
+def verdict(record: dict[str, Any], dimension: str) -> dict[str, Any] | None:
+    """The judge's verdict on ``dimension`` in a record (a :class:`Verdict`'s fields; None: not judged)."""
+    return (record.get("verdicts") or {}).get(dimension)
+
+
+def coded(record: dict[str, Any], winner: str | None) -> Any:
+    """A winner's name in the gold's code (the record's ``sides``); a tie (None) is the record's ``tie``."""
+    return record.get("tie") if winner is None else record["sides"].get(winner)
+
+
+def named(record: dict[str, Any], dimension: str, field: str = "winner") -> Any:
+    """The verdict's ``field`` (``winner``: the judge's, ``score_winner``: by the scores) in the gold's code; None
+    where the dimension was not judged or the benchmark does not score winners."""
+    v = verdict(record, dimension)
+    return coded(record, v[field]) if v is not None and record.get("sides") else None
+
+
+def readings(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """A winner benchmark's record in names, per dimension judged (general first): the judge's winner ("tie"), the
+    gold's where the benchmark has one for that dimension, and whether they match (None: no gold). BP's gold is the
+    teams that advanced: a verdict is right when it names one of them."""
+    if not record.get("sides") or not record.get("verdicts"):
+        return []
+    names = {code: name for name, code in record["sides"].items()}
+    gold = record.get("gold")
+    out = []
+    for dim in sorted(record["verdicts"], key=lambda d: (d != "general", d)):
+        winner = record["verdicts"][dim]["winner"]
+        code = coded(record, winner)
+        if isinstance(gold, dict) and isinstance(gold.get(dim), int | float):
+            g = gold[dim]
+            out.append({"dimension": dim, "pred": winner or "tie", "right": code == g,
+                        "gold": "tie" if g == record.get("tie") else names.get(g, str(g))})
+        elif isinstance(gold, list) and dim == "general":
+            out.append({"dimension": dim, "pred": f"{winner} ({code})" if winner else "tie", "right": code in gold,
+                        "gold": " and ".join(f"{names[c]} ({c})" for c in gold if c in names)})
+        else:
+            out.append({"dimension": dim, "pred": winner or "tie", "gold": None, "right": None})
     return out
+
+
+def in_words(record: dict[str, Any]) -> tuple[str, str] | None:
+    """A winner benchmark's prediction and gold in one line each ("general Alec ✓, argument tie ✗" and "general
+    Alec, argument Ben"); None for a record of another benchmark."""
+    read = readings(record)
+    if not read:
+        return None
+    mark = {True: " ✓", False: " ✗", None: ""}
+    return (", ".join(f"{r['dimension']} {r['pred']}{mark[r['right']]}" for r in read),
+            ", ".join(f"{r['dimension']} {r['gold']}" for r in read if r["gold"] is not None))
+
+
+def p_coded(record: dict[str, Any], dimension: str, code: Any) -> float | None:
+    """The probability the verdict gives the debaters coded ``code`` (a tie counting half); None without
+    probabilities."""
+    v = verdict(record, dimension)
+    probs = (v or {}).get("probabilities")
+    if not probs:
+        return None
+    return round(sum(p for name, p in probs.items() if name != "tie" and coded(record, name) == code)
+                 + 0.5 * probs.get("tie", 0.0), 4)
 
 
 def calls_usage(calls: list[Any], started: float) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from debatrix.core.loader import load_debate
-from debatrix.core.models import Debate, JudgeResult
+from debatrix.core.models import Debate
 
 from .base import Benchmark, Item, MetricRow
 
@@ -48,11 +48,6 @@ class DebateFiles(Benchmark):
 
     def size(self, item: Item) -> int:
         return sum(len(s.content) for s in self.debate(item).speeches)
-
-    def predictions(self, item: Item, debate: Debate, result: JudgeResult) -> dict[str, Any]:
-        general = result.general.verdict if result.general else None
-        return {"winner": general.winner if general else None,
-                **{d.name: d.verdict.winner for d in result.dimensions if d.verdict is not None}}
 
     def gold_record(self, item: Item) -> dict[str, Any]:
         return {"file": str(item.path)}

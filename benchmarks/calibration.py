@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from .base import coded, p_coded, verdict
+
 BINS = 5  # equal-width bins of the winner probability over [0, 1]: few verdicts, so few bins
 FOLDS = 5
 PRIOR = 1.0  # weight of the pull toward the identity map, in units of one verdict's log loss
@@ -41,25 +43,21 @@ class Verdicts:
 
 
 def verdicts(records: Iterable[dict[str, Any]], dimension: str = "general") -> Verdicts:
-    """The decisive verdicts of complete benchmark records that carry a probability, in item order: DebateArt's
-    (``pred``/``gold``: 0 = pro, 1 = con; ties on either side left out) and the contrast suite's (right: the intact
-    side named; its probability ``p_intact``)."""
+    """The decisive verdicts of complete benchmark records that carry a probability, in item order, read off the
+    judge's verdicts in the gold's code: DebateArt's (pro 0, con 1; ties on either side left out) and the contrast
+    suite's (the intact side, coded 1, should win)."""
     rows = []
     for r in records:
-        pred = r.get("pred", {}).get(dimension) if r.get("status") == "complete" else None
-        if not pred or pred.get("dp") not in (0.0, 1.0):
+        v = verdict(r, dimension) if r.get("status") == "complete" and r.get("sides") else None
+        named = coded(r, v["winner"]) if v else None
+        if named not in (0.0, 1.0):
             continue
-        if r.get("benchmark") == "contrast":  # the gold is known: the intact side should win
-            if pred.get("p_intact") is None:
-                continue
-            right = pred["dp"] == 1.0
-            p_win = pred["p_intact"] if right else 1 - pred["p_intact"]
-        else:
-            gold = r.get("gold", {}).get(dimension)
-            if pred.get("p_con") is None or gold not in (0.0, 1.0):
-                continue
-            right = pred["dp"] == gold
-            p_win = pred["p_con"] if pred["dp"] == 1.0 else 1 - pred["p_con"]
+        gold = (r.get("gold") or {}).get(dimension)
+        p_one = p_coded(r, dimension, 1.0)
+        if p_one is None or gold not in (0.0, 1.0):
+            continue
+        right = named == gold
+        p_win = p_one if named == 1.0 else 1 - p_one
         if not 0.0 <= float(p_win) <= 1.0:  # NaN fails this too
             raise ValueError(f"item {r.get('item')!r}: a winner probability of {p_win!r} is not a probability")
         rows.append((str(r.get("item", "")), float(p_win), right))

@@ -181,7 +181,7 @@ async def judged_on_ray(bench: Any, todo: Sequence[tuple[str, int, Any]], settin
                     record = await asyncio.to_thread(ray.get, ref)
                 except ray.exceptions.RayError as e:
                     record = {"status": "incomplete", "reason": f"lost on the cluster after {TASK_RETRIES} retries: "
-                              f"{type(e).__name__}", "pred": {}, "usage": {}}
+                              f"{type(e).__name__}", "usage": {}}
                 yield mode, repeat, item, record
     finally:
         for ref in pending:

@@ -15,32 +15,29 @@ import math
 from pathlib import Path
 from typing import Any
 
-from .base import BenchmarkDataError
+from .base import BenchmarkDataError, named, readings
 from .metrics import rmse100
-from .runner import bootstrap_intervals, read_summary
+from .runner import bootstrap_intervals, latest_records, read_summary
 
 DIMENSIONS = ("general", "argument", "source", "language")
+FIELDS = {"dp": "winner", "sc": "score_winner"}  # the verdict's field each kind of prediction reads
 
 
 def records(folder: Path, mode: str) -> dict[str, dict[str, Any]]:
+    """The first repeat's complete records of ``mode``, by item (the newest where an item was judged again)."""
     path = folder / "items.jsonl"
     if not path.exists():
         raise BenchmarkDataError(f"{folder}: not a benchmark results folder (no items.jsonl)")
-    out = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            r = json.loads(line)
-            if r.get("mode") == mode and r.get("repeat", 0) == 0 and r.get("status") == "complete":
-                out[r["item"]] = r
-    return out
+    return {r["item"]: r for r in latest_records(path, [mode], None)
+            if r.get("repeat", 0) == 0 and r.get("status") == "complete"}
 
 
 def _rmse(recs: list[dict[str, Any]], dim: str, kind: str) -> float | None:
     """RMSE×100 over the records that made this prediction against a gold verdict per dimension (None: none did;
     a benchmark whose gold is not a verdict per dimension, e.g. the known answers, has none)."""
-    made = [r for r in recs if r["pred"].get(dim, {}).get(kind) is not None
+    made = [(p, r["gold"][dim]) for r in recs if (p := named(r, dim, FIELDS[kind])) is not None
             and isinstance(r.get("gold"), dict) and isinstance(r["gold"].get(dim), (int, float))]
-    return rmse100([r["pred"][dim][kind] for r in made], [r["gold"][dim] for r in made]) if made else None
+    return rmse100([p for p, _ in made], [g for _, g in made]) if made else None
 
 
 def compare(a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]], resamples: int = 1000,
@@ -66,7 +63,7 @@ def compare(a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]], resample
         rows.append({"metric": f"RMSE×100 {dim}, {kind.upper()}", "a": va, "b": vb, "diff": vb - va,
                      "low": lo, "high": hi, "n": len(common)})
     if keys:  # verdicts against a gold verdict (DebateArt)
-        right = {k: sum(r[k_]["pred"]["general"]["dp"] == r[k_]["gold"]["general"] for k_ in common)
+        right = {k: sum(named(r[k_], "general") == r[k_]["gold"]["general"] for k_ in common)
                  for k, r in (("a", a), ("b", b))}
         rows.append({"metric": "general verdicts right (DP)", "a": right["a"], "b": right["b"], "n": len(common)})
     for key in ("prompt_tokens", "prompt_tokens_processed", "completion_tokens", "llm_calls"):
@@ -79,13 +76,20 @@ def compare(a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]], resample
 
 
 def changed(a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """The common items whose overall verdict (DP) differs between the runs, with the gold one."""
+    """The common items whose overall verdict (DP) differs between the runs: each run's verdict in the gold's code
+    (``a``, ``b``) and in names (``a_said``, ``b_said``: the winner or "tie"), the gold's (``gold``,
+    ``gold_said``), whether ``b`` is closer to it, and each run's result file (``a_file``, ``b_file``)."""
     out = []
     for k in sorted(set(a) & set(b)):
-        pa, pb = a[k]["pred"].get("general", {}).get("dp"), b[k]["pred"].get("general", {}).get("dp")
+        pa, pb = named(a[k], "general"), named(b[k], "general")
         if pa != pb:
             gold = a[k]["gold"].get("general") if isinstance(a[k].get("gold"), dict) else None
+            said = {run: next((r for r in readings(rec[k]) if r["dimension"] == "general"), {})
+                    for run, rec in (("a", a), ("b", b))}
             out.append({"item": k, "a": pa, "b": pb, "gold": gold,
+                        "a_said": said["a"].get("pred"), "b_said": said["b"].get("pred"),
+                        "gold_said": said["a"].get("gold"),
+                        "a_file": a[k].get("result_file"), "b_file": b[k].get("result_file"),
                         "better": None if gold is None or pa is None or pb is None else
                         abs(pb - gold) < abs(pa - gold)})
     return out

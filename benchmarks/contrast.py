@@ -36,9 +36,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from debatrix.core.models import Debate, JudgeResult, Side, Speech
+from debatrix.core.models import Debate, Side, Speech
 
-from .base import Benchmark, BenchmarkDataError, Item, MetricRow, benchmark
+from .base import Benchmark, BenchmarkDataError, Item, MetricRow, benchmark, coded, p_coded, verdict
 from .panelbench import DebateArt
 
 PERTURBATIONS = ("argument", "source", "language", "clash")
@@ -255,33 +255,21 @@ class Contrast(Benchmark):
     def gold_record(self, item: ContrastItem) -> dict[str, Any]:  # type: ignore[override]
         base, donor = self._base(item.base), self._base(item.donor)
         first = base.debater(base.speeches[0].speaker).side
-        return {"perturbation": item.perturbation, "degraded": item.degraded.value, "base": item.base,
+        # the gold in the code of :meth:`sides`: the intact side should win the changed dimension and overall
+        return {"gold": {item.perturbation: 1.0, "general": 1.0},
+                "perturbation": item.perturbation, "degraded": item.degraded.value, "base": item.base,
                 "degraded_first": first is item.degraded,
                 "change": perturbed(base, item.perturbation, item.degraded, donor, item.seed)[1]}
 
-    def predictions(self, item: ContrastItem, debate: Debate, result: JudgeResult  # type: ignore[override]
-                    ) -> dict[str, Any]:
-        """For the dimension the change touches (the general verdict where the mode does not judge it) and for
-        the general verdict: ``dp``, ``argmax`` and ``sc`` (1: the intact side, 0.5: a tie, 0: the changed side)
-        and ``p_intact`` (its probability, a tie counting half)."""
-        intact = next(d.name for d in debate.debaters if d.side is not item.degraded)
-        judged = {d.name: d for d in result.dimensions if d.verdict is not None}
-        out: dict[str, Any] = {}
-        if result.general is not None and result.general.verdict is not None:
-            out["general"] = _verdict_read(result.general.verdict, intact)
-        target = judged.get(item.perturbation)
-        out["read"] = item.perturbation if target is not None else "general"
-        if target is not None:
-            out["target"] = _verdict_read(target.verdict, intact)
-        elif "general" in out:
-            out["target"] = out["general"]
-        return out
+    def sides(self, item: ContrastItem, debate: Debate) -> dict[str, float]:  # type: ignore[override]
+        """The intact side 1.0, the changed side 0.0 (a tie 0.5): the side that should win is known."""
+        return {d.name: 0.0 if d.side is item.degraded else 1.0 for d in debate.debaters}
 
     def metrics(self, records: list[dict[str, Any]]) -> list[MetricRow]:
         rows = [MetricRow("completion_rate", "all",
                           sum(r["status"] == "complete" for r in records) / len(records) if records else 0.0,
                           len(records))]
-        done = [r for r in records if r["status"] == "complete" and "target" in r.get("pred", {})]
+        done = [r for r in records if r["status"] == "complete" and verdict(r, target_of(r))]
         subsets = {"all": lambda r: True, "degraded_first": lambda r: r["degraded_first"],
                    "degraded_second": lambda r: not r["degraded_first"]}
         for p in (*PERTURBATIONS, "all"):
@@ -289,11 +277,11 @@ class Contrast(Benchmark):
             for subset, keep in subsets.items():
                 sub = [r for r in mine if keep(r)]
                 for method in ("dp", "argmax", "sc"):
-                    values = [r["pred"]["target"][method] for r in sub if r["pred"]["target"][method] is not None]
+                    values = [x for r in sub if (x := intact_read(r, target_of(r), method)) is not None]
                     if values:
                         rows.append(MetricRow(f"intact_{method}_{p}", subset, sum(values) / len(values),
                                               len(values)))
-                general = [r["pred"]["general"]["dp"] for r in sub if "general" in r["pred"]]
+                general = [intact_read(r, "general", "dp") for r in sub if verdict(r, "general")]
                 if general and subset == "all":
                     rows.append(MetricRow(f"intact_general_dp_{p}", "all", sum(general) / len(general),
                                           len(general)))
@@ -319,16 +307,22 @@ class Contrast(Benchmark):
                                  baseline="the side with more words") for p, v in longer.items()]
 
 
-def _verdict_read(v: Any, intact: str) -> dict[str, Any]:
-    def value(winner: str | None) -> float:
-        return 0.5 if winner is None else float(winner == intact)
+def target_of(record: dict[str, Any]) -> str:
+    """The dimension a record's change touches, or "general" where the mode did not judge that dimension."""
+    return record["perturbation"] if verdict(record, record["perturbation"]) else "general"
 
-    votes = [o.winner for o in v.orders]
-    argmax = None
-    if votes:
-        mine, theirs = sum(w == intact for w in votes), sum(w is not None and w != intact for w in votes)
-        argmax = 1.0 if mine > theirs else 0.0 if theirs > mine else 0.5
-    p = None
-    if v.probabilities:
-        p = round(v.probabilities.get(intact, 0.0) + 0.5 * v.probabilities.get("tie", 0.0), 4)
-    return {"dp": value(v.winner), "sc": value(v.score_winner), "argmax": argmax, "p_intact": p}
+
+def intact_read(record: dict[str, Any], dimension: str, method: str) -> float | None:
+    """How a verdict reads the change (1: the intact side named, 0.5: a tie, 0: the changed side): ``dp`` its
+    winner, ``sc`` by the scores, ``argmax`` the orders' answers counted; ``p_intact`` the intact side's
+    probability (a tie counting half)."""
+    v = verdict(record, dimension)
+    if v is None:
+        return None
+    if method == "p_intact":
+        return p_coded(record, dimension, 1.0)
+    if method == "argmax":
+        votes = [coded(record, o["winner"]) for o in v["orders"]]
+        mine, theirs = votes.count(1.0), votes.count(0.0)
+        return (1.0 if mine > theirs else 0.0 if theirs > mine else 0.5) if votes else None
+    return coded(record, v["winner" if method == "dp" else "score_winner"])

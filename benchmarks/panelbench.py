@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from debatrix.core.loader import load_debate
-from debatrix.core.models import Debate, JudgeResult, Side
+from debatrix.core.models import Debate, Side
 
-from .base import Benchmark, Item, MetricRow, benchmark, check_count, data_root
+from .base import Benchmark, Item, MetricRow, benchmark, check_count, coded, data_root, verdict
 from .calibration import brier, cross_validated, ece, reliability_plot, verdicts
 from .metrics import accuracy, rmse100
 
@@ -94,19 +94,9 @@ class DebateArt(Benchmark):
         """The debate's length in characters of speech (the motion files only point at the speeches)."""
         return sum(len(s.content) for s in self.debate(item).speeches)
 
-    def predictions(self, item: Item, debate: Debate, result: JudgeResult) -> dict[str, Any]:
-        """``{dimension: {...}}`` for every dimension the mode judged, plus ``general``: ``dp`` and ``sc`` (the
-        verdict: probabilities averaged over the orders), ``dp_single`` / ``sc_single`` (the first order's answers
-        alone: what a judge asked once, in the file's order, by argmax, would say), ``p_con`` (the probability of
-        con winning, a tie counting half) and the verdict's ``bias``."""
-        out: dict[str, Any] = {}
-        judged = [d for d in result.dimensions if d.name in (*DIMENSIONS, "general")]
-        if result.general is not None and result.general not in judged:
-            judged.append(result.general)
-        for d in judged:
-            if d.verdict is not None:
-                out[d.name] = _prediction(debate, d)
-        return out
+    def sides(self, item: Item, debate: Debate) -> dict[str, float]:
+        """Pro 0.0 and con 1.0, as the gold codes them (a tie 0.5)."""
+        return {d.name: side_value(debate, d.name) for d in debate.debaters}
 
     def gold_record(self, item: DebateArtItem) -> dict[str, Any]:  # type: ignore[override]
         debate = self.debate(item)
@@ -121,28 +111,27 @@ class DebateArt(Benchmark):
             sub = [r for r in done if keep(r)]
             for dim in (*DIMENSIONS, "general"):
                 for method in ("sc", "dp"):
-                    pairs = [(r["pred"][dim][method], r["gold"][dim]) for r in sub if dim in r.get("pred", {})]
+                    pairs = [(decision(r, dim, method), r["gold"][dim]) for r in sub if verdict(r, dim)]
                     if pairs:
                         value = rmse100([p for p, _ in pairs], [g for _, g in pairs])
                         rows.append(MetricRow(f"rmse100_{dim}_{method}", subset, value, len(pairs)))
         for dim in (*DIMENSIONS, "general"):
-            judged = [r for r in done if dim in r.get("pred", {})]
+            judged = [r for r in done if verdict(r, dim)]
             for method in ("dp_single", "sc_single"):
-                pairs = [(r["pred"][dim][method], r["gold"][dim]) for r in judged
-                         if r["pred"][dim].get(method) is not None]
+                pairs = [(d, r["gold"][dim]) for r in judged if (d := decision(r, dim, method)) is not None]
                 if pairs:
                     rows.append(MetricRow(f"rmse100_{dim}_{method}", "all",
                                           rmse100([p for p, _ in pairs], [g for _, g in pairs]), len(pairs)))
             if judged and "first_side" in judged[0]:
                 # how often the first speaker is named winner among the decisive verdicts, against the gold's rate
                 for method in ("dp", "dp_single", "sc", "gold"):
-                    picks = [(r["gold"][dim] if method == "gold" else r["pred"][dim].get(method), r["first_side"])
+                    picks = [(r["gold"][dim] if method == "gold" else decision(r, dim, method), r["first_side"])
                              for r in judged]
                     decisive = [(p, f) for p, f in picks if p is not None and p != 0.5]
                     if decisive:
                         rows.append(MetricRow(f"first_speaker_wins_{dim}_{method}", "all",
                                               sum(p == f for p, f in decisive) / len(decisive), len(decisive)))
-            biases = [r["pred"][dim]["bias"] for r in judged if r["pred"][dim].get("bias") is not None]
+            biases = [b for r in judged if (b := verdict(r, dim)["position_bias"]) is not None]
             if biases:
                 rows.append(MetricRow(f"position_bias_{dim}", "all", sum(biases) / len(biases), len(biases)))
             v = verdicts(judged, dim)
@@ -152,7 +141,7 @@ class DebateArt(Benchmark):
                          MetricRow(f"ece_{dim}_calibrated_cv", "all", ece(cv, v.right), len(v)),
                          MetricRow(f"brier_{dim}", "all", brier(v.p, v.right), len(v)),
                          MetricRow(f"brier_{dim}_calibrated_cv", "all", brier(cv, v.right), len(v))]
-            flags = [r["pred"][dim]["consistent"] for r in judged if "consistent" in r["pred"][dim]]
+            flags = [verdict(r, dim)["consistent"] for r in judged]
             if flags:  # verdicts whose comment argues for the winner they name
                 rows.append(MetricRow(f"consistent_{dim}", "all", sum(flags) / len(flags), len(flags)))
         return rows
@@ -183,21 +172,32 @@ class DebateArt(Benchmark):
                 for dim in DIMENSIONS}
 
 
-def _prediction(debate: Debate, d: Any) -> dict[str, Any]:
-    from debatrix.graphs.finish import score_winner
-
-    v = d.verdict
-    first = v.orders[0] if v.orders else None
-    single_sc = None
-    if first is not None and len(first.argmax_scores) == len(debate.debaters):
-        single_sc = side_value(debate, score_winner(dict(first.argmax_scores), debate, d.allow_tie, d.tie_margin))
-    p_con = None
-    if v.probabilities:
-        con = next(x.name for x in debate.debaters if x.side is Side.CON)
-        p_con = round(v.probabilities.get(con, 0.0) + 0.5 * v.probabilities.get("tie", 0.0), 4)
-    return {"dp": side_value(debate, v.winner), "sc": side_value(debate, v.score_winner),
-            "dp_single": side_value(debate, first.winner) if first is not None else None, "sc_single": single_sc,
-            "p_con": p_con, "bias": v.position_bias, "method": v.method, "consistent": v.consistent}
+def decision(record: dict[str, Any], dimension: str, method: str) -> float | None:
+    """A record's decision on ``dimension`` in the gold's code (pro 0.0, tie 0.5, con 1.0), read off the judge's
+    verdict: ``dp`` its winner, ``sc`` the winner by the debaters' scores, ``dp_single`` / ``sc_single`` the same
+    from the first order alone (what a judge asked once, in the file's order, by argmax, would say). None: not
+    made."""
+    v = verdict(record, dimension)
+    if v is None:
+        return None
+    first = v["orders"][0] if v["orders"] else None
+    if method == "dp":
+        return coded(record, v["winner"])
+    if method == "sc":
+        return coded(record, v["score_winner"])
+    if first is None:
+        return None
+    if method == "dp_single":
+        return coded(record, first["winner"])
+    scores = first["argmax_scores"]  # sc_single
+    if len(scores) != len(record["sides"]):
+        return None
+    by_code = {code: scores[name] for name, code in record["sides"].items()}
+    diff = by_code[0.0] - by_code[1.0]
+    margin = (record.get("tie_margins") or {}).get(dimension)
+    if diff == 0 or (margin is not None and abs(diff) <= margin):
+        return 0.5
+    return 0.0 if diff > 0 else 1.0
 
 
 SUBSETS = {
@@ -267,22 +267,20 @@ class BPCompetition(Benchmark):
         """The debate's length in characters of speech (the motion files only point at the speeches)."""
         return sum(len(s.content) for s in self.debate(item).speeches)
 
-    def predictions(self, item: Item, debate: Debate, result: JudgeResult) -> dict[str, Any]:
-        v = result.general.verdict if result.general else None
-        if v is None:
-            return {}
-        pos = {d.name: d.position for d in debate.debaters}
-        return {"general": {"dp": pos.get(v.winner) if v.winner else None,
-                            "sc": pos.get(v.score_winner) if v.score_winner else None}}
+    tie = None  # a BP verdict names a team; no position for a tie
+
+    def sides(self, item: Item, debate: Debate) -> dict[str, str]:
+        """Each team's position (OG, OO, CG, CO), as the gold names the advancing teams."""
+        return {d.name: d.position for d in debate.debaters}
 
     def gold_record(self, item: BPItem) -> dict[str, Any]:  # type: ignore[override]
         return {"gold": list(item.advancing), "round": item.round}
 
     def metrics(self, records: list[dict[str, Any]]) -> list[MetricRow]:
         rows = [MetricRow("completion_rate", "all", _completion(records), len(records))]
-        done = [r for r in records if r["status"] == "complete" and "general" in r.get("pred", {})]
-        for method in ("dp", "sc"):
-            preds = [r["pred"]["general"][method] for r in done]
+        done = [r for r in records if r["status"] == "complete" and verdict(r, "general")]
+        for method, field in (("dp", "winner"), ("sc", "score_winner")):
+            preds = [coded(r, verdict(r, "general")[field]) for r in done]
             hits = [p in r["gold"] for p, r in zip(preds, done)]
             if done:
                 rows.append(MetricRow(f"accuracy_{method}", "all", accuracy(hits, [True] * len(hits)), len(done)))

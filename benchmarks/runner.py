@@ -47,7 +47,7 @@ from debatrix.llm.local import served_by
 from debatrix.app.runtime import settle_heap
 from debatrix.core.settings import JudgeSettings, redact_url
 
-from .base import Benchmark, Item, MetricRow
+from .base import RECORD_FORMAT, Benchmark, Item, MetricRow, in_words
 
 BOOTSTRAP_RESAMPLES = 1000
 
@@ -212,7 +212,9 @@ async def run_benchmark(bench: Benchmark, settings: JudgeSettings, out_dir: Path
     _check_manifest(out_dir, _run_manifest(bench, settings, out_dir))
     jsonl = out_dir / "items.jsonl"
     previous = read_records(jsonl)
-    finished = {record_key(r) for r in previous if r["status"] == "complete" or not retry_incomplete}
+    # a record of an older format is judged again (its answers come from the folder's answer cache)
+    finished = {record_key(r) for r in previous
+                if r.get("format") == RECORD_FORMAT and (r["status"] == "complete" or not retry_incomplete)}
     # item by item (every mode of an item, then the next): a run stopped early still holds paired comparisons
     todo = [(m, k, it) for it in items for k in range(repeats) for m in modes if (m, k, it.id) not in finished]
     appender = _Appender(jsonl)
@@ -221,8 +223,8 @@ async def run_benchmark(bench: Benchmark, settings: JudgeSettings, out_dir: Path
 
     async def store(mode: str, repeat: int, item: Item, record: dict[str, Any]) -> None:
         nonlocal done
-        record = {"benchmark": bench.name, "mode": mode, "repeat": repeat, "item": item.id, **record,
-                  **bench.gold_record(item)}
+        record = {"benchmark": bench.name, "format": RECORD_FORMAT, "mode": mode, "repeat": repeat, "item": item.id,
+                  **record, **bench.gold_record(item)}
         result = record.pop("result", None)
         if result is not None:
             record["result_file"] = await asyncio.to_thread(_write_result, out_dir, mode, repeat, item.id, result)
@@ -311,10 +313,17 @@ def _safe(name: str) -> str:
 
 
 def latest_records(jsonl: Path, modes: list[str] | None, ids: set[str] | None) -> list[dict[str, Any]]:
+    """The newest record of every (mode, repeat, item) in ``jsonl`` (of ``modes`` and ``ids`` where given)."""
     latest: dict[tuple[str, int, str], dict[str, Any]] = {}
     for r in read_records(jsonl):  # a retried item's newest record wins
         if (modes is None or r["mode"] in modes) and (ids is None or r["item"] in ids):
             latest[record_key(r)] = r
+    old = sum(r.get("format") != RECORD_FORMAT for r in latest.values())
+    if old:
+        raise ConfigurationError(
+            f"{jsonl.parent}: {old} of its items were written by an older debatrix (before the records kept the "
+            "judge's verdicts); run the same `debatrix bench` command on this folder again to bring them up to "
+            "date: their answers come from the folder's answer cache, so no call is paid twice")
     return list(latest.values())
 
 
@@ -334,7 +343,7 @@ async def _judge_item(bench: Benchmark, item: Item, settings: JudgeSettings, con
     try:
         return await bench.run_item(item, settings, context)
     except DebatrixError as e:
-        return {"status": "incomplete", "reason": f"{type(e).__name__}: {e}", "pred": {}, "usage": {}}
+        return {"status": "incomplete", "reason": f"{type(e).__name__}: {e}", "usage": {}}
 
 
 # ------------------------------------------------------------------------------------------------ summary
@@ -352,15 +361,16 @@ def _usage_rows(records: list[dict[str, Any]]) -> list[MetricRow]:
         values = [r["usage"][field] for r in paid if (r.get("usage") or {}).get(field) is not None]
         if values:
             rows.append(MetricRow(metric, "all", sum(values) / len(values), len(values)))
-    # verdict stability: the share of verdicts all of whose orders named the same winner, per dimension and panel
+    # verdict stability: the share of verdicts all of whose orders named the same winner, per dimension and the
+    # general verdict
     agree: dict[str, list[bool]] = defaultdict(list)
     for r in records:
         for name, v in (r.get("verdicts") or {}).items():
-            if v.get("agreeing") is not None and v.get("orders", 0) > 1:
-                agree[name].append(v["agreeing"] == v["orders"])
+            if v.get("orders_agreeing") is not None and len(v.get("orders", ())) > 1:
+                agree[name].append(v["orders_agreeing"] == len(v["orders"]))
     for name, votes in sorted(agree.items()):
         rows.append(MetricRow(f"orders_agree_{name}", "all", sum(votes) / len(votes), len(votes)))
-    went_up = [bool(r["pred"]["escalated"]) for r in records if "escalated" in (r.get("pred") or {})]
+    went_up = [bool(r["escalated"]) for r in records if "escalated" in r]
     if went_up:  # with a second judge in reserve: the share of items it decided
         rows.append(MetricRow("escalated_share", "all", sum(went_up) / len(went_up), len(went_up)))
     return rows
@@ -520,8 +530,10 @@ def write_item_table(out_dir: Path, records: list[dict[str, Any]]) -> None:
     for r in sorted(records, key=lambda r: (r["item"], r["mode"], int(r["repeat"]))):
         link = f"[result]({r['result_file']})" if r.get("result_file") else ""
         status = r["status"] if r["status"] == "complete" else f"{r['status']}: {str(r.get('reason'))[:80]}"
-        lines.append(f"| {r['item']} | {r['mode']} | {r['repeat']} | {status} | {_short(r.get('pred'))} | "
-                     f"{_short(r.get('gold', r.get('human_mean')))} | {link} |")
+        words = in_words(r)
+        pred, gold = (w.replace("|", "\\|") for w in words) if words else \
+            (_short(r.get("pred")), _short(r.get("gold", r.get("human_mean"))))
+        lines.append(f"| {r['item']} | {r['mode']} | {r['repeat']} | {status} | {pred} | {gold} | {link} |")
     write_atomic(out_dir / "items.md", "\n".join(lines) + "\n")
 
 

@@ -77,3 +77,28 @@ def winner_script(dim_winners: dict[str, str], panel: str | None = None) -> dict
 @pytest.fixture
 def scripted():
     return ScriptedChatModel
+
+
+def winner_record(item: str, decisions: dict[str, float | None], *, gold: dict | None = None,
+                  p_one: float | None = None, score: float | None = None, orders: int = 1,
+                  agreeing: int | None = None, mode: str = "direct", repeat: int = 0, status: str = "complete",
+                  benchmark: str = "debateart", **extra) -> dict:
+    """A benchmark record as the runner writes it (format 2): debaters Pro (coded 0.0) and Con (1.0); each
+    dimension's verdict names the debater of its code (0.5 or None: a tie), ``score`` the one its scores name,
+    ``p_one`` the probability it gives Con; ``orders`` answers, ``agreeing`` of them naming the winner."""
+    from debatrix.benchmarks.base import RECORD_FORMAT
+    from debatrix.core.models import Judgment, Verdict
+
+    names = {0.0: "Pro", 1.0: "Con"}
+    verdicts = {}
+    for dim, code in decisions.items():
+        winner = names.get(code)
+        v = Verdict(dimension=dim, comment="", winner=winner,
+                    score_winner=names.get(code if score is None else score),
+                    probabilities=None if p_one is None else {"Con": p_one, "Pro": round(1 - p_one, 4)},
+                    orders=tuple(Judgment(order=("Pro", "Con"), winner=winner) for _ in range(orders)),
+                    orders_agreeing=agreeing)
+        verdicts[dim] = v.model_dump(mode="json", exclude={"comment": True, "orders": {"__all__": {"comment"}}})
+    return {"benchmark": benchmark, "format": RECORD_FORMAT, "item": item, "mode": mode, "repeat": repeat,
+            "status": status, "verdicts": verdicts, "sides": {"Pro": 0.0, "Con": 1.0}, "tie": 0.5,
+            "usage": {}, **({} if gold is None else {"gold": gold}), **extra}

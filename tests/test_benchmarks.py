@@ -18,7 +18,7 @@ from debatrix.benchmarks.runner import read_records, run_benchmark
 from debatrix.benchmarks.scoring import find_score, rating_from
 from debatrix.testing import FakeOpenAIServer, Fault, ScriptedChatModel
 
-from .conftest import data_required, settings
+from .conftest import data_required, settings, winner_record
 
 # ------------------------------------------------------------------------------------------ real files
 
@@ -173,8 +173,8 @@ async def test_debateart_ablation_run_resumes_without_repeating_calls(tmp_path):
     assert "position_bias_general" in {r.metric for r in report.summary}
     # stability: the two orders name different debaters, every time; the two samples of an item agree
     assert rows[("direct", "orders_agree_general")].value == 0.0
-    assert rows[("dimensional", "epochs_agree_panel")].value == 1.0
-    assert rows[("dimensional", "epochs_agree_panel")].n == 3
+    assert rows[("dimensional", "epochs_agree_general")].value == 1.0  # the panel's verdict: the general one
+    assert rows[("dimensional", "epochs_agree_general")].n == 3
     # a resume with other settings is refused
     with pytest.raises(Exception, match="other settings"):
         await run_benchmark(b, settings("debatrix", temperature=0.7), out, modes=["direct"], limit=3,
@@ -462,11 +462,11 @@ def test_compare_two_runs_pairs_the_common_debates(tmp_path, capsys):
     def run(folder, preds):
         folder.mkdir()
         lines = []
+        dims = ("general", "argument", "source", "language")
         for i, p in enumerate(preds):
-            pred = {d: {"dp": p, "sc": p} for d in ("general", "argument", "source", "language")}
-            lines.append(json.dumps({"item": f"d{i}", "mode": "debatrix", "repeat": 0, "status": "complete",
-                                     "pred": pred, "gold": {d: 0.0 for d in pred},
-                                     "usage": {"prompt_tokens": 100, "completion_tokens": 10, "llm_calls": 4}}))
+            lines.append(json.dumps(winner_record(
+                f"d{i}", {d: p for d in dims}, gold={d: 0.0 for d in dims}, mode="debatrix",
+                usage={"prompt_tokens": 100, "completion_tokens": 10, "llm_calls": 4})))
         (folder / "items.jsonl").write_text("\n".join(lines) + "\n")
 
     run(tmp_path / "a", [1.0, 1.0, 0.0, 0.0])  # 2 of 4 right
@@ -487,26 +487,25 @@ def test_an_escalated_item_costs_both_judges_and_counts_as_escalated():
     assert (both.llm_calls, both.prompt_tokens, both.completion_tokens, both.prompt_tokens_processed) == \
         (49, 1000, 100, 80)
     rows = {r.metric: r.value for r in _usage_rows([
-        {"usage": {"llm_calls": 49}, "pred": {"escalated": True}},
-        {"usage": {"llm_calls": 4}, "pred": {"escalated": False}},
-        {"usage": {"llm_calls": 4}, "pred": {}}])}
+        {"usage": {"llm_calls": 49}, "escalated": True},
+        {"usage": {"llm_calls": 4}, "escalated": False},
+        {"usage": {"llm_calls": 4}}])}
     assert rows["escalated_share"] == 0.5
 
 
 def test_verdict_stability_rows_count_orders_and_samples_that_agree():
     from debatrix.benchmarks.runner import _epochs_agree, _usage_rows
 
-    def rec(item, repeat, winner, agreeing):
-        return {"item": item, "repeat": repeat, "mode": "direct", "status": "complete", "pred": {}, "usage": {},
-                "verdicts": {"general": {"winner": winner, "orders": 2, "agreeing": agreeing}}}
+    def rec(item, repeat, winner, agreeing, orders=2):
+        return winner_record(item, {"general": winner}, orders=orders, agreeing=agreeing, repeat=repeat)
 
-    records = [rec("a", 0, "Ana", 2), rec("a", 1, "Ana", 1), rec("b", 0, "Ben", 2), rec("b", 1, "", 0),
-               rec("c", 0, "Ana", 2)]  # c judged once: no say on agreement between samples
+    records = [rec("a", 0, 0.0, 2), rec("a", 1, 0.0, 1), rec("b", 0, 1.0, 2), rec("b", 1, None, 0),
+               rec("c", 0, 0.0, 2)]  # c judged once: no say on agreement between samples
     assert _epochs_agree(records) == {"epochs_agree_general": (0.5, 2)}
     rows = {r.metric: (r.value, r.n) for r in _usage_rows(records)}
     assert rows["orders_agree_general"] == (0.6, 5)
     # a verdict judged in one order is no evidence either way
-    one = [{**rec("a", 0, "Ana", 1), "verdicts": {"general": {"winner": "Ana", "orders": 1, "agreeing": 1}}}]
+    one = [rec("a", 0, 0.0, 1, orders=1)]
     assert "orders_agree_general" not in {r.metric for r in _usage_rows(one)}
 
 
@@ -549,3 +548,31 @@ def test_bootstrap_intervals_match_scipy_on_a_plain_mean_and_are_zero_for_identi
     assert got["a"][0] < np.mean(list(values.values())) < got["a"][1]
     assert got["a-b"] == (0.0, 0.0)  # identical modes: the paired difference is exactly zero
     assert all(math.isnan(x) for x in bootstrap_intervals(stat, ids[:2], ["a"])["a"])  # too few to resample
+
+
+@data_required
+async def test_a_folder_of_older_records_is_brought_up_to_date_from_its_cache(tmp_path):
+    """Records written before they kept the judge's verdicts (the winner only as the gold's code) are refused by
+    the summary with the way out, and the same command judges them again with every answer from the folder's
+    cache: nothing is paid twice, and every record then holds the verdicts."""
+    from debatrix.benchmarks.base import RECORD_FORMAT, verdict
+    from debatrix.benchmarks.runner import latest_records
+    from debatrix.core.errors import ConfigurationError
+    from debatrix.testing import FakeOpenAIServer
+
+    b = make_benchmark("debateart")
+    out = tmp_path / "old"
+    with FakeOpenAIServer() as srv:
+        s = settings("direct", orders=1, base_url=srv.base_url, model="fake", cache_path=out / "llm_cache.sqlite")
+        await run_benchmark(b, s, out, modes=["direct"], limit=2)
+        sent = len(srv.requests)
+        new = ("format", "verdicts", "sides", "tie", "tie_margins")
+        old = [{k: v for k, v in r.items() if k not in new} | {"pred": {"general": {"dp": 0.0}}}
+               for r in read_records(out / "items.jsonl")]
+        (out / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in old))
+        with pytest.raises(ConfigurationError, match="run the same `debatrix bench` command on this folder again"):
+            latest_records(out / "items.jsonl", None, None)
+        report = await run_benchmark(b, s, out, modes=["direct"], limit=2)
+        assert report.judged == 2 and len(srv.requests) == sent  # every answer from the folder's cache
+    latest = latest_records(out / "items.jsonl", None, None)
+    assert len(latest) == 2 and all(r["format"] == RECORD_FORMAT and verdict(r, "general") for r in latest)

@@ -324,7 +324,7 @@ def test_judge_several_files_into_a_folder_resumes_and_refuses_what_it_cannot_do
         assert "2 debates, direct mode (2 judged now, 0 found done)" in res.output
         records = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
         assert sorted(r["item"].rsplit("-", 1)[0] for r in records) == ["four_day_week", "school_uniforms"]
-        assert all((out / r["result_file"]).exists() and r["pred"]["winner"] for r in records)
+        assert all((out / r["result_file"]).exists() and "winner" in r["verdicts"]["general"] for r in records)
         again = runner.invoke(app, ["judge", *files, *common, "--out-dir", str(out)])
         assert again.exit_code == 0 and "(0 judged now, 2 found done)" in again.output
         assert len(server.requests) == sent  # nothing judged twice

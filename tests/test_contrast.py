@@ -3,6 +3,7 @@ figures; the default sample on the real data (marked)."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from types import SimpleNamespace as NS
 
@@ -12,7 +13,7 @@ from debatrix.benchmarks.contrast import (MIN_CHANGE, PERTURBATIONS, Contrast, g
                                           perturbed, without_clash, without_sources)
 from debatrix.core.models import Debate, Side
 
-from .conftest import data_required
+from .conftest import data_required, winner_record
 
 SOURCED = ("Remote work raises output. A Stanford study of 16,000 workers found a 13% gain. "
            "Commutes waste time.\n\nAccording to the ONS, sick days fell. See [1](https://ons.gov.uk/x). "
@@ -82,21 +83,34 @@ def test_a_perturbation_changes_only_the_chosen_side_and_reports_how_much():
 
 
 def test_verdicts_are_read_for_the_intact_side_in_every_way():
-    from debatrix.benchmarks.contrast import _verdict_read
+    from debatrix.benchmarks.base import stored_verdicts
+    from debatrix.benchmarks.contrast import intact_read
+    from debatrix.core.models import DimensionResult, Judgment, Verdict
 
-    order = lambda w: NS(winner=w)  # noqa: E731
-    v = NS(winner="Ana", score_winner=None, orders=[order("Ana"), order("Ben")],
-           probabilities={"Ana": 0.6, "Ben": 0.3, "tie": 0.1})
-    assert _verdict_read(v, "Ana") == {"dp": 1.0, "sc": 0.5, "argmax": 0.5, "p_intact": 0.65}
-    assert _verdict_read(v, "Ben") == {"dp": 0.0, "sc": 0.5, "argmax": 0.5, "p_intact": 0.35}
-    one = NS(winner=None, score_winner="Ben", orders=[order("Ben")], probabilities=None)
-    assert _verdict_read(one, "Ben") == {"dp": 0.5, "sc": 1.0, "argmax": 1.0, "p_intact": None}
+    def record(v, intact):
+        result = NS(dimensions=[DimensionResult(name="general", weight=1.0, allow_tie=True, verdict=v)], general=None)
+        return {"verdicts": stored_verdicts(result), "tie": 0.5,
+                "sides": {n: 1.0 if n == intact else 0.0 for n in ("Ana", "Ben")}}
+
+    def read(rec):
+        return {m: intact_read(rec, "general", m) for m in ("dp", "sc", "argmax", "p_intact")}
+
+    order = lambda w: Judgment(order=("Ana", "Ben"), winner=w, comment="long reasons")  # noqa: E731
+    v = Verdict(dimension="general", comment="why", winner="Ana", score_winner=None,
+                orders=(order("Ana"), order("Ben")), probabilities={"Ana": 0.6, "Ben": 0.3, "tie": 0.1})
+    assert read(record(v, "Ana")) == {"dp": 1.0, "sc": 0.5, "argmax": 0.5, "p_intact": 0.65}
+    assert read(record(v, "Ben")) == {"dp": 0.0, "sc": 0.5, "argmax": 0.5, "p_intact": 0.35}
+    one = Verdict(dimension="general", comment="", winner=None, score_winner="Ben", orders=(order("Ben"),))
+    assert read(record(one, "Ben")) == {"dp": 0.5, "sc": 1.0, "argmax": 1.0, "p_intact": None}
+    # the record keeps the verdict, not its prose (the result file beside items.jsonl has that)
+    assert "why" not in json.dumps(record(v, "Ana")) and "long reasons" not in json.dumps(record(v, "Ana"))
 
 
 def test_figures_per_change_and_place_of_the_changed_side():
     def rec(p, first, dp, status="complete"):
-        pred = {"target": {"dp": dp, "argmax": dp, "sc": 1.0}, "general": {"dp": 1.0}, "read": p}
-        return {"status": status, "perturbation": p, "degraded_first": first, "pred": pred}
+        # "Con" is the intact side here (coded 1.0): dp 1.0 names it, 0.0 the changed side, 0.5 a tie
+        return winner_record("x", {p: dp, "general": 1.0}, score=1.0, status=status, benchmark="contrast",
+                             perturbation=p, degraded_first=first)
 
     records = [rec("source", True, 1.0), rec("source", False, 0.0), rec("source", False, 0.5),
                rec("clash", True, 1.0), rec("clash", True, 0.0, status="incomplete")]
@@ -107,6 +121,11 @@ def test_figures_per_change_and_place_of_the_changed_side():
     assert rows[("intact_dp_source", "degraded_second")] == (0.25, 2)
     assert rows[("intact_dp_clash", "all")] == (1.0, 1)  # the incomplete item is not counted
     assert rows[("intact_dp_all", "all")] == (0.625, 4) and rows[("intact_general_dp_all", "all")] == (1.0, 4)
+    # a mode that did not judge the changed dimension is read on its general verdict
+    general_only = winner_record("y", {"general": 0.0}, benchmark="contrast", perturbation="source",
+                                 degraded_first=True)
+    rows = {(r.metric, r.subset): r.value for r in Contrast.metrics(NS(), [general_only])}
+    assert rows[("intact_dp_source", "all")] == 0.0
 
 
 @data_required

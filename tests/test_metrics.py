@@ -13,6 +13,8 @@ from debatrix.benchmarks.metrics import (accuracy, critique_weighted_loss, f1_pe
                                          quadratic_weighted_kappa, rmse100, roc_auc,
                                          weighted_pairwise_ranking_error)
 
+from .conftest import winner_record
+
 
 def test_rmse100_by_hand():
     assert rmse100([0, 1, 0.5], [0, 1, 0.5]) == 0
@@ -113,8 +115,7 @@ def test_critique_weighted_loss_by_hand():
 
 def _records(pairs):
     """DebateArt records of a direct run: (p_con, named winner 0/1 pro/con, gold 0/0.5/1)."""
-    return [{"benchmark": "debateart", "mode": "direct", "repeat": 0, "item": f"d{k:03}", "status": "complete",
-             "pred": {"general": {"p_con": p, "dp": dp}}, "gold": {"general": g}} for k, (p, dp, g) in
+    return [winner_record(f"d{k:03}", {"general": dp}, p_one=p, gold={"general": g}) for k, (p, dp, g) in
             enumerate(pairs)]
 
 
@@ -210,8 +211,7 @@ def test_a_place_prior_is_measured_from_the_orders_as_the_model_gave_them(tmp_pa
         recs = []
         for k, share in enumerate((0.9, 0.6, 0.7)):  # two places: the median (0.7), not the mean
             (folder / "items" / f"{k}.json").write_text(json.dumps(result(share, layout)))
-            recs.append({"benchmark": "debateart", "mode": "direct", "repeat": 0, "item": f"d{k}",
-                         "status": "complete", "result_file": f"items/{k}.json", "pred": {}, "gold": {}})
+            recs.append(winner_record(f"d{k}", {}, gold={}, result_file=f"items/{k}.json"))
         (folder / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
         figures = C.calibrate_folder(folder, "some-model")
         doc = json.loads((folder / "calibration.json").read_text())
@@ -225,8 +225,8 @@ def test_a_place_prior_is_measured_from_the_orders_as_the_model_gave_them(tmp_pa
 
 def _contrast_records(pairs):
     """Contrast-suite records: (p_intact, intact side named 1.0 / other 0.0 / tie 0.5)."""
-    return [{"benchmark": "contrast", "mode": "direct", "repeat": 0, "item": f"c{k:03}", "status": "complete",
-             "pred": {"general": {"p_intact": p, "dp": dp, "sc": dp}}} for k, (p, dp) in enumerate(pairs)]
+    return [winner_record(f"c{k:03}", {"general": dp}, p_one=p, gold={"general": 1.0}, benchmark="contrast")
+            for k, (p, dp) in enumerate(pairs)]
 
 
 def test_a_map_fitted_on_several_sources_reports_how_each_fares_under_a_fit_on_the_others(tmp_path):

@@ -380,7 +380,7 @@ async def test_a_debateart_sample_judged_on_ray_equals_a_local_run_and_survives_
     mine = {r["item"]: r for r in read_records(out / "items.jsonl")}
     theirs = {r["item"]: r for r in read_records(tmp_path / "local" / "items.jsonl")}
     assert sorted(mine) == sorted(theirs) and all(r["status"] == "complete" for r in mine.values())
-    assert all(mine[k]["pred"] == theirs[k]["pred"] for k in mine)  # every prediction as the local run's
+    assert all(mine[k]["verdicts"] == theirs[k]["verdicts"] for k in mine)  # every verdict as the local run's
     assert killed  # the worker node was lost mid-run, and every item still came back complete
     assert (out / "summary.md").read_text() and (out / "summary.csv").read_text()
     # nothing judged twice: every call answered before the kill came from the shared cache; only the calls in

@@ -419,6 +419,7 @@ def _judge_batch(paths: list[Path], settings: JudgeSettings, out_dir: Path, max_
     ``ray``: as cluster tasks."""
     from debatrix.benchmarks.batch import DebateFiles
     from debatrix.benchmarks.runner import read_records, run_benchmark
+    from debatrix.benchmarks.base import verdict
 
     for p in paths:  # every file read before anything is paid for
         _load(p)
@@ -442,7 +443,9 @@ def _judge_batch(paths: list[Path], settings: JudgeSettings, out_dir: Path, max_
         r = latest.get(item.id)
         if r is not None:
             shown.add(item.id)
-            table.add_row(plain(item.path), plain(r["status"]), plain((r.get("pred") or {}).get("winner") or "-"),
+            general = verdict(r, "general")
+            table.add_row(plain(item.path), plain(r["status"]),
+                          plain("-" if general is None else general["winner"] or "tie"),
                           # relative to the folder the title names: short enough to stay on one line
                           plain(r["result_file"]) if r.get("result_file") else plain(r.get("reason")))
     out_console.print(table)
