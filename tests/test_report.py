@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import html
 import json
 import re
@@ -10,11 +11,13 @@ import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
+import pytest
+
 from debatrix.app.api import ajudge_debate
 from debatrix.app.report import result_html, write_report
 from debatrix.testing import ScriptedChatModel
 
-from .conftest import EXAMPLES, data_required, settings, winner_script
+from .conftest import EXAMPLES, data_required, settings, winner_record, winner_script
 
 
 class Cells(HTMLParser):
@@ -115,10 +118,19 @@ async def test_a_benchmark_folder_page_links_every_item_to_its_own_page(tmp_path
     records = read_records(out / "items.jsonl")
     links = re.findall(r'<a href="([^"]+)">([^<]+)</a>', page)
     assert sorted(name for _, name in links) == sorted(r["item"] for r in records)
-    for href, _ in links:
+    by_item = {r["item"]: r for r in records}
+    for href, name in links:
         item_page = (out / href).read_text()
         assert (out / href) in pages and offline(item_page) and '<details class="speech">' in item_page  # direct: the speeches
-        assert '../../../report.html">← the run' in item_page and "Gold (the benchmark's): general" in item_page
+        assert '../../../report.html">← the run' in item_page
+        # gold and prediction in names (not the 0 / 0.5 / 1 codes), right or wrong per dimension
+        rec = by_item[name]
+        gold = rec["gold"]["general"]
+        gold_name = "tie" if gold == 0.5 else next(n for n, code in rec["sides"].items() if code == gold)
+        pred = rec["verdicts"]["general"]["winner"] or "tie"
+        right = "right" if (pred == gold_name) else "wrong"
+        assert re.search(rf"<tr><td>general</td><td>{pred}</td><td>{gold_name}</td>\s*<td class=\"{right}\">{right}</td>",
+                         item_page), item_page[:3000]
     assert 'id="summary"' in page and "rmse100_general" in page
     # in words, rounded, with its interval or "n/a"; the items say whether their verdict was right
     assert "RMSE×100 (lower is better) · general · direct prediction" in page
@@ -183,13 +195,14 @@ def test_two_runs_compared_on_one_page_with_the_items_whose_verdict_changed(tmp_
     from typer.testing import CliRunner
 
     def run(folder, preds):
-        folder.mkdir()
+        (folder / "items").mkdir(parents=True)
         lines = []
         for i, p in enumerate(preds):
-            pred = {d: {"dp": p, "sc": p} for d in ("general", "argument")}
-            lines.append(json.dumps({"item": f"d{i}", "mode": "debatrix", "repeat": 0, "status": "complete",
-                                     "pred": pred, "gold": {d: 0.0 for d in pred},
-                                     "usage": {"prompt_tokens": 100, "completion_tokens": 10, "llm_calls": 4}}))
+            (folder / "items" / f"d{i}.json").write_text("{}")
+            lines.append(json.dumps(winner_record(
+                f"d{i}", {d: p for d in ("general", "argument")}, gold={d: 0.0 for d in ("general", "argument")},
+                mode="debatrix", result_file=f"items/d{i}.json",
+                usage={"prompt_tokens": 100, "completion_tokens": 10, "llm_calls": 4})))
         (folder / "items.jsonl").write_text("\n".join(lines) + "\n")
 
     run(tmp_path / "before", [1.0, 1.0, 0.0, 0.0])
@@ -199,9 +212,11 @@ def test_two_runs_compared_on_one_page_with_the_items_whose_verdict_changed(tmp_
     page = (tmp_path / "after" / "compare-with-before.html").read_text()
     assert offline(page) and "after against before" in page and "4 items both runs completed" in page
     assert "RMSE×100 general, DP" in page and "general verdicts right (DP)" in page
-    changed = re.findall(r"<tr><td>(d\d)</td><td>([\d.]+)</td><td>([\d.]+)</td><td>[\d.]+</td>\s*<td class=\"(\w*)\"",
-                         page)
-    assert changed == [("d0", "1.0", "0.0", "better"), ("d3", "0.0", "1.0", "worse")]
+    # each changed item in names (Pro is the gold's winner), linked to both runs' results
+    changed = re.findall(r'<tr><td>(d\d)</td><td><a href="([^"]+)">(\w+)</a></td><td><a href="([^"]+)">(\w+)</a></td>'
+                         r'<td>(\w+)</td>\s*<td class="(\w*)"', page)
+    assert changed == [("d0", "../before/items/d0.json", "Con", "items/d0.json", "Pro", "Pro", "better"),
+                       ("d3", "../before/items/d3.json", "Pro", "items/d3.json", "Con", "Pro", "worse")], page[-1500:]
     bad = CliRunner().invoke(app, ["report", str(tmp_path / "before"), str(tmp_path / "nowhere")])
     assert bad.exit_code != 0 and "no such file or folder" in bad.output
 
@@ -255,8 +270,8 @@ def _run_folder(path, *, orders, value, modes=("direct",)):
     import json
 
     path.mkdir()
-    recs = [{"benchmark": "contrast", "mode": m, "repeat": 0, "item": f"i{k}", "status": "complete",
-             "pred": {"general": {"dp": float(k % 2)}}, "usage": {"llm_calls": 4, "prompt_tokens": 100}}
+    recs = [winner_record(f"i{k}", {"general": float(k % 2)}, gold={"general": 1.0}, benchmark="contrast", mode=m,
+                          usage={"llm_calls": 4, "prompt_tokens": 100})
             for m in modes for k in range(3)]
     (path / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
     (path / "summary.csv").write_text("mode,metric,subset,value,ci_low,ci_high,repeats,n\n"
@@ -294,8 +309,7 @@ def test_a_benchmark_report_leads_with_its_headline_as_the_papers_table(tmp_path
 
     folder = tmp_path / "run"
     folder.mkdir()
-    (folder / "items.jsonl").write_text(json.dumps({"benchmark": "debateart", "mode": "flow", "item": "i", "repeat": 0,
-                                                    "status": "complete", "pred": {}, "gold": {}}) + "\n")
+    (folder / "items.jsonl").write_text(json.dumps(winner_record("i", {}, gold={}, mode="flow")) + "\n")
     rows = ["mode,metric,subset,value,ci_low,ci_high,repeats,n"]
     for mode, base in (("flow", 50.0), ("direct", 61.2)):
         rows += [f"{mode},rmse100_general_dp,all,{base},{base - 10},{base + 10},1,10",
@@ -306,4 +320,67 @@ def test_a_benchmark_report_leads_with_its_headline_as_the_papers_table(tmp_path
     page = (folder / "report.html").read_text()
     lead = page[page.index('id="headline"'):page.index("</table>", page.index('id="headline"'))]
     assert "<th>flow</th><th>direct</th>" in lead and "rmse100_general_dp" in lead and "[40" in lead
+    # a row reads as the paper's does; what every row shares is said once, above the table
+    assert "<td>general · direct prediction <span" in lead and "RMSE×100" not in lead
+    assert "every one RMSE×100 (lower is better)" in page
     assert "completion_rate" not in lead and page.index('id="headline"') < page.index("<details><summary><h2")
+
+
+@data_required
+@pytest.mark.browser
+async def test_a_debateart_report_in_a_real_browser_leads_with_table_5_and_its_items_show_gold_in_names(tmp_path):
+    """`bench debateart --modes debatrix,direct` against the fake endpoint, then `debatrix report` on the folder,
+    opened in headless chromium at a desktop's width and a phone's (390 px): the first table is the headline in
+    Table 5's shape (a column per mode), nothing is wider than the phone, and an item's page shows the gold and the
+    judge's winner in names, right or wrong, and links back. Screenshots kept in tests/artifacts/."""
+    import os
+    import shutil
+
+    from debatrix.benchmarks import make_benchmark
+    from debatrix.benchmarks.runner import read_records, run_benchmark
+    from debatrix.testing import FakeOpenAIServer
+
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    if not os.path.exists(chromium):
+        pytest.skip("no chromium: install Debian's package (apt-get install chromium; make test does it as root)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (the dev extra)")
+    out = tmp_path / "da"
+    with FakeOpenAIServer() as srv:
+        await run_benchmark(make_benchmark("debateart"), settings("direct", orders=1, base_url=srv.base_url,
+                                                                  model="fake"),
+                            out, modes=["debatrix", "direct"], limit=2)
+    write_report(out, out / "report.html")
+    records = read_records(out / "items.jsonl")
+    names = {name for r in records for name in r["sides"]}
+    artifacts = Path(__file__).resolve().parent / "artifacts"
+    artifacts.mkdir(exist_ok=True)
+
+    def check(width: str, view: dict) -> None:
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+            try:
+                page = browser.new_page(viewport=view)
+                page.goto((out / "report.html").as_uri())
+                assert page.evaluate("document.querySelector('table').closest('[id=headline]') !== null")
+                heads = page.eval_on_selector_all("#headline th", "els => els.map(e => e.textContent.trim())")
+                assert "debatrix" in heads and "direct" in heads, heads
+                assert "general · direct prediction" in page.inner_text("#headline")
+                assert page.evaluate("document.documentElement.scrollWidth") <= view["width"] + 1
+                assert page.evaluate("document.getElementById('headline').getBoundingClientRect().right") \
+                    <= view["width"]  # the whole table on screen, its last column too
+                page.screenshot(path=str(artifacts / f"bench-report-{width}.png"), full_page=False)
+                link = page.locator("a", has_text=records[0]["item"]).first
+                link.click()
+                page.wait_for_selector("#gold")
+                gold = page.inner_text("#gold")
+                assert "general" in gold and any(n in gold for n in names | {"tie"}) and re.search("right|wrong", gold)
+                assert not re.search(r"\b0\.5\b|\bdp\b", gold)  # names, not the gold's codes
+                assert page.evaluate("document.documentElement.scrollWidth") <= view["width"] + 1
+                page.screenshot(path=str(artifacts / f"bench-item-{width}.png"), full_page=False)
+                page.click("text=← the run's report")
+                page.wait_for_selector("#headline")
+            finally:
+                browser.close()
+
+    for width, view in (("desktop", {"width": 1400, "height": 900}), ("phone", {"width": 390, "height": 844})):
+        await asyncio.to_thread(check, width, view)

@@ -21,7 +21,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-from debatrix.core.errors import ConfigurationError
+from debatrix.core.errors import ConfigurationError, DebatrixError
 from debatrix.core.files import inside, write_atomic
 from debatrix.core.models import DimensionResult, JudgeResult
 from debatrix.core.settings import redact_url
@@ -260,10 +260,19 @@ def _flat(value: Any, prefix: str = "") -> str:
 
 def _right(rec: dict[str, Any]) -> str:
     """Whether a debate item's overall verdict matched the gold one ("right", "wrong"; "" where not a verdict)."""
-    pred, gold = (rec.get("pred") or {}).get("general"), (rec.get("gold") or {}).get("general")
-    if not isinstance(pred, dict) or not isinstance(pred.get("dp"), (int, float)) or not isinstance(gold, (int, float)):
-        return ""
-    return "right" if abs(pred["dp"] - gold) < 1e-9 else "wrong"
+    from debatrix.benchmarks.base import readings
+
+    general = next((r for r in readings(rec) if r["dimension"] == "general"), None)
+    return "" if general is None or general["right"] is None else "right" if general["right"] else "wrong"
+
+
+def _in_words(rec: dict[str, Any]) -> tuple[str, str, list[dict[str, Any]]]:
+    """An item's prediction and gold in names, with the per-dimension readings; a benchmark that does not score
+    winners, as it stores them."""
+    from debatrix.benchmarks.base import in_words, readings
+
+    said = in_words(rec)
+    return (*said, readings(rec)) if said else (_flat(rec.get("pred")), _flat(rec.get("gold")), [])
 
 
 def bench_html(folder: Path, items: list[dict[str, Any]], item_pages: dict[str, str]) -> str:
@@ -278,7 +287,7 @@ def bench_html(folder: Path, items: list[dict[str, Any]], item_pages: dict[str, 
                            else "n/a")}
              for row in read_summary(folder)]
     rows = sorted(({**rec, "page": item_pages.get(rec.get("result_file") or ""), "right": _right(rec),
-                    "pred_text": _flat(rec.get("pred")), "gold_text": _flat(rec.get("gold"))} for rec in items),
+                    "pred_text": _in_words(rec)[0], "gold_text": _in_words(rec)[1]} for rec in items),
                   key=lambda r: (str(r.get("mode")), str(r.get("item")), r.get("repeat") or 0))
     plot = folder / "summary.png"
     png = f"data:image/png;base64,{base64.b64encode(plot.read_bytes()).decode()}" if plot.exists() else None
@@ -310,13 +319,20 @@ def headline_table(benchmark: str, table: list[dict[str, Any]]) -> tuple[list[st
             rows.append({"metric": metric, "words": next(r["words"] for r in found if r),
                          "cells": [f"{r['value']} [{r['interval']}]" if r and r["interval"] != "n/a" else
                                    (r["value"] if r else "") for r in found]})
+    # what every row shares (DebateArt: "RMSE×100 (lower is better)") is said once, above the table, so a row
+    # reads as the paper's does ("argument · by scores") and the table fits a phone
+    firsts = {r["words"].split(" · ", 1)[0] for r in rows}
+    if len(firsts) == 1 and all(" · " in r["words"] for r in rows):
+        unit = firsts.pop()
+        rows = [{**r, "words": r["words"].split(" · ", 1)[1], "unit": unit} for r in rows]
     return modes, rows
 
 
-def compare_html(a: Path, b: Path, mode: str | None = None) -> str:
+def compare_html(a: Path, b: Path, mode: str | None = None, out: Path | None = None) -> str:
     """Two benchmark runs side by side, paired over the items both completed: each metric in both runs with the
-    difference and its 95% paired bootstrap interval, and the items whose verdict changed."""
-    from debatrix.benchmarks.base import BenchmarkDataError
+    difference and its 95% paired bootstrap interval, and the items whose verdict changed, each linked to both
+    runs' results (their item pages where `debatrix report` wrote them, else the result files), relative to
+    ``out``, where the page is written."""
     from debatrix.benchmarks.compare import (changed, chosen_mode, compare, records, settings_differing,
                                              shared_modes, summaries)
 
@@ -325,12 +341,21 @@ def compare_html(a: Path, b: Path, mode: str | None = None) -> str:
         mode = chosen_mode(modes, mode)
         ra, rb = records(a, mode), records(b, mode)
         rows = compare(ra, rb)
-    except BenchmarkDataError as e:
+    except DebatrixError as e:  # a folder that is not a run, or one whose records are of an older format
         raise ReportError(str(e)) from None
     differ = [(k, redact_url(x) if isinstance(x, str) else x, redact_url(y) if isinstance(y, str) else y)
               for k, x, y in settings_differing(a, b)]
+    def link(folder: Path, rel: Any) -> str | None:
+        source = inside(folder, rel) if isinstance(rel, str) and rel else None
+        if source is None or not source.is_file():
+            return None
+        page = source.with_suffix(".html")
+        target = page if page.is_file() else source
+        return _relative(target, (out or b / "compare.html").parent)
+
+    moved = [{**c, "a_link": link(a, c["a_file"]), "b_link": link(b, c["b_file"])} for c in changed(ra, rb)]
     return env().get_template("compare.html.j2").render(
-        a=a.name, b=b.name, mode=mode, modes=modes, rows=rows, changed=changed(ra, rb),
+        a=a.name, b=b.name, mode=mode, modes=modes, rows=rows, changed=moved,
         n=rows[0]["n"] if rows else 0, differ=differ, summaries=summaries(a, b, mode))
 
 
@@ -345,7 +370,7 @@ def check_comparable(a: Path, b: Path) -> None:
 
 def write_comparison(a: Path, b: Path, out: Path, mode: str | None = None) -> list[Path]:
     check_comparable(a, b)
-    write_atomic(out, compare_html(a, b, mode))
+    write_atomic(out, compare_html(a, b, mode, out))
     return [out]
 
 
@@ -370,8 +395,9 @@ def write_report(path: Path, out: Path) -> list[Path]:
         except ReportError:
             continue  # not a judge result (a benchmark that stores its own records): no page
         page = source.with_suffix(".html")
-        write_atomic(page, result_html(result, {"back": _relative(out, page.parent), "gold": _flat(rec.get("gold")),
-                                                "pred": _flat(rec.get("pred")), "right": _right(rec),
+        pred, gold, read = _in_words(rec)
+        write_atomic(page, result_html(result, {"back": _relative(out, page.parent), "gold": gold, "pred": pred,
+                                                "right": _right(rec), "readings": read,
                                                 "name": str(rec.get("item", ""))}))
         written.append(page)
         pages[rel] = _relative(page, out.parent)
