@@ -384,3 +384,35 @@ async def test_a_debateart_report_in_a_real_browser_leads_with_table_5_and_its_i
 
     for width, view in (("desktop", {"width": 1400, "height": 900}), ("phone", {"width": 390, "height": 844})):
         await asyncio.to_thread(check, width, view)
+
+
+@pytest.mark.parametrize(("winners", "panel", "sums", "against"), [
+    ({"argument": "Maya", "source": "Theo", "language": "Theo"}, "Maya", "Theo 4, Maya 3 of 7", "Theo"),
+    ({"argument": "Maya", "source": "Theo", "language": "Theo"}, "Theo", "Theo 4, Maya 3 of 7", None),
+    ({"argument": "Theo", "source": "tie", "language": "Maya"}, "Maya", "Theo 4, Maya 3 of 7", "Theo"),
+])
+async def test_the_panels_verdict_says_how_the_dimensions_add_up_by_weight(uniforms, winners, panel, sums, against):
+    """Beside a panel's verdict: each dimension's weight and winner, their sums (a tie splits its weight), and
+    where the panel named another winner than the weightiest sum, a sentence saying why (in the summary, the
+    report and the page's done event)."""
+    from rich.console import Console
+
+    from debatrix.app.cli import print_summary
+    from debatrix.app.ui import summary
+
+    model = ScriptedChatModel(script=winner_script(winners, panel=panel))
+    result = await ajudge_debate(uniforms, settings("debatrix", orders=1), model)
+    assert result.winner == panel and sums in result.weighing
+    assert ("The panel named" in result.weighing) == (against is not None)
+    if against:
+        assert f"The panel named {panel}, not {against}" in result.weighing
+    console = Console(record=True, width=200)
+    print_summary(result, console)
+    assert result.weighing in console.export_text()
+    assert result.weighing in html.unescape(result_html(result)) and summary(result)["weighing"] == result.weighing
+
+
+async def test_a_verdict_that_is_its_own_weighted_sum_or_a_single_dimension_has_no_weighing_line(uniforms):
+    direct = await ajudge_debate(uniforms, settings("direct", orders=1),
+                                 ScriptedChatModel(script=winner_script({"general": "Maya"})))
+    assert direct.weighing == ""

@@ -783,6 +783,8 @@ def _print_reasons(result: JudgeResult, rows: list[Any], con: Console) -> None:
     if general is not None:
         why = f": {plain(reason_of(general.comment))}" if general.comment else ""
         con.print(f"\n[bold]Winner: {plain(_judged_winner(general))}[/]{why}", highlight=False)
+        if result.weighing:
+            con.print(plain(result.weighing), highlight=False)
     if result.escalation is not None:
         con.print(plain(result.escalation.sentence), highlight=False)
 

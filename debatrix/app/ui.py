@@ -471,7 +471,7 @@ def summary(result: JudgeResult) -> dict[str, Any]:
 
     u = result.usage
     return {"status": result.status.value, "incomplete_reason": result.incomplete_reason,
-            "general": verdict(result.general),
+            "general": verdict(result.general), "weighing": result.weighing,
             "dimensions": [v | {"comments": comments(d)} if (v := verdict(d)) else None for d in result.dimensions],
             "flow": page_sheet(result),
             "usage": {"calls": u.llm_calls, "prompt_tokens": u.prompt_tokens,

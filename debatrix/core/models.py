@@ -681,6 +681,36 @@ class JudgeResult(Frozen):
         ledgers = {d.name: d.ledger for d in self.dimensions if d.ledger is not None}
         return ledgers.get("argument") or next(iter(ledgers.values()), None)
 
+    @property
+    def weighing(self) -> str:
+        """How the dimensions' verdicts add up by their weights, beside a panel's overall verdict (a tie splits its
+        dimension's weight), and a word where the panel named another winner: the chair weighs the dimensions'
+        comments itself, so a coach sees why it can go against the weightiest ones. "" where there is nothing to
+        weigh (one dimension) or the overall verdict is itself this sum (the flow says its weights in its reason)."""
+        judged = [d for d in self.dimensions if d.verdict is not None and d is not self.general]
+        if len(judged) < 2 or self.general is None or self.general.verdict is None or self.flow:
+            return ""
+        names = [j.debater for j in self.general.debater_judgments] or list(
+            dict.fromkeys(j.debater for d in judged for j in d.debater_judgments))
+        if not names:
+            return ""
+        votes = dict.fromkeys(names, 0.0)
+        for d in judged:
+            winners = [d.verdict.winner] if d.verdict.winner in votes else names
+            for n in winners:
+                votes[n] += d.weight / len(winners)
+        total = sum(d.weight for d in judged)
+        each = ", ".join(f"{d.name} ×{d.weight:g} {d.verdict.winner or 'tie'}" for d in judged)
+        sums = ", ".join(f"{n} {v:g}" for n, v in sorted(votes.items(), key=lambda x: -x[1]))
+        line = f"The dimensions by weight ({each}): {sums} of {total:g}"
+        top = max(votes.values())
+        leaders = [n for n, v in votes.items() if v == top]
+        named = self.general.verdict.winner
+        if len(leaders) == 1 and named != leaders[0]:
+            line += (f". The panel named {named or 'a tie'}, not {leaders[0]}: it weighs the dimensions' reasons "
+                     "itself, not these sums")
+        return line + "."
+
     def dimension(self, name: str) -> DimensionResult:
         for d in self.dimensions:
             if d.name == name:
