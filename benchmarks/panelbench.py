@@ -234,7 +234,9 @@ class BPCompetition(Benchmark):
     name = "bp"
     description = ("PanelBench BP-Competition: 22 British Parliamentary debates; correct when the predicted winner "
                    "is an advancing team")
-    headline = ("completion_rate", "accuracy_dp", "accuracy_sc")
+    # Table 5's BP columns: completion, accuracy, and which positions the judge names (a judge that always names
+    # the opening government shows it here before anywhere else)
+    headline = ("completion_rate", "accuracy_dp", "accuracy_sc", *(f"predicted_share_{p}_dp" for p in POSITIONS))
     stratified = True
 
     def __init__(self, root: str | Path | None = None):
