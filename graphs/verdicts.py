@@ -79,11 +79,15 @@ def order_answer(order: Sequence[str], choices: Sequence[str], comment: str, *, 
         winner, probabilities = named, named_probs
     else:
         winner, probabilities = decided, decided_probs
+    warning = ""
+    if not consistent:
+        kept = (f"the judgment's Winner line ({winner or TIE}) was kept" if winner != decided
+                else "the decision's was kept")
+        warning = f"the decision named {decided or TIE} but the judgment argues otherwise; {kept}"
     return Judgment(dimension=dimension, order=tuple(order), winner=None if winner in (None, TIE) else winner,
                     probabilities=_rounded(probabilities), scores=scores, argmax_scores=argmax_scores,
-                    comment=comment, consistent=consistent,
-                    winner_from="comment" if named is not None else "decision" if decided is not None else None,
-                    decision_winner=None if decided in (None, TIE) else decided)
+                    comment=comment, consistent=consistent, warning=warning,
+                    winner_from="comment" if named is not None else "decision" if decided is not None else None)
 
 
 def _rounded(p: dict[str, float] | None) -> dict[str, float] | None:
@@ -138,12 +142,7 @@ def combine(dimension: str, debate: Debate, answers: Sequence[Judgment], allow_t
     if not agreeing:
         warnings.append(f"no order's judgment named {winner}: the comment shown argues for "
                         f"{answers[0].winner or TIE}")
-    for a in answers:
-        if not a.consistent:
-            kept = (f"the judgment's Winner line ({a.winner or TIE}) was kept" if a.winner != a.decision_winner
-                    else "the decision's was kept")
-            warnings.append(f"order {' / '.join(a.order)}: the decision named {a.decision_winner or TIE} but the "
-                            f"judgment argues otherwise; {kept}")
+    warnings += [f"order {' / '.join(a.order)}: {a.warning}" for a in answers if a.warning]
     # shown: said once, each debater's section about its own debater (the orders keep their answers whole)
     return Verdict(dimension=dimension, comment=shown[pick], winner=None if winner == TIE else winner,
                    probabilities=_rounded(mean) if method == "logprobs" or len(answers) > 1 else None,

@@ -338,4 +338,18 @@ def test_a_written_judgment_tells_a_tie_it_names_from_no_winner_named(line, name
     decided = V.order_answer(("Maya", "Theo"), ["Maya", "Theo", "tie"], written.comment, dimension="argument",
                              written=written, decision=SimpleNamespace(winner="Theo"))
     assert decided.winner == (named if source else "Theo")
-    assert decided.winner_from == (source or "decision") and decided.decision_winner == "Theo"
+    assert decided.winner_from == (source or "decision")
+    # one winner field: where the decision named another winner than the comment, the order says so in words
+    assert (decided.warning.startswith("the decision named Theo")) == (not decided.consistent)
+
+
+def test_an_order_written_before_1_7_reads_with_one_winner_field():
+    """Results of schema 1.6 kept the decision's own winner beside the order's: read, it becomes the warning."""
+    from debatrix.core.models import Judgment
+
+    old = {"order": ["Ana", "Ben"], "winner": "Ben", "winner_from": "comment", "decision_winner": "Ana",
+           "consistent": False}
+    j = Judgment.model_validate(old)
+    assert j.winner == "Ben" and j.warning == "the decision named Ana but the judgment argues otherwise"
+    agreed = Judgment.model_validate({**old, "decision_winner": "Ben", "consistent": True})
+    assert agreed.warning == "" and "decision_winner" not in agreed.model_dump()

@@ -13,9 +13,10 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-RESULT_SCHEMA_VERSION = "1.6"  # 1.2: the speeches judged; 1.3: escalation, verdicts' orders_agreeing; 1.4: stale notes;
+RESULT_SCHEMA_VERSION = "1.7"  # 1.2: the speeches judged; 1.3: escalation, verdicts' orders_agreeing; 1.4: stale notes;
 # 1.5: misread "answers" sentences; 1.6: an escalation keeps the first judge's verdict (first), an order's judgment
-# its dimension and where its winner came from (winner_from)
+# its dimension and where its winner came from (winner_from); 1.7: an order's judgment carries one winner field, and
+# says in ``warning`` where its decision named another (was decision_winner)
 BP_POSITIONS = ("OG", "OO", "CG", "CO")
 
 
@@ -333,8 +334,22 @@ class Judgment(Frozen):
     scores: dict[str, float] = Field(default_factory=dict)  # debater -> score (expected where available)
     argmax_scores: dict[str, int] = Field(default_factory=dict)
     comment: str = ""
-    decision_winner: str | None = None  # what the structured decision named (None: a tie, or no decision)
     consistent: bool = True  # False: the decision named another winner than the comment argues for
+    # where it is not consistent, what the decision named and which winner was kept, in words ("" otherwise): the
+    # order's one winner is ``winner``
+    warning: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _before_1_7(cls, data: Any) -> Any:
+        """Results before 1.7 kept the decision's own winner in a second field: read as the warning it gave."""
+        if not isinstance(data, dict) or "decision_winner" not in data:
+            return data
+        data = dict(data)
+        decided = data.pop("decision_winner")
+        if data.get("consistent") is False and not data.get("warning"):
+            data["warning"] = f"the decision named {decided or 'tie'} but the judgment argues otherwise"
+        return data
 
 
 class Verdict(Frozen):
