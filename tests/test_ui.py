@@ -178,7 +178,7 @@ def served_ui(request):
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("width", [1400, 420], ids=["desktop", "phone"])
+@pytest.mark.parametrize("width", [1400, 390], ids=["desktop", "phone"])
 def test_the_page_judges_the_example_live_in_a_real_browser(served_ui, width):
     """Headless chromium at a desktop's and a phone's width: refusals beside their fields (a blank speech in the
     form is never given to the other debater; a paste over the size limit clears the last run's results), then
