@@ -416,3 +416,21 @@ async def test_a_verdict_that_is_its_own_weighted_sum_or_a_single_dimension_has_
     direct = await ajudge_debate(uniforms, settings("direct", orders=1),
                                  ScriptedChatModel(script=winner_script({"general": "Maya"})))
     assert direct.weighing == ""
+
+
+def test_comparing_folders_of_an_older_record_format_says_how_to_update_them(tmp_path):
+    """Folders written before the records kept the judge's verdicts are not guessed at: one line says that the same
+    bench command brings them up to date from their cache, with no traceback."""
+    from typer.testing import CliRunner
+
+    from debatrix.app.cli import app
+
+    for name in ("a", "b"):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "items.jsonl").write_text(json.dumps(
+            {"item": "d0", "mode": "direct", "repeat": 0, "status": "complete", "pred": {"general": {"dp": 0.0}},
+             "gold": {"general": 0.0}, "usage": {}}) + "\n")
+    res = CliRunner().invoke(app, ["report", str(tmp_path / "a"), str(tmp_path / "b")])
+    assert res.exit_code == 2 and "run the same `debatrix bench` command on this folder again" in res.output
+    assert "Traceback" not in res.output and not (tmp_path / "b" / "compare-with-a.html").exists()
