@@ -185,7 +185,7 @@ class Benchmark:
             sides = self.sides(item, debate)
             if sides is not None:
                 record |= {"sides": sides, "tie": self.tie, "tie_margins": {
-                    d.name: d.tie_margin if d.allow_tie else None for d in _judged(result)}}
+                    d.name: d.tie_margin if d.allow_tie else None for d in result.judged}}
             pred = self.predictions(item, debate, result)
             if pred:
                 record["pred"] = pred
@@ -199,20 +199,12 @@ class Benchmark:
 RECORD_FORMAT = 2
 
 
-def _judged(result: Any) -> list[Any]:
-    """The result's dimensions and its general verdict's (once, where a mode judges general as a dimension)."""
-    judged = list(result.dimensions)
-    if result.general is not None and all(d.name != result.general.name for d in judged):
-        judged.append(result.general)
-    return judged
-
-
 def stored_verdicts(result: Any) -> dict[str, dict[str, Any]]:
     """Every verdict of a result as the judge gave it (its :class:`~debatrix.core.models.Verdict`, as JSON),
     keyed by dimension ("general": the overall verdict), without the comments: the result file beside items.jsonl
     keeps those."""
     return {d.name: d.verdict.model_dump(mode="json", exclude={"comment": True, "orders": {"__all__": {"comment"}}})
-            for d in _judged(result) if d.verdict is not None}
+            for d in result.judged if d.verdict is not None}
 
 
 def verdict(record: dict[str, Any], dimension: str) -> dict[str, Any] | None:
@@ -256,15 +248,15 @@ def readings(record: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def in_words(record: dict[str, Any]) -> tuple[str, str] | None:
+def in_words(record: dict[str, Any]) -> tuple[str, str, list[dict[str, Any]]] | None:
     """A winner benchmark's prediction and gold in one line each ("general Alec ✓, argument tie ✗" and "general
-    Alec, argument Ben"); None for a record of another benchmark."""
+    Alec, argument Ben"), with the :func:`readings` they say; None for a record of another benchmark."""
     read = readings(record)
     if not read:
         return None
     mark = {True: " ✓", False: " ✗", None: ""}
     return (", ".join(f"{r['dimension']} {r['pred']}{mark[r['right']]}" for r in read),
-            ", ".join(f"{r['dimension']} {r['gold']}" for r in read if r["gold"] is not None))
+            ", ".join(f"{r['dimension']} {r['gold']}" for r in read if r["gold"] is not None), read)
 
 
 def p_coded(record: dict[str, Any], dimension: str, code: Any) -> float | None:

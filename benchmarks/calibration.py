@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .base import coded, p_coded, verdict
+from .base import named, p_coded
 
 BINS = 5  # equal-width bins of the winner probability over [0, 1]: few verdicts, so few bins
 FOLDS = 5
@@ -48,16 +48,15 @@ def verdicts(records: Iterable[dict[str, Any]], dimension: str = "general") -> V
     suite's (the intact side, coded 1, should win)."""
     rows = []
     for r in records:
-        v = verdict(r, dimension) if r.get("status") == "complete" and r.get("sides") else None
-        named = coded(r, v["winner"]) if v else None
-        if named not in (0.0, 1.0):
+        said = named(r, dimension) if r.get("status") == "complete" else None
+        if said not in (0.0, 1.0):
             continue
         gold = (r.get("gold") or {}).get(dimension)
         p_one = p_coded(r, dimension, 1.0)
         if p_one is None or gold not in (0.0, 1.0):
             continue
-        right = named == gold
-        p_win = p_one if named == 1.0 else 1 - p_one
+        right = said == gold
+        p_win = p_one if said == 1.0 else 1 - p_one
         if not 0.0 <= float(p_win) <= 1.0:  # NaN fails this too
             raise ValueError(f"item {r.get('item')!r}: a winner probability of {p_win!r} is not a probability")
         rows.append((str(r.get("item", "")), float(p_win), right))

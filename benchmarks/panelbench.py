@@ -20,7 +20,7 @@ from typing import Any
 from debatrix.core.loader import load_debate
 from debatrix.core.models import Debate, Side
 
-from .base import Benchmark, Item, MetricRow, benchmark, check_count, coded, data_root, verdict
+from .base import Benchmark, Item, MetricRow, benchmark, check_count, coded, data_root, named, verdict
 from .calibration import brier, cross_validated, ece, reliability_plot, verdicts
 from .metrics import accuracy, rmse100
 
@@ -181,10 +181,8 @@ def decision(record: dict[str, Any], dimension: str, method: str) -> float | Non
     if v is None:
         return None
     first = v["orders"][0] if v["orders"] else None
-    if method == "dp":
-        return coded(record, v["winner"])
-    if method == "sc":
-        return coded(record, v["score_winner"])
+    if method in ("dp", "sc"):
+        return named(record, dimension, "winner" if method == "dp" else "score_winner")
     if first is None:
         return None
     if method == "dp_single":

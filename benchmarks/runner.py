@@ -531,7 +531,7 @@ def write_item_table(out_dir: Path, records: list[dict[str, Any]]) -> None:
         link = f"[result]({r['result_file']})" if r.get("result_file") else ""
         status = r["status"] if r["status"] == "complete" else f"{r['status']}: {str(r.get('reason'))[:80]}"
         words = in_words(r)
-        pred, gold = (w.replace("|", "\\|") for w in words) if words else \
+        pred, gold = (w.replace("|", "\\|") for w in words[:2]) if words else \
             (_short(r.get("pred")), _short(r.get("gold", r.get("human_mean"))))
         lines.append(f"| {r['item']} | {r['mode']} | {r['repeat']} | {status} | {pred} | {gold} | {link} |")
     write_atomic(out_dir / "items.md", "\n".join(lines) + "\n")

@@ -88,7 +88,8 @@ def test_verdicts_are_read_for_the_intact_side_in_every_way():
     from debatrix.core.models import DimensionResult, Judgment, Verdict
 
     def record(v, intact):
-        result = NS(dimensions=[DimensionResult(name="general", weight=1.0, allow_tie=True, verdict=v)], general=None)
+        dims = [DimensionResult(name="general", weight=1.0, allow_tie=True, verdict=v)]
+        result = NS(dimensions=dims, general=None, judged=dims)
         return {"verdicts": stored_verdicts(result), "tie": 0.5,
                 "sides": {n: 1.0 if n == intact else 0.0 for n in ("Ana", "Ben")}}
 

@@ -154,11 +154,6 @@ def score_chart(result: JudgeResult, speaker: str | None = None, width: int = 64
     return "".join(parts)
 
 
-def _verdicts(result: JudgeResult) -> list[DimensionResult]:
-    return [*result.dimensions, *([result.general] if result.general is not None and result.general.name not in
-                                   {d.name for d in result.dimensions} else [])]
-
-
 def call_groups(result: JudgeResult) -> list[dict[str, Any]]:
     """The call log grouped as a reader looks for it: per dimension, speech by speech, then the debate-level calls
     (judgments, decisions, the panel's), each group in the order its calls were answered."""
@@ -202,10 +197,10 @@ def result_html(result: JudgeResult, item: dict[str, Any] | None = None) -> str:
     """The judgment as one self-contained HTML page; ``item`` (a benchmark item's page): ``back``, the run's report
     to link back to, and ``gold``, ``pred`` and ``right``, what the benchmark holds of it."""
     rows, dims = matrix(result)
-    debaters = list(dict.fromkeys(j.debater for d in _verdicts(result) for j in d.debater_judgments))
+    debaters = list(dict.fromkeys(j.debater for d in result.judged for j in d.debater_judgments))
     speeches = {i: s.content for i, s in enumerate(result.speeches)}
     return env().get_template("report.html.j2").render(
-        r=result, rows=rows, dims=dims, debaters=debaters, verdicts=_verdicts(result), charts=score_charts(result),
+        r=result, rows=rows, dims=dims, debaters=debaters, verdicts=result.judged, charts=score_charts(result),
         palette=PALETTE, speeches=speeches, headline=headline, score_line=score_line, calls=call_groups(result),
         sheet=flow_sheet(result), item=item)
 
@@ -269,10 +264,9 @@ def _right(rec: dict[str, Any]) -> str:
 def _in_words(rec: dict[str, Any]) -> tuple[str, str, list[dict[str, Any]]]:
     """An item's prediction and gold in names, with the per-dimension readings; a benchmark that does not score
     winners, as it stores them."""
-    from debatrix.benchmarks.base import in_words, readings
+    from debatrix.benchmarks.base import in_words
 
-    said = in_words(rec)
-    return (*said, readings(rec)) if said else (_flat(rec.get("pred")), _flat(rec.get("gold")), [])
+    return in_words(rec) or (_flat(rec.get("pred")), _flat(rec.get("gold")), [])
 
 
 def bench_html(folder: Path, items: list[dict[str, Any]], item_pages: dict[str, str]) -> str:
@@ -287,7 +281,7 @@ def bench_html(folder: Path, items: list[dict[str, Any]], item_pages: dict[str, 
                            else "n/a")}
              for row in read_summary(folder)]
     rows = sorted(({**rec, "page": item_pages.get(rec.get("result_file") or ""), "right": _right(rec),
-                    "pred_text": _in_words(rec)[0], "gold_text": _in_words(rec)[1]} for rec in items),
+                    **dict(zip(("pred_text", "gold_text"), _in_words(rec)))} for rec in items),
                   key=lambda r: (str(r.get("mode")), str(r.get("item")), r.get("repeat") or 0))
     plot = folder / "summary.png"
     png = f"data:image/png;base64,{base64.b64encode(plot.read_bytes()).decode()}" if plot.exists() else None

@@ -697,6 +697,14 @@ class JudgeResult(Frozen):
         return ledgers.get("argument") or next(iter(ledgers.values()), None)
 
     @property
+    def judged(self) -> list[DimensionResult]:
+        """Every dimension's result, and the general one once (a mode that judges general as its dimension lists it
+        among the dimensions already)."""
+        names = {d.name for d in self.dimensions}
+        return [*self.dimensions, *([self.general] if self.general is not None and self.general.name not in names
+                                    else [])]
+
+    @property
     def weighing(self) -> str:
         """How the dimensions' verdicts add up by their weights, beside a panel's overall verdict (a tie splits its
         dimension's weight), and a word where the panel named another winner: the chair weighs the dimensions'
