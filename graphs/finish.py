@@ -29,7 +29,7 @@ from debatrix import __version__
 from debatrix.context import JudgeContext
 from debatrix.core.confidence import CalibrationMap, calibration_for, resolved_layout, shown
 from debatrix.core.dimension import Dimension
-from debatrix.core.flow import ID
+from debatrix.core.flow import BLIND, ID
 from debatrix.core.models import (
     AnalysisCheck,
     CommentCheck,
@@ -104,6 +104,7 @@ def _merged_general(state: JudgeState, dims: list[DimensionResult], cmap: Calibr
     """The panel's general result: debater scores are the weighted mean of the dimensions' scores (SC);
     the winner is the panel chair's decision (DP)."""
     debate = state["debate"]
+    dims = [d for d in dims if d.verdict is None or not d.verdict.not_judged]  # weighs nothing: not judged
     total = sum(d.weight for d in dims)
     judgments = []
     for debater in debate.debaters:
@@ -135,11 +136,17 @@ def said_once(failures: list[str]) -> str:
 
 def _calibrated(v: Verdict, cmap: CalibrationMap | None) -> Verdict:
     """The verdict with its confidence as shown: calibrated for the run's model and mode where a map exists."""
+    if v.not_judged:
+        return v
     q, text = shown((v.probabilities or {}).get(v.winner or "tie"), v.method, cmap)
     return v.model_copy(update={"calibrated_probability": q, "confidence": text})
 
 
 def _missing(d: DimensionResult, debate: Debate, per_speech: bool) -> list[str]:
+    if d.verdict is not None and d.verdict.not_judged:
+        # a dimension the model cannot judge (measured blind) is complete in saying so; one whose decisions are
+        # missing is not
+        return [] if d.name in BLIND else [f"{d.name}: {d.verdict.not_judged}"]
     out = []
     # a speech whose analysis is missing (recorded so, and warned of) has no judgment to count
     expected = len(debate.speeches) - sum(1 for a in d.analyses if a.missing)

@@ -2,43 +2,46 @@
 every decision small, asked with probabilities and cited by passage id; the verdicts computed from the flow.
 
 For each speech s_i, in the order spoken (``flow_speech``, one step per speech; its analysis memory is the flow so
-far, ``state["flows"]``), each of its passages p is read once and asked, one question after another:
+far, ``state["flows"]``), each of its passages p is read once and asked:
 
     is p an argument about the motion (a reason for or against it)?                     P(argument)
     does p cite evidence (a source, figure, study or example)?                           P(evidence)
-    is p clearly written and correctly spelled?                                          P(clear)
     does p make this point of the other side, or argue about it: "<its first words>"?    P(answers the row)
 
 (the first two as ``debatrix bench decisions`` measured them: a three-way question, argues with evidence / without /
-neither, gave every passage of a debate nearly the same probabilities)
+neither, gave every passage of a debate nearly the same probabilities). Whether a passage reads clearly is no longer
+asked: measured on the known answers, that decision was blind (docs/measured.md), so the language dimension is not
+judged (:data:`debatrix.core.flow.MEASURES`).
 
-The rows a speech may answer are the other side's earlier passages the flow holds as arguments; each passage
-proposes the row whose rarer words it shares most, and each row proposed is asked once, of the passage sharing most
-with it (the lookup proposes, the model decides). Every question restates what it asks about (a small model does
-not look an id up: ``debatrix bench decisions``) and reads one passage, not the speech around it, so the prompt is
-the passage and a few words, and the questions about one passage share it up to the question (a prompt cache reads
-each passage once). Every question ends "Answer yes or no.": said once in the system message instead (cached, so
-~5 tokens fewer a call), the model rated the garbled side of ``bench contrast``'s language change the clearer more
-often, and an injected concession in a passage turned two verdicts of the real-model injection test. The decisions
-are shared by the
-dimensions: each weighs its own part of the ledger (``flow_verdicts``, no call; :mod:`debatrix.core.flow`), and the
-panel's verdict is their weighted mean.
+The rows a speech may answer are the other side's earlier passages the flow holds as arguments. Each pair of a
+passage and a row is scored by the row's rarer words the passage shares and by how close the two are in meaning
+(MiniLM embeddings), and the best pairs are asked: each row once, of the passage closest to it, up to three rows a
+passage (:func:`debatrix.core.flow.propose`; the lookup proposes, the model decides). Every question restates what it
+asks about (a small model does not look an id up: ``debatrix bench decisions``) and reads one passage, not the speech
+around it, so the prompt is the passage and a few words, and the questions about one passage share it up to the
+question (a prompt cache reads each passage once). Every question ends "Answer yes or no.": said once in the system
+message instead, the model rated the garbled side of ``bench contrast``'s language change the clearer more often, and
+an injected concession in a passage turned two verdicts of the real-model injection test. The decisions are shared by
+the dimensions: each weighs its own part of the ledger (``flow_verdicts``, no call; :mod:`debatrix.core.flow`), and
+the panel's verdict is the weighted mean of the dimensions judged.
 """
 
 from __future__ import annotations
 
+import asyncio
+import functools
 from typing import Any
 
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from debatrix.context import JudgeContext
 from debatrix.core import prompting as P
-from debatrix.core.errors import IncompleteJudgment
+from debatrix.core.errors import ConfigurationError, IncompleteJudgment
 from debatrix.core.flow import (
     GIST_ASKED,
+    ID,
     Passage,
     asked_pairs,
-    clarity_asked,
     combined,
     debater_comment,
     flow_verdict,
@@ -47,8 +50,7 @@ from debatrix.core.flow import (
     speech_note,
     speech_value,
 )
-from debatrix.core.models import Debate, DebaterJudgment, Line, Mark, Rating, SpeechAnalysis, SpeechFlow, SpeechJudgment, \
-    Verdict
+from debatrix.core.models import Debate, DebaterJudgment, Line, Mark, SpeechAnalysis, SpeechFlow, SpeechJudgment, Verdict
 
 from .state import PANEL, JudgeState
 from .wiring import add_step
@@ -78,62 +80,112 @@ def answer_question(debate: Debate, p: Passage, row: Passage) -> str:
                                                        text=P.quoted(gist(row.text, GIST_ASKED), fence)))
 
 
+def meaning_of(debate: Debate, embedding: str) -> tuple[dict[str, Any] | None, str]:
+    """Every passage's embedding (id -> unit vector), for proposals by meaning, and how answers are proposed:
+    ``"words and meaning"`` with the MiniLM embedder, ``"words"`` where the run chose the hashing embedder (which
+    sees words only) or the embedder is not installed (the reason said)."""
+    if embedding != "minilm":
+        return None, "words"
+    try:
+        from debatrix.memory.embeddings import make_embedding
+
+        embed = make_embedding("minilm")
+    except (ImportError, ConfigurationError) as e:
+        return None, f"words (no proposals by meaning: {e})"
+    vectors = embed([p.text for p in debate.passages])
+    return {p.id: [float(x) for x in v] for p, v in zip(debate.passages, vectors)}, "words and meaning"
+
+
+class _Asked:
+    """One speech's decisions as they come back, in any order: what the speech's flow entry is made of."""
+
+    def __init__(self) -> None:
+        self.calls: list[Any] = []
+        self.marks: dict[str, dict[str, float | None]] = {}
+        self.answers: dict[str, tuple[str, float]] = {}  # row -> (the passage asked, P(it answers the row))
+        self.missing: list[str] = []
+        self.decided: dict[str, int] = {}
+        self.missed: dict[str, int] = {}
+        self.counted = 0
+
+    def keep(self, kind: str, dist: dict[str, float] | None, record: Any, what: str) -> float | None:
+        self.calls.append(record)
+        if dist is None:
+            self.missed[kind] = self.missed.get(kind, 0) + 1
+            self.missing.append(what)
+            return None
+        self.decided[kind] = self.decided.get(kind, 0) + 1
+        self.counted += getattr(record, "from_answer", False)
+        return dist["yes"]
+
+
 async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
-    """One speech read into the flow, passage by passage: whether each argues the motion, backs it with evidence,
-    reads clearly (the speech's longest passages only), and answers the earlier point of the other side it shares
-    most words with. A decision whose answer is none of its options is missing (its call counted); the speech keeps
-    the others."""
+    """One speech read into the flow, passage by passage: whether each argues the motion and backs it with
+    evidence, and whether it answers the earlier points of the other side proposed for it (:func:`asked_pairs`,
+    by shared words and by meaning). A decision whose answer is none of its options is missing (its call
+    counted); the speech keeps the others.
+
+    Where the server caches prompts (the embedded model, llama.cpp), the questions go one after another: those
+    about one passage share its prompt, so the cache reads each passage once (concurrent requests would each take
+    a slot and read it again). Elsewhere (a hosted endpoint, billed per token and slow per round trip) the
+    speech's decisions, which do not depend on each other, go out together, within ``--max-concurrency``."""
     debate, i = state["debate"], state.get("index", 0)
     index = debate.passage_index
     earlier = state.get("flows", [])
     decide = ctx.gateway.decision
-    calls, marks, clear, missing = [], [], [], []
-    answered: dict[str, float] = {}  # row -> P(this speech answers it): each row is asked once a speech
-    pairs = asked_pairs(debate, earlier, i)
-    rated = set(clarity_asked(debate, i))
-    # asked one after another: the questions about a passage share its prompt, so a server's prompt cache reads
-    # each passage once (concurrent requests would each take a slot and read it again)
+    meaning, proposed_by = await asyncio.to_thread(meaning_of, debate, ctx.settings.memory.embedding)
+    pairs = asked_pairs(debate, earlier, i, meaning)
+    asked = _Asked()
+
+    async def mark(p: Passage, kind: str, template: str, what: str) -> None:
+        dist, record = await decide(about_passage(debate, p, template), YES_NO, node="flow_speech",
+                                    meta={"debatrix_index": i, "debatrix_target": p.id})
+        asked.marks.setdefault(p.id, {})[kind] = asked.keep(kind, dist, record, f"whether {p.id} {what}")
+
+    async def answer(p: Passage, row: str) -> None:
+        dist, record = await decide(passage_messages(debate, p, answer_question(debate, p, index[row])), YES_NO,
+                                    node="flow_speech", meta={"debatrix_index": i, "debatrix_target": p.id})
+        yes = asked.keep("answers", dist, record, f"whether {p.id} answers {row}")
+        if yes is not None:
+            asked.answers[row] = (p.id, yes)
+
+    questions = []
+    for p in (p for p in debate.passages if p.speech == i):
+        questions += [functools.partial(mark, p, "argues", "flow_argues.j2", "argues"),
+                      functools.partial(mark, p, "evidence", "flow_evidence.j2", "has evidence")]
+        questions += [functools.partial(answer, p, row) for row in pairs.get(p.id, [])]
     try:
-        for p in (p for p in debate.passages if p.speech == i):
-            meta = {"debatrix_index": i, "debatrix_target": p.id}
-            argues, record = await decide(about_passage(debate, p, "flow_argues.j2"), YES_NO,
-                                          node="flow_speech", meta=meta)
-            calls.append(record)
-            evidence, record = await decide(about_passage(debate, p, "flow_evidence.j2"), YES_NO,
-                                            node="flow_speech", meta=meta)
-            calls.append(record)
-            missing += [f"whether {p.id} {what}" for what, dist in (("argues", argues), ("has evidence", evidence))
-                         if dist is None]
-            marks.append(Mark(id=p.id, argument=None if argues is None else round(argues["yes"], 4),
-                              evidence=None if evidence is None else round(evidence["yes"], 4)))
-            if p.id in rated:
-                dist, record = await decide(about_passage(debate, p, "flow_clear.j2"), YES_NO,
-                                            node="flow_speech", meta=meta)
-                calls.append(record)
-                if dist is None:
-                    missing.append(f"whether {p.id} reads clearly")
-                else:
-                    clear.append(dist["yes"])
-            for row in pairs.get(p.id, []):
-                question = answer_question(debate, p, index[row])
-                dist, record = await decide(passage_messages(debate, p, question), YES_NO, node="flow_speech",
-                                            meta=meta)
-                calls.append(record)
-                if dist is None:
-                    missing.append(f"whether {p.id} answers {row}")
-                else:
-                    answered[row] = dist["yes"]
+        if ctx.settings.llm.prompt_cache:
+            for q in questions:
+                await q()
+        else:
+            await gather_all([q() for q in questions])
     except IncompleteJudgment as e:  # the run stops here: the speech's answered decisions are still counted
-        e.calls = [*calls, *getattr(e, "calls", [])]
+        e.calls = [*asked.calls, *getattr(e, "calls", [])]
         raise
-    lines = tuple(Line(speech=i, target=row, refutes=round(y, 4))
-                  for row, y in sorted(answered.items(), key=lambda kv: debate.passages.index(index[kv[0]])))
-    yes = sum(clear) / len(clear) if clear else None
-    rating = None if yes is None else Rating(expected=round(1 + 4 * yes, 4),
-                                             probabilities={"yes": round(yes, 4), "no": round(1 - yes, 4)})
-    flow = SpeechFlow(dimension="flow", index=i, speaker=debate.speeches[i].speaker, marks=tuple(marks),
-                      lines=lines, rating=rating, missing="; ".join(missing))
-    return {"flows": [flow], "calls": calls, "index": i + 1}
+    order = {p.id: k for k, p in enumerate(debate.passages)}
+    marks = tuple(Mark(id=pid, argument=None if got.get("argues") is None else round(got["argues"], 4),
+                       evidence=None if got.get("evidence") is None else round(got["evidence"], 4))
+                  for pid, got in sorted(asked.marks.items(), key=lambda kv: order[kv[0]]))
+    lines = tuple(Line(speech=i, target=row, by=by, answers=round(y, 4))
+                  for row, (by, y) in sorted(asked.answers.items(), key=lambda kv: order[kv[0]]))
+    flow = SpeechFlow(dimension="flow", index=i, speaker=debate.speeches[i].speaker, marks=marks, lines=lines,
+                      missing="; ".join(sorted(asked.missing, key=lambda w: order[ID.search(w).group(0)])),
+                      decided=asked.decided, missed=asked.missed, counted=asked.counted, proposed_by=proposed_by)
+    return {"flows": [flow], "calls": asked.calls, "index": i + 1}
+
+
+async def gather_all(tasks: list[Any]) -> None:
+    """Await every task; where some fail, the others' paid answers still finish and are kept by the caller, and
+    the failure raised carries the failed requests of all of them (each request the server received counts)."""
+    results = await asyncio.gather(*tasks, return_exceptions=True)
+    failures = [r for r in results if isinstance(r, BaseException)]
+    if not failures:
+        return
+    first = next((f for f in failures if not isinstance(f, IncompleteJudgment)), failures[0])
+    if isinstance(first, IncompleteJudgment):
+        first.calls = [c for f in failures for c in getattr(f, "calls", [])]
+    raise first
 
 
 def after_flow_speech(state: JudgeState) -> str:
@@ -148,41 +200,54 @@ def _score(value: float) -> float:
 
 async def flow_verdicts(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     """Every dimension's analyses, scores and verdict computed from the flow (no call), and the panel's verdict as
-    their weighted mean. Scores are on 1-10: a speech's from its own decisions, a debater's from their
-    probability of winning the dimension."""
+    the weighted mean of the judged dimensions. Scores are on 1-10: a speech's from its own decisions, a debater's
+    from their probability of winning the dimension; a dimension not judged has neither, and no winner."""
     debate = state["debate"]
     flows = sorted(state.get("flows", []), key=lambda f: f.index)
     out: dict[str, list[Any]] = {"analyses": [], "speech_judgments": [], "debater_judgments": [],
                                  "winner_decisions": []}
     ledgers, parts = {}, []
-    warnings = tuple(f"speech {f.index + 1}: missing {f.missing}" for f in flows if f.missing)
+    counted = sum(f.counted for f in flows)
+    decided = sum(sum(f.decided.values()) for f in flows)
+    warnings = [f"speech {f.index + 1}: missing {f.missing}" for f in flows if f.missing]
+    if counted:  # the server gave no probabilities: each answer was taken as certain
+        warnings.append(f"{counted} of {decided} decisions are the model's answers taken as certain (the server "
+                        "gave no probabilities): the figures are shares of answers, not probabilities")
+    proposed = {f.proposed_by for f in flows if f.proposed_by.startswith("words (")}  # meaning was wanted
+    warnings += [f"answers proposed by {how}" for how in sorted(proposed)]
+    method = "argmax" if counted else "logprobs"
     read = ledger(debate, flows, "flow")  # one reading: each dimension weighs its own part of it
     for dim in state.get("dimensions", []):
         led = ledgers[dim.name] = read.model_copy(update={"dimension": dim.name})
-        verdict = flow_verdict(led, dim.name)
+        verdict = flow_verdict(led, dim.name, flows, bool(counted))
         parts.append((dim.weight, verdict))
         for f in flows:
             out["analyses"].append(SpeechAnalysis(dimension=dim.name, index=f.index, speaker=f.speaker,
                                                   analysis=speech_note(f, debate, dim.name)))
-            value = speech_value(f, dim.name)
+            value = None if verdict.not_judged else speech_value(f, dim.name)
             if value is not None:
                 score = _score(value)
                 out["speech_judgments"].append(SpeechJudgment(
                     dimension=dim.name, index=f.index, speaker=f.speaker, score=round(score), expected_score=score,
                     comment=f"{dim.name} {value:.2f} from its own decisions (0 to 1), {score:g} of 10"))
         for d in debate.debaters:
+            if verdict.not_judged:
+                continue
             out["debater_judgments"].append(DebaterJudgment(
                 dimension=dim.name, debater=d.name, score=_score(verdict.probabilities[d.name]),
                 comment=debater_comment(led, flows, debate, d.name)))
-        out["winner_decisions"].append(Verdict(dimension=dim.name, comment=verdict.reason, winner=verdict.winner,
-                                               probabilities=verdict.probabilities, method="logprobs",
-                                               warnings=warnings))
+        out["winner_decisions"].append(as_verdict(verdict, method, warnings))
     panel = {}
     if parts:  # the panel's verdict, under its own key as the panel subgraph writes it
-        merged = combined(PANEL, parts)
-        panel["panel"] = Verdict(dimension=PANEL, comment=merged.reason, winner=merged.winner,
-                                 probabilities=merged.probabilities, method="logprobs", warnings=warnings)
+        panel["panel"] = as_verdict(combined(PANEL, parts), method, warnings)
     return {**out, **panel, "ledgers": ledgers}
+
+
+def as_verdict(v: Any, method: str, warnings: list[str]) -> Verdict:
+    """A computed verdict as the result keeps it (a dimension not judged: no winner, no probabilities)."""
+    return Verdict(dimension=v.dimension, comment=v.reason, winner=v.winner,
+                   probabilities=v.probabilities or None, method=method, not_judged=v.not_judged,
+                   warnings=tuple(warnings))
 
 
 def to_flow(state: JudgeState) -> str:

@@ -94,6 +94,17 @@ async def test_without_probabilities_the_answer_counts_as_certain_and_a_stray_an
     assert dist is None and record.prompt_tokens == 20  # missing, and the call still counts
 
 
+@pytest.mark.parametrize("said, decided", [("Yes.", "yes"), ("YES", "yes"), ("no, because", "no"), (" No ", "no"),
+                                           ("Yesterday", None), ("Not sure", None), ("Maybe", None), ("", None),
+                                           ('{"answer": "yes"}', None), ("nope", None)])
+async def test_an_answer_counts_only_where_its_first_word_is_an_option(said, decided):
+    with FakeOpenAIServer(responder=lambda body, n: _answer(said, None)) as server:
+        dist, record = await _decide(server, ["yes", "no"])
+    assert (dist is None) is (decided is None) and record.from_answer is (decided is not None)
+    if decided is not None:
+        assert dist == {o: float(o == decided) for o in ("yes", "no")}
+
+
 # ------------------------------------------------------------------------------ the decisions benchmark on gold
 
 from debatrix import JudgeSettings  # noqa: E402

@@ -172,7 +172,7 @@ def test_verdict_wording_never_calls_a_coin_toss_a_win_and_a_score_tie_says_why(
 
     def verdict(winner, confidence="", warnings=(), score_winner=None, agreement=""):
         return NS(winner=winner, confidence=confidence, warnings=warnings, score_winner=score_winner,
-                  agreement=agreement)
+                  agreement=agreement, not_judged="")
 
     assert headline(verdict("Ana", "72%")) == ("Winner: Ana (72%)", True)
     assert headline(verdict("Ana", "72%", agreement="2 of 2 orders agree")) == (

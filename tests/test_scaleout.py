@@ -136,8 +136,9 @@ def test_a_postgres_cache_lost_mid_run_ends_incomplete_with_every_answer_kept(tm
         assert "Traceback" not in res.output and "stopped answering" in res.output
         result = json.loads(out.read_text())
         assert result["status"] == "incomplete"
-        # every request the server answered is in the result: none paid for and lost
-        assert result["usage"]["llm_calls"] == len(server.requests) == 4
+        # every request the server answered is in the result: none paid for and lost (the flow sends a speech's
+        # decisions together to an endpoint, so those in flight when the cache went are answered too)
+        assert result["usage"]["llm_calls"] == len(server.requests) >= 4
 
 
 def test_a_refused_postgres_login_says_why_without_its_password(pg):

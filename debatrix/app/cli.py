@@ -32,7 +32,8 @@ from debatrix.core.errors import (
 )
 from debatrix.core.files import check_writable, write_atomic
 from debatrix.core.loader import load_debate
-from debatrix.core.models import Debate, DebateFormat, JudgeResult, Status
+from debatrix.core.flow import STATUS_ORDER, tally_line
+from debatrix.core.models import STATUS_MEANING, Debate, DebateFormat, JudgeResult, Status
 from debatrix.core.confidence import TOO_CLOSE, UNCALIBRATED
 from debatrix.core.modes import MODES
 from debatrix.app.runtime import settle_heap
@@ -572,7 +573,7 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
                   "orders of the debaters; --orders 1 judges in one)" if total > single else "")
         console.print(f"judging [bold]{plain(debate.id)}[/] ({debate.format.value}, {len(debate.speeches)} speeches) in "
                       f"mode [bold]{settings.mode}[/] on {', '.join(d.name for d in dims)}: "
-                      + (f"at most {total} small decisions (a point a passage shares no word with is not asked)"
+                      + (f"at most {total} small decisions (the points proposed to each speech, up to 3 a passage)"
                          if get_mode(run.mode).context == "flow" else f"{total} LLM calls{orders}")
                       # a flow asks one-token answers, no structured output: only the model is worth naming
                       + " with " + plain(ctx.gateway.model_name if get_mode(run.mode).context == "flow"
@@ -645,6 +646,8 @@ def _short_names(names: list[str], room: int = 10) -> dict[str, str]:
 def _judged_winner(v: Any, short: dict[str, str] | None = None) -> str:
     """The winner with its confidence as shown (calibrated %, too close to call, uncalibrated, or nothing) and how
     many of its orders named it."""
+    if v.not_judged:
+        return "not judged"
     name = (short or {}).get(v.winner or "", v.winner or "tie")
     said = "; ".join(x for x in (v.confidence, v.agreement) if x)
     return f"{name} ({said})" if said else name
@@ -674,24 +677,27 @@ def print_summary(result: JudgeResult, con: Console) -> None:
     for d in rows:
         scores = {j.debater: f"{j.score:.3g}" for j in d.debater_judgments}
         v = d.verdict
-        table.add_row(plain(d.name), f"{d.weight:g}", *[scores.get(n, "-") for n in names],
+        weight = "0" if v is not None and v.not_judged and d is not result.general else f"{d.weight:g}"
+        table.add_row(plain(d.name), weight, *[scores.get(n, "-") for n in names],
                       plain(_judged_winner(v, short)) if v else "-",
-                      plain(short.get(v.score_winner or "", v.score_winner or "tie")) if v else "-",
+                      plain(short.get(v.score_winner or "", v.score_winner or "tie")) if v and not v.not_judged
+                      else "-",
                       style="bold" if d is result.general else None)
     con.print(table)
     if any(short[n] != n for n in names):  # the columns' short names, once, so none is cut to "Openin…"
         con.print("  " + " · ".join(f"{plain(short[n])} = {plain(n)}" for n in names), highlight=False)
     for line in _table_notes(rows):
         con.print(f"  {line}", highlight=False)
-    if result.dimensions and result.dimensions[0].speech_judgments:
+    scored = [d for d in result.dimensions if d.speech_judgments]  # a dimension not judged has no scores to show
+    if scored:
         st = Table(title="speech scores", title_justify="left")
         st.add_column("#", justify="right")
         st.add_column("speaker")
-        for d in result.dimensions:
+        for d in scored:
             st.add_column(plain(d.name), justify="right")
-        for i, s in enumerate(result.dimensions[0].speech_judgments):
+        for i, s in enumerate(scored[0].speech_judgments):
             row = [str(s.index + 1), plain(s.speaker)]
-            for d in result.dimensions:
+            for d in scored:
                 row.append(next((f"{x.score}" for x in d.speech_judgments if x.index == s.index), "-"))
             st.add_row(*row)
         con.print(st)
@@ -722,12 +728,10 @@ def _print_flow(result: JudgeResult, con: Console) -> None:
     con.print("the flow: arguments left standing at the end (the report shows every row and answer)",
               highlight=False)
     for t in led.tallies:
-        mine = [x for x in led.threads if x.speaker == t.debater]
-        standing = [x.id for x in mine if x.status != "refuted"]
-        fell = [x.id for x in mine if x.status == "refuted"]
-        con.print(f"  {plain(t.debater)}: {t.standing:.1f} of {t.arguments:.1f} standing"
-                  + (f" ({', '.join(standing)})" if standing else "")
-                  + (f"; answered by the other side: {', '.join(fell)}" if fell else ""), highlight=False)
+        con.print(f"  {plain(tally_line(led, t.debater))}", highlight=False)
+    shown = {x.status for x in led.threads}
+    for status in (s for s in STATUS_ORDER if s in shown):
+        con.print(f"  {status}: {STATUS_MEANING[status]}", highlight=False)
 
 
 def _usage_table(u: Any) -> Table:

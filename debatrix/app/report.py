@@ -23,9 +23,9 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from debatrix.core.errors import ConfigurationError, DebatrixError
 from debatrix.core.files import inside, write_atomic
-from debatrix.core.models import DimensionResult, JudgeResult
+from debatrix.core.models import STATUS_MEANING, DimensionResult, JudgeResult
 from debatrix.core.settings import redact_url
-from debatrix.core.flow import ID, passage_id, split_speech
+from debatrix.core.flow import ID, STATUS_ORDER, passage_id, split_speech, tally_line
 
 # one color per dimension column in the chart (cycled)
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2")
@@ -78,6 +78,8 @@ def headline(v: Any) -> tuple[str, bool]:
     """How a verdict is announced, and whether as a win: a verdict the judge could not tell apart (too close to
     call, or its orders split evenly) only leans; a tie is a tie."""
     agree = f" ({v.agreement})" if v.agreement else ""
+    if v.not_judged:
+        return f"Not judged: {v.not_judged}", False
     if v.winner is None:
         return f"Tie{agree}", False
     split = any("split evenly" in w for w in v.warnings)
@@ -90,7 +92,7 @@ def headline(v: Any) -> tuple[str, bool]:
 def score_line(d: DimensionResult) -> str:
     """What the debaters' scores say, with the tie margin that made close scores a tie."""
     v = d.verdict
-    if v is None or len(d.debater_judgments) < 2:
+    if v is None or v.not_judged or len(d.debater_judgments) < 2:
         return ""
     scores = ", ".join(f"{j.debater} {j.score:.3g}" for j in d.debater_judgments)
     spread = max(j.score for j in d.debater_judgments) - min(j.score for j in d.debater_judgments)
@@ -186,11 +188,14 @@ def flow_sheet(result: JudgeResult) -> dict[str, Any] | None:
             if j == own:
                 cells.append({"kind": "own", "id": t.id, "gist": t.gist, "text": texts.get(t.id, "")})
             elif cell is not None:
-                cells.append({"kind": cell.move if cell.answered >= 0.5 else "ignores", "p": cell.answered})
+                cells.append({"kind": "answers" if cell.answered >= 0.5 else "ignores", "p": cell.answered,
+                              "by": cell.by or ""})
             else:
                 cells.append({"kind": ""})
-        rows.append({"t": t, "cells": cells})
-    return {"rows": rows, "speakers": [s.speaker for s in result.speeches], "tallies": led.tallies}
+        rows.append({"t": t, "status": t.status, "meaning": STATUS_MEANING[t.status], "cells": cells})
+    return {"rows": rows, "speakers": [s.speaker for s in result.speeches], "tallies": led.tallies,
+            "lines": [tally_line(led, t.debater) for t in led.tallies],
+            "legend": {s: STATUS_MEANING[s] for s in STATUS_ORDER}}
 
 
 def result_html(result: JudgeResult, item: dict[str, Any] | None = None) -> str:

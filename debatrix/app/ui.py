@@ -450,7 +450,9 @@ def page_sheet(result: JudgeResult) -> dict[str, Any] | None:
     if sheet is None:
         return None
     return {"speakers": sheet["speakers"],
-            "rows": [{"status": r["t"].status, "speaker": r["t"].speaker, "cells": r["cells"]} for r in sheet["rows"]],
+            "rows": [{"id": r["t"].id, "status": r["status"], "meaning": r["meaning"], "speaker": r["t"].speaker,
+                      "cells": r["cells"]} for r in sheet["rows"]],
+            "lines": sheet["lines"], "legend": sheet["legend"],
             "tallies": [{"debater": t.debater, "standing": t.standing, "arguments": t.arguments}
                         for t in sheet["tallies"]]}
 
@@ -461,7 +463,8 @@ def summary(result: JudgeResult) -> dict[str, Any]:
         if d is None or d.verdict is None:
             return None
         v = d.verdict
-        return {"name": d.name, "winner": v.winner, "confidence": v.confidence, "agreement": v.agreement,
+        return {"name": d.name, "winner": v.winner, "not_judged": v.not_judged, "confidence": v.confidence,
+                "agreement": v.agreement, "method": v.method,
                 "comment": reason_of(v.comment),
                 "score_winner": v.score_winner, "tie_margin": d.tie_margin,
                 "scores": {j.debater: j.score for j in d.debater_judgments}}

@@ -18,7 +18,8 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 # the flow's types are domain types (a result carries them); they are defined with the others
 from debatrix.core.models import (
@@ -130,13 +131,18 @@ def gist(text: str, words: int = GIST_WORDS) -> str:
 def ledger(debate: Debate, flows: Sequence[SpeechFlow], dimension: str) -> Ledger:
     """The dimension's ledger from its speeches' analyses: one row per passage more likely an argument than not (or
     every passage, where the dimension does not ask whether a passage argues), what each later speech of another
-    side did to it, and each debater's tallies."""
+    side did to it, and each debater's tallies.
+
+    A row stands at the end unless an answer to it stands: P(stands) = Π over its answers (1 − P(answer) ·
+    P(that answering passage stands)), computed from the last passage back, so an answer that was itself answered
+    (and not answered again) no longer fells the row: the row is extended, as an adjudicator flows it."""
     index = debate.passage_index
     marks = {m.id: m for f in flows for m in f.marks}
     lines: dict[str, list[Line]] = {}
     for f in flows:
         for line in f.lines:
             lines.setdefault(line.target, []).append(line)
+    stands = standing_chances(debate, lines)
     spoken = {f.index for f in flows if not f.missing or f.marks or f.lines}
     threads = []
     for p in debate.passages:
@@ -145,14 +151,13 @@ def ledger(debate: Debate, flows: Sequence[SpeechFlow], dimension: str) -> Ledge
         if mark is None and p.speech not in spoken:
             continue
         answers = sorted(lines.get(p.id, []), key=lambda x: x.speech)
-        refuted = 1.0 - math.prod(1.0 - a.refutes for a in answers)
-        conceded = 1.0 - math.prod(1.0 - a.concedes for a in answers)
+        answered = 1.0 - math.prod(1.0 - a.answers for a in answers)
         threads.append(Thread(id=p.id, speaker=p.speaker, side=p.side, gist=gist(p.text), argument=round(weight, 4),
                               evidence=None if mark is None or mark.evidence is None else round(mark.evidence, 4),
-                              refuted=round(refuted, 4), conceded=round(conceded, 4),
+                              answered=round(answered, 4), stands=round(stands[p.id], 4),
                               answerable=any(debate.debater(s.speaker).side is not p.side
                                              for s in debate.speeches[p.speech + 1:]),
-                              cells=tuple(Cell(speech=a.speech, move=a.move, answered=round(a.answers, 4))
+                              cells=tuple(Cell(speech=a.speech, answered=round(a.answers, 4), by=a.by)
                                           for a in answers)))
     tallies = []
     ratings = {f.index: f.rating.expected for f in flows if f.rating is not None}
@@ -178,12 +183,44 @@ def ledger(debate: Debate, flows: Sequence[SpeechFlow], dimension: str) -> Ledge
                   tallies=tuple(tallies))
 
 
+def standing_chances(debate: Debate, lines: dict[str, list[Line]]) -> dict[str, float]:
+    """P(stands at the end) of every passage: 1 for one nobody answered; otherwise the chance that no answer to
+    it stands, each answer weighed by the chance that its own passage stands (an answer whose passage is unknown,
+    from a result before 1.8, stands). Answers come later than what they answer, so one pass from the end."""
+    out: dict[str, float] = {}
+    for p in reversed(debate.passages):
+        out[p.id] = math.prod(1.0 - a.answers * out.get(a.by or "", 1.0) for a in lines.get(p.id, []))
+    return out
+
+
 # ------------------------------------------------------------------- which rows a speech is asked about (a lookup)
 
 
+_WORD = re.compile(r"\w+")
+# scripts written without spaces between words (Chinese, Japanese, Korean syllables run together in some text, Thai,
+# Lao, Khmer, Myanmar): a run of them is one ``\w+`` match, so its overlapping character pairs stand in for words
+_UNSPACED = re.compile(r"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
+                       r"\uac00-\ud7af\uf900-\ufaff]+")
+
+
 def terms(text: str) -> list[str]:
-    """A text's words, lower-cased (any script: ``\\w``)."""
-    return re.findall(r"\w+", text.lower())
+    """A text's words, lower-cased, in any script: ``\\w`` runs, and in scripts without spaces the runs' character
+    pairs (a lone character as itself)."""
+    out: list[str] = []
+    for w in _WORD.findall(text.lower()):
+        if not _UNSPACED.search(w):
+            out.append(w)
+            continue
+        last = 0
+        for m in _UNSPACED.finditer(w):
+            if m.start() > last:
+                out.append(w[last:m.start()])
+            run = m.group(0)
+            out += [run] if len(run) == 1 else [run[k:k + 2] for k in range(len(run) - 1)]
+            last = m.end()
+        if last < len(w):
+            out.append(w[last:])
+    return out
 
 
 def idf(docs: Sequence[str]) -> dict[str, float]:
@@ -222,52 +259,81 @@ def open_rows(debate: Debate, flows: Sequence[SpeechFlow], index: int) -> list[s
 GIST_ASKED = 16  # words of a row restated in its question: enough to name the point (every word is read once a question)
 
 
-CLARITY_ASKED = 2  # passages of a speech asked whether they read clearly
+ASK_PER_PASSAGE = 3  # earlier points one passage is asked about at most: a rebuttal often answers several
 
 
-def clarity_asked(debate: Debate, index: int) -> list[str]:
-    """The passages of speech ``index`` asked whether they read clearly: its longest ones (ties by order). Clarity
-    is a property of how a speech is written, so a sample of its passages rates it; asking every passage cost a
-    quarter of the flow's calls."""
-    own = [p for p in debate.passages if p.speech == index]
-    longest = sorted(own, key=lambda p: -len(p.text.split()))[:CLARITY_ASKED]
-    return [p.id for p in own if p in longest]
+def asked_budget(own: int, rows: int) -> int:
+    """The answer questions a speech of ``own`` passages is asked at most, with ``rows`` points open to it: every
+    point where there are few, up to :data:`ASK_PER_PASSAGE` a passage where there are many (the budget grows
+    with the speech and with the debate before it)."""
+    return min(rows, ASK_PER_PASSAGE * own)
 
 
 def flow_calls(debate: Debate) -> int:
     """The decisions a complete flow run asks at most (no retries): per passage, whether it argues and with
-    evidence; per speech, whether its longest passages read clearly; per speech after the first, one per earlier
-    passage of the other side, up to one per passage of the speech."""
+    evidence; per speech after the first, whether it answers each earlier passage of the other side, within
+    :func:`asked_budget`."""
     total = 2 * len(debate.passages)
     for i, s in enumerate(debate.speeches):
         side = debate.debater(s.speaker).side
         own = sum(1 for p in debate.passages if p.speech == i)
-        total += min(own, CLARITY_ASKED)
-        total += min(own, sum(1 for q in debate.passages if q.speech < i and q.side is not side))
+        total += asked_budget(own, sum(1 for q in debate.passages if q.speech < i and q.side is not side))
     return total
 
 
-def asked_pairs(debate: Debate, flows: Sequence[SpeechFlow], index: int) -> dict[str, list[str]]:
-    """Which passage of speech ``index`` is asked about which open row: each passage proposes the row whose words
-    (weighted by how rare they are among the debate's passages) it shares most, and each row proposed is asked once,
-    of the passage that shares most with it: the lookup proposes, the model decides. A row no passage shares a word
-    with is not asked about. Passage id -> its rows, in the order spoken."""
+Vector = Sequence[float]
+
+
+def cosine(a: Vector, b: Vector) -> float:
+    """The cosine of two embedding vectors (unit length, as the embedders return them)."""
+    return sum(x * y for x, y in zip(a, b))
+
+
+def propose(asking: Sequence[tuple[str, str]], rows: Sequence[tuple[str, str]], weights: dict[str, float],
+            meaning: Mapping[str, Vector] | None = None, per_passage: int = ASK_PER_PASSAGE,
+            budget: int | None = None) -> dict[str, list[str]]:
+    """Which of ``rows`` (id, text) each of ``asking`` (id, text) is asked whether it answers: every pair scored
+    by shared words (the share of the row's words, weighted by rarity, found in the passage) plus, with
+    ``meaning`` (id -> unit embedding of every text), how close the two are in meaning (the cosine, where
+    positive), so a point answered in other words is proposed too; then the best pairs first, each row asked once
+    (of the passage closest to it), each passage asked about at most ``per_passage`` rows, ``budget`` questions
+    in all (default: ``per_passage`` a passage). A pair with no shared word and no closeness is never proposed.
+    Passage id -> its rows, in the rows' order. The lookup proposes; the model decides."""
+    budget = per_passage * len(asking) if budget is None else budget
+    said = {pid: set(terms(text)) for pid, text in asking}
+    row_terms = {rid: terms(text) for rid, text in rows}
+    scored = []
+    for pid, _ in asking:
+        for k, (rid, _) in enumerate(rows):
+            score = covered(row_terms[rid], said[pid], weights)
+            if meaning is not None and pid in meaning and rid in meaning:
+                score += max(0.0, cosine(meaning[pid], meaning[rid]))
+            if score > 0:
+                scored.append((-score, k, pid, rid))
+    order = {rid: k for k, (rid, _) in enumerate(rows)}
+    taken: set[str] = set()
+    per: dict[str, list[str]] = {}
+    for _, _, pid, rid in sorted(scored):
+        if len(taken) >= budget:
+            break
+        if rid in taken or len(per.get(pid, [])) >= per_passage:
+            continue
+        taken.add(rid)
+        per.setdefault(pid, []).append(rid)
+    return {pid: sorted(rs, key=order.__getitem__) for pid, rs in per.items()}
+
+
+def asked_pairs(debate: Debate, flows: Sequence[SpeechFlow], index: int,
+                meaning: Mapping[str, Vector] | None = None) -> dict[str, list[str]]:
+    """Which passage of speech ``index`` is asked about which open row (:func:`propose` over the speech's
+    passages and the rows open to it, within :func:`asked_budget`). Passage id -> its rows, in the order spoken."""
     rows = open_rows(debate, flows, index)
     if not rows:
         return {}
-    weights = debate_idf(debate)
     by_id = debate.passage_index
-    best: dict[str, tuple[float, str]] = {}
-    for p in (p for p in debate.passages if p.speech == index):
-        said = set(terms(p.text))
-        score, row = max((covered(terms(by_id[r].text), said, weights), r) for r in rows)
-        if score > 0 and score > best.get(row, (0.0, ""))[0]:
-            best[row] = (score, p.id)
-    out: dict[str, list[str]] = {}
-    for row in rows:
-        if row in best:
-            out.setdefault(best[row][1], []).append(row)
-    return out
+    own = [(p.id, p.text) for p in debate.passages if p.speech == index]
+    return propose(own, [(r, by_id[r].text) for r in rows], debate_idf(debate), meaning,
+                   budget=asked_budget(len(own), len(rows)))
 
 
 @functools.lru_cache(maxsize=64)
@@ -289,9 +355,12 @@ class FlowVerdict(Frozen):
     strengths: dict[str, float]
     probabilities: dict[str, float]
     reason: str
+    not_judged: str = ""  # why it names no winner ("": judged)
 
     @property
     def winner(self) -> str | None:
+        if self.not_judged or not self.probabilities:
+            return None
         best = max(self.probabilities.values())
         top = [d for d, p in self.probabilities.items() if p == best]
         return top[0] if len(top) == 1 else None
@@ -304,45 +373,101 @@ def softmax(values: dict[str, float]) -> dict[str, float]:
     return {k: round(v / total, 4) for k, v in e.items()}
 
 
-#: what each dimension weighs in the ledger, and how it says so (a dimension not named here: the combination)
+@dataclass(frozen=True)
+class Measure:
+    """What a dimension weighs in the ledger: ``strength`` of a debater's tally (log scale), how it is ``said``,
+    the kinds of decision it rests on (``weighs``: argues, evidence, answers), and ``blind``: why it decides
+    nothing, where its decision was measured at chance on gold (such a dimension names no winner and weighs
+    nothing in the panel)."""
+
+    what: str
+    strength: Callable[[Tally], float]
+    said: Callable[[Tally], str]
+    weighs: tuple[str, ...]
+    blind: str = ""
+
+
 MEASURES = {
-    "argument": ("arguments standing at the end", lambda t: math.log(EMPTY + t.standing),
-                 lambda t: f"{t.standing:.1f} of {t.arguments:.1f} arguments standing"),
-    "source": ("arguments backed by evidence", lambda t: math.log(EMPTY + t.evidence),
-               lambda t: f"{t.evidence:.1f} of {t.arguments:.1f} arguments backed by evidence"),
-    "language": ("how clearly their speeches read (1-5)", lambda t: t.rating if t.rating is not None else 3.0,
-                 lambda t: "no speech rated" if t.rating is None else f"rated {t.rating:.2f} of 5"),
-    "clash": ("the other side's arguments answered, and their own left standing",
-              lambda t: 2.0 * (t.engagement if t.engagement is not None else 0.5) + math.log(EMPTY + t.standing),
-              lambda t: (f"answered {t.engaged:.1f} of {t.engageable:.1f} arguments they could answer"
-                         if t.engagement is not None else "nothing of the other side to answer")
-              + f", {t.standing:.1f} of their own standing"),
+    "argument": Measure("arguments standing at the end", lambda t: math.log(EMPTY + t.standing),
+                        lambda t: f"{t.standing:.1f} of {t.arguments:.1f} arguments standing", ("argues", "answers")),
+    "source": Measure("arguments backed by evidence", lambda t: math.log(EMPTY + t.evidence),
+                      lambda t: f"{t.evidence:.1f} of {t.arguments:.1f} arguments backed by evidence",
+                      ("argues", "evidence")),
+    # the clarity decision was asked of every speech until it was measured: it gave garbled prose the same P(clear)
+    # as intact prose and fell with the speech's place, so it voted for whoever spoke first (docs/measured.md,
+    # "language"); it is no longer asked, and the dimension says why it is not judged
+    "language": Measure("how clearly their speeches read", lambda t: 0.0, lambda t: "not rated", (),
+                        blind="the model cannot tell clear prose from garbled here (its clarity decision gave "
+                              "garbled and intact speeches the same probability on the known answers, 0.575 against "
+                              "0.577, and favoured the first speaker; docs/measured.md)"),
+    "clash": Measure("the other side's arguments answered, and their own left standing",
+                     lambda t: 2.0 * (t.engagement if t.engagement is not None else 0.5) + math.log(EMPTY + t.standing),
+                     lambda t: (f"answered {t.engaged:.1f} of {t.engageable:.1f} arguments they could answer"
+                                if t.engagement is not None else "nothing of the other side to answer")
+                     + f", {t.standing:.1f} of their own standing", ("argues", "answers")),
 }
+JUDGED = tuple(name for name, m in MEASURES.items() if not m.blind)
+MISSING_AT = 0.2  # a dimension with more than this share of the decisions it weighs missing names no winner
 
 
-def flow_verdict(led: Ledger, dimension: str) -> FlowVerdict:
+def missing_share(flows: Sequence[SpeechFlow], weighs: Sequence[str]) -> tuple[int, int]:
+    """(missing, asked) decisions of the kinds ``weighs`` over the flow's speeches."""
+    missing = sum(f.missed.get(kind, 0) for f in flows for kind in weighs)
+    return missing, missing + sum(f.decided.get(kind, 0) for f in flows for kind in weighs)
+
+
+def flow_verdict(led: Ledger, dimension: str, flows: Sequence[SpeechFlow] = (), counted: bool = False
+                 ) -> FlowVerdict:
     """A dimension's verdict from its ledger (see :data:`MEASURES`); a dimension the flow has no measure of is the
-    mean of the measured ones' probabilities."""
+    mean of the judged measures' probabilities. Not judged (no winner): a blind measure, or more than
+    :data:`MISSING_AT` of the decisions it weighs missing. ``counted``: some decisions are the model's answers
+    taken as certain (the server gave no probabilities), so the figures are shares of answers, not probabilities."""
     if dimension not in MEASURES:
-        parts = [flow_verdict(led, d) for d in ("argument", "source", "language")]
+        parts = [flow_verdict(led, d, flows, counted) for d in JUDGED]
         return combined(dimension, [(1.0, v) for v in parts])
-    what, strength, said = MEASURES[dimension]
-    values = {t.debater: round(strength(t), 4) for t in led.tallies}
+    m = MEASURES[dimension]
+    if m.blind:
+        return not_judged(dimension, m.blind, "this dimension names no winner and weighs nothing in the panel")
+    missing, asked = missing_share(flows, m.weighs)
+    if asked and missing > MISSING_AT * asked:
+        return not_judged(dimension, f"{missing} of the {asked} decisions it rests on ({', '.join(m.weighs)}) are "
+                                     "missing (the model's answers were none of the options)", "no winner is named")
+    values = {t.debater: round(m.strength(t), 4) for t in led.tallies}
     probs = softmax(values)
-    reason = f"Weighed: {what}. " + "; ".join(f"{t.debater}: {said(t)} (P {probs[t.debater]:.2f})"
-                                               for t in led.tallies) + "."
+    unit = "share of answers" if counted else "P"
+    reason = f"Weighed: {m.what}. " + "; ".join(f"{t.debater}: {m.said(t)} ({unit} {probs[t.debater]:.2f})"
+                                                for t in led.tallies) + "."
     return FlowVerdict(dimension=dimension, strengths=values, probabilities=probs, reason=reason)
 
 
+def not_judged(dimension: str, why: str, so: str) -> FlowVerdict:
+    """A verdict that names no winner, and why (``why`` starts lower-case: it follows "not judged: ")."""
+    return FlowVerdict(dimension=dimension, strengths={}, probabilities={}, reason=f"{why[0].upper()}{why[1:]}; {so}.",
+                       not_judged=why)
+
+
 def combined(dimension: str, parts: Sequence[tuple[float, FlowVerdict]]) -> FlowVerdict:
-    """The weighted mean of dimensions' win probabilities (the panel's merge, computed)."""
-    total = sum(w for w, _ in parts) or 1.0
-    names = list(parts[0][1].probabilities) if parts else []
-    probs = {n: round(sum(w * v.probabilities[n] for w, v in parts) / total, 4) for n in names}
-    reason = "Weighted mean of the dimensions' probabilities (" + ", ".join(
-        f"{v.dimension} ×{w:g}" for w, v in parts) + "): " + "; ".join(f"{n} {p:.2f}" for n, p in probs.items()) + "."
+    """The weighted mean of the judged dimensions' win probabilities (the panel's merge, computed): a dimension
+    not judged weighs nothing (the others' weights renormalised); a dimension not judged for missing decisions
+    leaves the merge not judged, since its weight would otherwise fall to the others unsaid."""
+    lost = [v for _, v in parts if v.not_judged and v.dimension not in BLIND]
+    if lost or not [v for _, v in parts if not v.not_judged]:
+        return not_judged(dimension, "; ".join(f"{v.dimension} was not judged" for v in lost) if lost
+                          else "no dimension it weighs was judged", "no winner is named")
+    judged = [(w, v) for w, v in parts if not v.not_judged]
+    total = sum(w for w, _ in judged) or 1.0
+    names = list(judged[0][1].probabilities)
+    probs = {n: round(sum(w * v.probabilities[n] for w, v in judged) / total, 4) for n in names}
+    reason = "Weighted mean of the judged dimensions' probabilities (" + ", ".join(
+        f"{v.dimension} ×{w:g}" for w, v in judged) + "): " + "; ".join(f"{n} {p:.2f}" for n, p in probs.items()) + "."
+    skipped = [v.dimension for _, v in parts if v.not_judged]
+    if skipped:
+        reason += f" Not weighed: {', '.join(skipped)} (not judged)."
     return FlowVerdict(dimension=dimension, strengths={n: round(math.log(max(p, 1e-9)), 4) for n, p in probs.items()},
                        probabilities=probs, reason=reason)
+
+
+BLIND = frozenset(name for name, m in MEASURES.items() if m.blind)
 
 
 # ------------------------------------------------------------------- what a coach reads: cited, never paraphrased
@@ -376,11 +501,8 @@ def _comment(led: Ledger, flows: Sequence[SpeechFlow], debate: Debate, debater: 
     marks = {m.id: m for f in flows for m in f.marks}
     if not own:
         return f"{debater} gave no speech."
-    if led.dimension == "language":
-        speeches = [f.index for f in flows if f.speaker == debater]
-        parts = [f"speech {i + 1} ({own_range(debate, i)}) read as clear with P {f.rating.probabilities['yes']:.2f}"
-                 for i in speeches for f in flows if f.index == i and f.rating and f.rating.probabilities]
-        return ("; ".join(parts) or f"no speech of {debater} was rated ({own_range(debate, own[0].speech)})") + "."
+    if led.dimension in BLIND:
+        return f"{led.dimension.capitalize()} is not judged: {MEASURES[led.dimension].blind}."
     if not mine:
         best = max(own, key=lambda p: getattr(marks.get(p.id), "argument", None) or 0.0)
         return (f"No passage of {debater} reads as an argument on the motion (the likeliest, {best.id}, at P "
@@ -402,25 +524,45 @@ def _comment(led: Ledger, flows: Sequence[SpeechFlow], debate: Debate, debater: 
                 if theirs else "Nothing of the other side came before their speeches")
         return text + (f"; left unanswered: {_ids(left)}" if left else "") + \
             f". Their own arguments standing: {_ids([t.id for t in mine if t.stands >= 0.5]) or 'none'}."
-    standing = [t for t in mine if t.status in ("standing", "dropped", "conceded")]
-    refuted = [t for t in mine if t.status == "refuted"]
-    def why(t: Thread) -> str:  # a dropped row asked about says how likely it was answered
-        if t.status == "conceded":
-            return " (conceded)"
+    standing = [t for t in mine if t.status != "answered"]
+    fallen = [t for t in mine if t.status == "answered"]
+    index = debate.passage_index
+
+    def whose(pid: str) -> str:  # another debater's passage, named as theirs (from the table)
+        return f"{index[pid].speaker}'s {pid}" if pid in index else pid
+
+    def why(t: Thread) -> str:  # what kept a row standing, where the other side spoke after it
+        if t.status == "extended":
+            by = sorted({c.by for c in t.cells if c.by and c.answered >= 0.5})
+            return (f" (extended: the answer{'s' if len(by) > 1 else ''} {', '.join(whose(b) for b in by)} "
+                    "answered in turn)")
         if t.status != "dropped":
             return ""
-        # never asked: no later passage of the other side proposed it (the lookup), so nobody judged an answer
-        asked = f" (answered with P {t.answered:.2f} only)"
-        return asked if t.cells else " (no later passage of the other side was asked about it)"
+        # never asked: no later passage of the other side was proposed for it, so nobody judged an answer
+        return (f" (dropped: answered with P {t.answered:.2f} only)" if t.cells
+                else " (dropped: no later passage of the other side was asked about it)")
 
     text = ("Standing: " + "; ".join(f"{_cite(t)}{why(t)}" for t in standing[:CITED]) if standing
             else "No argument left standing")
-    if refuted:  # each with the speeches that most likely answered it (together more likely than not)
+    if fallen:  # each with the passages that most likely answered it
         text += "; answered by the other side: " + "; ".join(
-            f"{t.id} (by speech " + ", ".join(f"{c.speech + 1} at P {c.answered:.2f}" for c in
-                                            sorted(t.cells, key=lambda c: -c.answered)[:2]) + ")"
-            for t in refuted[:CITED])
+            f"{t.id} (by " + ", ".join(f"{whose(c.by) if c.by else 'speech ' + str(c.speech + 1)} at P {c.answered:.2f}" for c in
+                                     sorted(t.cells, key=lambda c: -c.answered)[:2]) + ")"
+            for t in fallen[:CITED])
     return text + "."
+
+
+STATUS_ORDER = ("standing", "extended", "dropped", "answered")
+
+
+def tally_line(led: Ledger, debater: str) -> str:
+    """One debater's rows by status, as the summary, the report and the page all print it: "Ana: 0.9 of 1.6
+    arguments standing; standing S3.1; answered S1.1" (statuses from :attr:`Thread.status`, in
+    :data:`STATUS_ORDER`)."""
+    t = led.tally(debater)
+    groups = {s: [x.id for x in led.threads if x.speaker == debater and x.status == s] for s in STATUS_ORDER}
+    return f"{debater}: {t.standing:.1f} of {t.arguments:.1f} arguments standing" + "".join(
+        f"; {status} {', '.join(ids)}" for status, ids in groups.items() if ids)
 
 
 def own_range(debate: Debate, speech: int) -> str:
@@ -429,20 +571,21 @@ def own_range(debate: Debate, speech: int) -> str:
 
 
 def speech_value(flow: SpeechFlow, dimension: str) -> float | None:
-    """A speech's standing on the dimension, 0 to 1, from its own decisions (None: none to read)."""
+    """A speech's standing on the dimension, 0 to 1, from its own decisions (None: none to read, or the dimension
+    is not judged)."""
     def mean(xs: list[float]) -> float | None:
         return sum(xs) / len(xs) if xs else None
 
     argument = mean([m.argument for m in flow.marks if m.argument is not None])
+    if dimension in BLIND:
+        return None
     if dimension == "argument":
         return argument
     if dimension == "source":
         return mean([m.evidence for m in flow.marks if m.evidence is not None])
-    if dimension == "language":
-        return None if flow.rating is None else (flow.rating.expected - 1) / 4
     if dimension == "clash":
         return mean([x.answers for x in flow.lines]) if flow.lines else argument
-    parts = [v for v in (speech_value(flow, d) for d in ("argument", "source", "language")) if v is not None]
+    parts = [v for v in (speech_value(flow, d) for d in JUDGED) if v is not None]
     return mean(parts)
 
 
@@ -450,15 +593,15 @@ def flow_line(flow: SpeechFlow) -> str:
     """One speech's decisions by id alone (what the page shows while the judge reads)."""
     parts = [f"{m.id} argues {m.argument:.2f}, evidence {m.evidence:.2f}" for m in flow.marks
              if m.argument is not None and m.evidence is not None]
-    parts += [f"answers {x.target} {x.answers:.2f}" for x in flow.lines]
-    if flow.rating is not None and flow.rating.probabilities:
-        parts.append(f"clear {flow.rating.probabilities.get('yes', 0):.2f}")
+    parts += [f"{x.by or 'it'} answers {x.target} {x.answers:.2f}" for x in flow.lines]
     return " · ".join(parts) + (f" · missing: {flow.missing}" if flow.missing else "")
 
 
 def speech_note(flow: SpeechFlow, debate: Debate, dimension: str) -> str:
     """The flow's entry for one speech in one dimension: the decisions that dimension weighs, each passage by id
     (answered passages named with their speaker, from the table)."""
+    if dimension in BLIND:
+        return f"{dimension.capitalize()} is not judged: {MEASURES[dimension].blind}."
     index = debate.passage_index
     marks = [m for m in flow.marks if m.argument is not None]
     parts: list[str] = []
@@ -469,12 +612,11 @@ def speech_note(flow: SpeechFlow, debate: Debate, dimension: str) -> str:
                   if m.evidence is not None and (m.argument or 0) >= ARGUMENT_AT]
         parts = parts or ["no passage of it reads as an argument"]
     if flow.lines and dimension in ("argument", "clash", "general") or dimension not in MEASURES and flow.lines:
-        parts.append("answers " + "; ".join(f"{index[x.target].speaker}'s {x.target} (P {x.answers:.2f})"
-                                           for x in flow.lines))
+        parts.append("answers " + "; ".join(
+            (f"{x.by}: " if x.by else "") + f"{index[x.target].speaker}'s {x.target} (P {x.answers:.2f})"
+            for x in flow.lines))
     if dimension == "clash" and not flow.lines:
         parts.append("asked about no earlier argument of the other side" if flow.index else "the first speech")
-    if dimension in ("language", "general") and flow.rating is not None and flow.rating.probabilities:
-        parts.append(f"reads as clear with P {flow.rating.probabilities.get('yes', 0):.2f}")
     if flow.missing:
         parts.append(f"missing: {flow.missing}")
     return ". ".join(parts) + "."

@@ -13,10 +13,12 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-RESULT_SCHEMA_VERSION = "1.7"  # 1.2: the speeches judged; 1.3: escalation, verdicts' orders_agreeing; 1.4: stale notes;
+RESULT_SCHEMA_VERSION = "1.8"  # 1.2: the speeches judged; 1.3: escalation, verdicts' orders_agreeing; 1.4: stale notes;
 # 1.5: misread "answers" sentences; 1.6: an escalation keeps the first judge's verdict (first), an order's judgment
 # its dimension and where its winner came from (winner_from); 1.7: an order's judgment carries one winner field, and
-# says in ``warning`` where its decision named another (was decision_winner)
+# says in ``warning`` where its decision named another (was decision_winner); 1.8: the flow's answers are answers
+# (a Line's ``answers`` and ``by``, a Thread's ``answered`` and ``stands``: an answer that is itself answered no longer
+# fells the row), and a verdict may be ``not_judged`` (no winner, no weight in the panel, the reason why)
 BP_POSITIONS = ("OG", "OO", "CG", "CO")
 
 
@@ -201,6 +203,7 @@ class CallRecord(Frozen):
     truncated: bool = False  # the answer hit its token cap and was cut back to the last full sentence
     cached: bool = False  # answered from the response cache: no request was sent
     failed: bool = False  # no usable answer came back (after ``attempts`` tries): the run ended incomplete
+    from_answer: bool = False  # a decision read from the answer alone (the server gave no probabilities)
     # what the server says it really processed (llama.cpp's ``timings``; OpenAI's ``cached_tokens``): prompt tokens
     # it computed and prompt tokens it reused from its KV/prompt cache. None: the server did not say.
     prompt_tokens_processed: int | None = None
@@ -366,6 +369,9 @@ class Verdict(Frozen):
     # gives no probabilities ("argmax": each order's answer counts as certainty)
     probabilities: dict[str, float] | None = None
     method: Literal["logprobs", "argmax"] = "argmax"
+    # why this verdict names no winner although the run is complete: the dimension's decisions carry no signal
+    # measured on gold, or too many of them are missing ("" : judged). Such a verdict weighs nothing in the panel
+    not_judged: str = ""
     orders: tuple[Judgment, ...] = ()
     # mean probability the orders gave whoever they listed first, minus 1/n (0: no preference for the first place)
     position_bias: float | None = None
@@ -420,24 +426,25 @@ class Mark(Frozen):
 
 
 class Line(Frozen):
-    """An answer drawn on the flow: speech ``speech`` (0-based) against the earlier passage ``target`` of another
-    debater, with the probabilities that it argues against it (refutes) or accepts it (concedes); the rest is the
-    probability that it leaves it alone."""
+    """An answer drawn on the flow: passage ``by`` of speech ``speech`` (0-based) against the earlier passage
+    ``target`` of another side, with the probability that it answers it (makes that point or argues about it).
+    An answer is not yet a refutation: whether the row falls depends on whether the answer is itself answered
+    (:attr:`Thread.stands`)."""
 
     speech: int
     target: str
-    refutes: float = Field(ge=0, le=1)
-    concedes: float = Field(default=0.0, ge=0, le=1)
+    answers: float = Field(ge=0, le=1)
+    by: str | None = None  # the answering passage's id (None: a result before 1.8, which did not keep it)
 
-    @property
-    def answers(self) -> float:
-        return min(1.0, self.refutes + self.concedes)
-
-    @property
-    def move(self) -> Literal["refutes", "concedes", "ignores"]:
-        ignores = max(0.0, 1.0 - self.refutes - self.concedes)
-        best = max(self.refutes, self.concedes, ignores)
-        return "refutes" if best == self.refutes else "concedes" if best == self.concedes else "ignores"
+    @model_validator(mode="before")
+    @classmethod
+    def _before_1_8(cls, data: Any) -> Any:
+        """Results before 1.8 kept "refutes" (and a "concedes" no run asked): both were P(answers)."""
+        if not isinstance(data, dict) or "refutes" not in data:
+            return data
+        data = dict(data)
+        data["answers"] = min(1.0, data.pop("refutes") + data.pop("concedes", 0.0))
+        return data
 
 
 class Rating(Frozen):
@@ -459,14 +466,33 @@ class SpeechFlow(Frozen):
     lines: tuple[Line, ...] = ()
     rating: Rating | None = None
     missing: str = ""
+    # how many decisions of each kind ("argues", "evidence", "answers") were answered and how many were missing (an
+    # answer none of the options): what a dimension's verdict rests on, and whether it may name a winner
+    decided: dict[str, int] = Field(default_factory=dict)
+    missed: dict[str, int] = Field(default_factory=dict)
+    # decisions taken from the answer alone, as certain, where the server gave no probabilities
+    counted: int = 0
+    proposed_by: str = ""  # how the points it was asked about were proposed ("words and meaning", "words")
 
 
 class Cell(Frozen):
-    """What one later speech did to a row: its most likely move and the probability that it answered."""
+    """What one later speech did to a row: the probability that it answered it, and by which passage."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")  # a result before 1.8 also kept a "move"
 
     speech: int
-    move: Literal["refutes", "concedes", "ignores"]
     answered: float
+    by: str | None = None
+
+
+#: a row's status as every surface words it (the summary, the report and the page print these, from
+#: :attr:`Thread.status`): what became of an argument by the end of the debate
+STATUS_MEANING = {
+    "standing": "no speech of the other side came after it",
+    "dropped": "the other side spoke after it and did not answer it: it stands",
+    "answered": "the other side answered it and that answer was not itself answered: it falls",
+    "extended": "the other side answered it, but its own side answered that answer: it stands again",
+}
 
 
 class Thread(Frozen):
@@ -478,29 +504,32 @@ class Thread(Frozen):
     gist: str
     argument: float  # P(it is an argument): the row's weight
     evidence: float | None
-    refuted: float  # P(the other side argued against it at least once)
-    conceded: float  # P(the other side accepted it at least once)
+    answered: float  # P(the other side answered it at least once)
+    stands: float  # P(it stands at the end): every answer to it failed, or was itself answered and fell
     answerable: bool = False  # the other side spoke after it: leaving it alone is dropping it
     cells: tuple[Cell, ...] = ()
 
-    @property
-    def answered(self) -> float:
-        return 1.0 - (1.0 - self.refuted) * (1.0 - self.conceded)
+    @model_validator(mode="before")
+    @classmethod
+    def _before_1_8(cls, data: Any) -> Any:
+        """Results before 1.8 kept "refuted" and "conceded" (never asked, so 0): P(answered), and a row stood
+        unless answered."""
+        if not isinstance(data, dict) or "refuted" not in data:
+            return data
+        data = dict(data)
+        refuted, conceded = data.pop("refuted"), data.pop("conceded", 0.0)
+        data["answered"] = 1.0 - (1.0 - refuted) * (1.0 - conceded)
+        data["stands"] = 1.0 - refuted * (1.0 - conceded)
+        return data
 
     @property
-    def stands(self) -> float:
-        """P(it stands at the end): not refuted, or conceded (an argument the other side accepted stands)."""
-        return 1.0 - self.refuted * (1.0 - self.conceded)
-
-    @property
-    def status(self) -> Literal["standing", "refuted", "conceded", "dropped"]:
-        """As a coach reads the row: conceded, refuted (more likely than not argued against), dropped (never
-        answered though the other side spoke after it) or standing (no speech of the other side came after)."""
-        if self.conceded >= 0.5:
-            return "conceded"
-        if self.refuted >= 0.5:
-            return "refuted"
-        return "dropped" if self.answerable else "standing"
+    def status(self) -> Literal["standing", "dropped", "answered", "extended"]:
+        """The one place a row's status is decided (:data:`STATUS_MEANING` says each in words)."""
+        if not self.answerable:
+            return "standing"
+        if self.answered < 0.5:
+            return "dropped"
+        return "extended" if self.stands >= 0.5 else "answered"
 
 
 class Tally(Frozen):

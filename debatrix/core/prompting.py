@@ -210,7 +210,6 @@ for _name, _vars in {
     "flow_passage.j2": FlowPassageVars,
     "flow_argues.j2": FlowQuestionVars,
     "flow_evidence.j2": FlowQuestionVars,
-    "flow_clear.j2": FlowQuestionVars,
     "flow_answer.j2": FlowAnswerVars,
     "decide_pair.j2": DecidePairVars,
 }.items():

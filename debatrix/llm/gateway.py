@@ -199,6 +199,15 @@ def _loads(text: str) -> Any:
     return json.loads(text, strict=False)
 
 
+def answered_option(text: str, options: Sequence[str]) -> str | None:
+    """The option an answer gives: its first word, as a whole word and in any case ("Yes.", "YES", "no, because"),
+    where that word is an option; else none ("Yesterday", "Not sure", "Maybe", a JSON object): a missing decision,
+    never a guess from the first letters."""
+    first = re.match(r"\s*(\w+)", text)
+    said = first.group(1).lower() if first else ""
+    return next((o for o in options if said == o.lower()), None)
+
+
 class LLMGateway:
     def __init__(self, settings: LLMSettings, chat_model: BaseChatModel | None = None,
                  cache: AnswerCache | None = None):
@@ -607,7 +616,8 @@ class LLMGateway:
                        ) -> tuple[dict[str, float] | None, CallRecord]:
         """A small decision: the probability of each of ``options`` (short answers: "yes"/"no", a letter, a digit)
         as the first token of the answer, read from the server's log probabilities; where it gives none, the
-        answer itself counts as certain. None: the answer was none of the options (the caller records the
+        answer itself counts as certain where it is one of the options as a whole word (:func:`answered_option`;
+        the record says ``from_answer``). None: the answer was none of the options (the caller records the
         decision as missing; the call is paid and counted). Where the server takes a grammar (llama.cpp) and gives
         no probabilities, the answer is held to the options, so the one token written is always one of them."""
         self.check_messages_fit(messages, _where(node, dimension), 8)
@@ -625,10 +635,10 @@ class LLMGateway:
             True)
         record = self._record(node, dimension, messages, answer, started, attempts, False, meta)
         dist = option_distribution(_logprobs(answer), options)
-        if dist is None:
-            text = _answer_text(answer).strip().lower()
-            hit = next((o for o in options if text.startswith(o.lower())), None)
+        if dist is None:  # no probabilities: the answer itself, taken as certain, where it is one of the options
+            hit = answered_option(_answer_text(answer), options)
             dist = {o: float(o == hit) for o in options} if hit is not None else None
+            record = record.model_copy(update={"from_answer": True}) if hit is not None else record
         return dist, record
 
     async def structured(self, messages: list[BaseMessage], schema: type[T], *, node: str,
