@@ -26,6 +26,10 @@ Variants (``debatrix bench decisions --variant V``):
   most of the point's rarer words (the flow's word weighting; unlike the flow, every point is asked, so that every
   pair of the gold is scored), with that passage alone as the prompt and the flow's own question
   (:func:`debatrix.graphs.reading.passage_messages`); the speech's score is that passage's P(yes).
+- ``address-proposals``: the ``address`` gold read as the flow's proposals (no call): the claims as the points open
+  to the speech, its passages as the ones asked, and for each rule (:data:`PROPOSAL_RULES`: today's three a passage
+  by words and meaning, within the flow's budget, beside one a passage and the rule before it) the share of the
+  claims the speech mentions that would be asked about at all (recall), and the share of all its claims asked.
 - ``address-lexical`` and ``on-topic-lexical``: the same gold read by a lookup instead of the model (no call): the
   largest share of a point's words found in one passage of the speech, and the share of a passage's words found in
   the rest of its debate (the other speeches and the motion), each word weighted by its inverse document frequency
@@ -46,7 +50,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from debatrix.context import JudgeContext
 from debatrix.core import prompting as P
-from debatrix.core.flow import covered, gist, idf, terms
+from debatrix.core.flow import ASK_PER_PASSAGE, asked_budget, covered, gist, idf, propose, terms
 from debatrix.core.models import Debate, Debater, Side, Speech
 from debatrix.core.settings import JudgeSettings
 
@@ -55,7 +59,11 @@ from .contrast import Contrast
 from .metrics import roc_auc
 
 VARIANTS = ("address", "on-topic", "language", "evidence", "engages", "address-flow", "address-lexical",
-            "on-topic-lexical", "engages-lexical")
+            "on-topic-lexical", "engages-lexical", "address-proposals")
+#: the proposal rules ``address-proposals`` compares: passages' rows at most, and whether meaning is used
+PROPOSAL_RULES = {"one a passage, words (before)": (1, False), "one a passage, words": (1, False),
+                  "one a passage, words and meaning": (1, True), "the flow's: three a passage, words": (3, False),
+                  "the flow's: three a passage, words and meaning": (3, True)}
 ON_TOPIC = "is {id} an argument about the motion (a reason for or against it)?"
 EVIDENCE = "does {id} back its point with evidence: a cited source or link, a figure, a study or a concrete example?"
 BETTER_WRITTEN = "Which speech is more clearly written, well organised and correctly spelled?"
@@ -101,6 +109,22 @@ def _speech_debate(row: dict[str, str], motion: str = "") -> Debate:
                             Speech(speaker="Speaker", content=row["speech-text"])))
 
 
+def _one_each(asking: list[tuple[str, str]], rows: list[tuple[str, str]], weights: dict[str, float]
+              ) -> dict[str, list[str]]:
+    """The proposal rule before 935daf9, kept to compare: each passage proposes the one row whose rarer words it
+    shares most, and each row proposed is asked once, of the passage sharing most with it."""
+    best: dict[str, tuple[float, str]] = {}
+    for pid, text in asking:
+        said = set(terms(text))
+        score, rid = max((covered(terms(t), said, weights), r) for r, t in rows)
+        if score > 0 and score > best.get(rid, (0.0, ""))[0]:
+            best[rid] = (score, pid)
+    out: dict[str, list[str]] = {}
+    for rid, (_, pid) in best.items():
+        out.setdefault(pid, []).append(rid)
+    return out
+
+
 @benchmark("The flow's small decisions against gold (IBM claims, the known-answer suite), asked of the model as the "
            "flow asks them, and the lookups they must beat", variants=VARIANTS)
 class Decisions(Benchmark):
@@ -113,7 +137,7 @@ class Decisions(Benchmark):
             raise BenchmarkDataError(f"decisions: unknown variant {variant!r} (one of {', '.join(VARIANTS)})")
         self.variant = variant
         self.root = Path(data) if data else data_root()
-        self.headline = ("roc_auc",) if variant != "language" else ("intact_preferred",)
+        self.headline = {"language": ("intact_preferred",), "address-proposals": ("recall",)}.get(variant, ("roc_auc",))
         self._contrast: Contrast | None = None
         self._contrast_items: dict[str, Any] | None = None
         self._ibm_data: tuple[dict[str, dict[str, str]], dict[str, list[dict[str, str]]]] | None = None
@@ -169,7 +193,7 @@ class Decisions(Benchmark):
                "language": self._language,
                "evidence": self._evidence, "engages": self._engages,
                "address-lexical": self._address_lexical, "on-topic-lexical": self._on_topic_lexical,
-               "engages-lexical": self._engages_lexical}[self.variant]
+               "engages-lexical": self._engages_lexical, "address-proposals": self._address_proposals}[self.variant]
         pred, calls = await ask(item, context)
         return {"status": "complete", "reason": None, "pred": pred, "usage": calls_usage(calls, started)}
 
@@ -200,9 +224,7 @@ class Decisions(Benchmark):
         fence = P.fence_for(debate)
         weights = debate_idf(debate)  # the flow's own lookup: words weighed by their rarity in this debate
         own = [p for p in debate.passages if p.speech == 1]
-        said = {p.id: set(terms(p.text)) for p in own}
-        best = [max(own, key=lambda p: covered(terms(c["GP-claim-text-for-motion"]), said[p.id], weights))
-                for c in claims]
+        best = self._closest(own, claims, weights, context)
         scores: list[float | None] = [None] * len(claims)
         calls = []
         # grouped by passage, in speech order: each passage is read once for all the points asked of it, as in the
@@ -289,7 +311,47 @@ class Decisions(Benchmark):
                 pairs.append(round(mean if not a_changed else 1 - mean, 5))
         return {"p_intact": pairs}, calls
 
+    def _closest(self, own: list[Any], claims: list[dict[str, str]], weights: dict[str, float],
+                 context: JudgeContext | None) -> list[Any]:
+        """The passage of the speech each claim is asked of, as the flow picks it (:func:`propose` with no cap:
+        shared rare words plus closeness in meaning, with the run's embedder)."""
+        from debatrix.graphs.reading import embedded, embedder
+
+        rows = [(f"C{k + 1}", c["GP-claim-text-for-motion"]) for k, c in enumerate(claims)]
+        asking = [(p.id, p.text) for p in own]
+        embed, _ = embedder(context.settings.memory.embedding if context is not None else "minilm")
+        meaning = embedded(embed, dict(asking + rows))
+        got = propose(asking, rows, weights, meaning, per_passage=len(rows), budget=len(rows))
+        at = {r: pid for pid, rs in got.items() for r in rs}
+        by_id = {p.id: p for p in own}
+        return [by_id[at[rid]] if rid in at else own[0] for rid, _ in rows]
+
     # ----------------------------------------------------------------------------------------------- lookups
+
+    async def _address_proposals(self, item: Item, context: JudgeContext) -> tuple[dict[str, Any], list[Any]]:
+        """Which of a speech's gold claims the flow would ask it about (no call): the claims as the open rows, the
+        speech's passages as the asking ones, under each proposal rule beside today's (:data:`PROPOSAL_RULES`)."""
+        from debatrix.graphs.reading import embedded, embedder
+
+        speeches, pairs = self._ibm()
+        claims = pairs.get(item.id, [])
+        weights = self._idf()
+        asking = [(p.id, p.text) for p in _speech_debate(speeches[item.id]).passages if p.speech == 1]
+        rows = [(f"C{k + 1}", c["GP-claim-text-for-motion"]) for k, c in enumerate(claims)]
+        embed, how = embedder(context.settings.memory.embedding)
+        meaning = embedded(embed, dict(asking + rows))
+        proposed = {}
+        for rule, (per, by_meaning) in PROPOSAL_RULES.items():
+            if rule == "one a passage, words (before)":
+                got = _one_each(asking, rows, weights)
+            else:
+                got = propose(asking, rows, weights, meaning if by_meaning else None, per_passage=per,
+                              budget=asked_budget(len(asking), len(rows)) if per == ASK_PER_PASSAGE else None)
+            asked = {r for rs in got.values() for r in rs}
+            proposed[rule] = [rid in asked for rid, _ in rows]
+        return {"gold": [c["label"] != "Negative" for c in claims], "proposed": proposed, "meaning": how,
+                "passages": len(asking)}, []
+
 
     def _idf(self) -> dict[str, float]:
         """Inverse document frequency of each word over the variant's data, a passage a document."""
@@ -347,6 +409,14 @@ class Decisions(Benchmark):
     def metrics(self, records: list[dict[str, Any]]) -> list[MetricRow]:
         done = [r for r in records if r["status"] == "complete" and r.get("pred")]
         rows: list[MetricRow] = []
+        if self.variant == "address-proposals":  # recall: of the claims a speech mentions, the share proposed
+            for rule in PROPOSAL_RULES:
+                flags = [(p, g) for r in done for p, g in zip(r["pred"]["proposed"][rule], r["pred"]["gold"])]
+                mentioned = [p for p, g in flags if g]
+                if mentioned:
+                    rows.append(MetricRow("recall", rule, sum(mentioned) / len(mentioned), len(mentioned)))
+                    rows.append(MetricRow("proposed_share", rule, sum(p for p, _ in flags) / len(flags), len(flags)))
+            return rows
         if self.variant == "language":
             ps = [p for r in done for p in r["pred"]["p_intact"]]
             if ps:

@@ -80,20 +80,31 @@ def answer_question(debate: Debate, p: Passage, row: Passage) -> str:
                                                        text=P.quoted(gist(row.text, GIST_ASKED), fence)))
 
 
-def meaning_of(debate: Debate, embedding: str) -> tuple[dict[str, Any] | None, str]:
-    """Every passage's embedding (id -> unit vector), for proposals by meaning, and how answers are proposed:
-    ``"words and meaning"`` with the MiniLM embedder, ``"words"`` where the run chose the hashing embedder (which
-    sees words only) or the embedder is not installed (the reason said)."""
+def embedder(embedding: str) -> tuple[Any, str]:
+    """The function that embeds texts for proposals by meaning (None where there is none), and how answers are
+    proposed with it: ``"words and meaning"`` with the MiniLM embedder, ``"words"`` where the run chose the hashing
+    embedder (which sees words only), or ``"words (…)"`` saying why MiniLM could not be had."""
     if embedding != "minilm":
         return None, "words"
     try:
         from debatrix.memory.embeddings import make_embedding
 
-        embed = make_embedding("minilm")
+        return make_embedding("minilm"), "words and meaning"
     except (ImportError, ConfigurationError) as e:
         return None, f"words (no proposals by meaning: {e})"
-    vectors = embed([p.text for p in debate.passages])
-    return {p.id: [float(x) for x in v] for p, v in zip(debate.passages, vectors)}, "words and meaning"
+
+
+def embedded(embed: Any, texts: dict[str, str]) -> dict[str, list[float]] | None:
+    """id -> unit embedding of each text (None without an embedder)."""
+    if embed is None:
+        return None
+    return {k: [float(x) for x in v] for k, v in zip(texts, embed(list(texts.values())))}
+
+
+def meaning_of(debate: Debate, embedding: str) -> tuple[dict[str, list[float]] | None, str]:
+    """Every passage's embedding (id -> unit vector), for proposals by meaning, and how answers are proposed."""
+    embed, how = embedder(embedding)
+    return embedded(embed, {p.id: p.text for p in debate.passages}), how
 
 
 class _Asked:

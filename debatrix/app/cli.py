@@ -979,8 +979,6 @@ def bench(
     if unknown or not mode_list:
         _fail(f"unknown mode(s) {', '.join(unknown) or '(none given)'}: use {', '.join(MODES)}")
     folder = out or Path("results") / (benchmark + (f"-{variant}" if variant else ""))
-    if not settings["retrieval"]:  # no context memory is opened, so no embedder: a run folder has always said "hash"
-        settings["embedding"] = "hash"
     run = _make_settings(mode=mode_list[0], cache=None if no_cache else (cache or folder / "llm_cache.sqlite"),
                          **settings)
     try:
