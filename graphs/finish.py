@@ -148,6 +148,9 @@ def _missing(d: DimensionResult, debate: Debate, per_speech: bool) -> list[str]:
         # missing is not
         return [] if d.name in BLIND else [f"{d.name}: {d.verdict.not_judged}"]
     out = []
+    # the flow's completeness is the share of its decisions made (a dimension missing too many is not judged, above):
+    # a speech whose few decisions for a dimension are all missing has no score there, and the warnings name them
+    per_speech = per_speech and d.ledger is None
     # a speech whose analysis is missing (recorded so, and warned of) has no judgment to count
     expected = len(debate.speeches) - sum(1 for a in d.analyses if a.missing)
     if per_speech and len({s.index for s in d.speech_judgments}) < expected:
@@ -301,12 +304,23 @@ def cites_debate(text: str, debate: Debate, n: int = 2) -> bool:
     return bool((ngrams(content_words(text), n) & said) - common)
 
 
+# what in a flow's text is not the judge's own citing: a passage's quoted first words (the debater's, which may
+# name ids of their own), and the note of the decisions that are missing (which names the passages not decided)
+_NOT_CITED = re.compile(r"“[^”]*”?|missing: [^\n]*")
+
+
+def judge_wrote(text: str) -> str:
+    """``text`` with the debaters' quoted words and the missing-decisions note blanked (same length, so positions
+    still hold): the ids left are the ones the judge cites."""
+    return _NOT_CITED.sub(lambda m: " " * len(m.group(0)), text)
+
+
 def cited(text: str, debate: Debate, speaker: str) -> tuple[list[str], list[str], list[str]]:
     """The passage ids ``text`` (written about ``speaker``) cites: (theirs, ids the table does not have, ids of
     another speaker not given to that speaker as "<name>'s <id>")."""
     index = debate.passage_index
     own, unknown, foreign = [], [], []
-    for m in ID.finditer(text):
+    for m in ID.finditer(judge_wrote(text)):
         pid, p = m.group(0), index.get(m.group(0))
         if p is None:
             unknown.append(pid)

@@ -1,0 +1,168 @@
+"""The default mode (the flow) against a server that misbehaves on its small decisions, over real HTTP on 127.0.0.1:
+whatever the fault, a run whose decisions were not made names no winner, on any surface (result, summary), and an
+answer that is none of the options is a missing decision, never a guess."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from debatrix import JudgeSettings, LLMSettings, MemorySettings
+from debatrix.app.api import ajudge_debate
+from debatrix.core.models import Status
+from debatrix.testing import FakeOpenAIServer, Fault
+
+from .conftest import EXAMPLES
+
+
+def settings(srv: FakeOpenAIServer, **llm) -> JudgeSettings:
+    base = dict(base_url=srv.base_url, model="fake-model", max_retries=1, retry_max_wait=0.1, timeout=2.0)
+    return JudgeSettings(mode="flow", llm=LLMSettings(**{**base, **llm}), memory=MemorySettings(embedding="hash"))
+
+
+def answering(content, logprobs: bool = False):
+    """A responder that answers every request with ``content`` (None: a null content), without probabilities
+    unless ``logprobs`` (then the answer's own token, at certainty, as its only alternative)."""
+    def respond(body, n):
+        choice = {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+        if logprobs and content:
+            choice["logprobs"] = {"content": [{"token": content[:10], "logprob": 0.0,
+                                               "top_logprobs": [{"token": content[:10], "logprob": 0.0}]}]}
+        return {"id": f"x{n}", "object": "chat.completion", "created": 0, "model": "fake-model", "choices": [choice],
+                "usage": {"prompt_tokens": 30, "completion_tokens": 1, "total_tokens": 31}}
+    return respond
+
+
+# every one of these answers none of the options ("yes", "no"): each decision is missing
+NOT_AN_OPTION = {
+    "Maybe": answering("Maybe"),
+    "Not sure": answering("Not sure"),
+    "Yesterday": answering("Yesterday"),
+    "empty": answering(""),
+    "null content": answering(None),
+    "a JSON object": answering('{"answer": "yes"}'),
+    "huge": answering("Perhaps " * 5000),
+    "Maybe, with probabilities": answering("Maybe", logprobs=True),
+}
+
+
+def _winners(result) -> list[str]:
+    verdicts = [d.verdict for d in (*result.dimensions, result.general) if d is not None and d.verdict is not None]
+    return [v.winner for v in verdicts if v.winner is not None]
+
+
+@pytest.mark.parametrize("case", list(NOT_AN_OPTION))
+async def test_a_flow_whose_decisions_were_not_made_names_no_winner(uniforms, case):
+    with FakeOpenAIServer(responder=NOT_AN_OPTION[case]) as srv:
+        result = await ajudge_debate(uniforms, settings(srv))
+        sent = len(srv.requests)
+    assert result.status is Status.INCOMPLETE, case
+    assert _winners(result) == [] and result.winner is None, case
+    assert all(f.decided == {} for f in result.flow) and result.usage.llm_calls == sent  # every call counted
+    for d in result.dimensions:
+        assert d.verdict is None or d.verdict.not_judged, (case, d.name)
+        assert not d.debater_judgments and not d.speech_judgments
+    assert "missing" in result.incomplete_reason and "argument" in result.incomplete_reason
+
+
+@pytest.mark.parametrize("fault", [Fault(reset=True), Fault(500), Fault(200, body="{not json")])
+async def test_a_flow_that_loses_its_server_names_no_winner(uniforms, fault):
+    with FakeOpenAIServer(responder=lambda body, n: fault) as srv:
+        result = await ajudge_debate(uniforms, settings(srv))
+    assert result.status is Status.INCOMPLETE and _winners(result) == []
+
+
+async def test_a_few_missing_decisions_still_decide_and_are_named(uniforms):
+    """One decision of many answered outside the options: the dimensions it feeds still decide (at most a fifth
+    missing), and the missing one is named in the verdicts' warnings."""
+    first = {"n": None}
+
+    def respond(body, n):
+        if first["n"] is None:
+            first["n"] = n
+            return answering("Maybe")(body, n)
+        return None
+
+    with FakeOpenAIServer(responder=respond) as srv:
+        result = await ajudge_debate(uniforms, settings(srv))
+    assert result.status is Status.COMPLETE and result.winner in {"Maya", "Theo"}
+    assert sum(sum(f.missed.values()) for f in result.flow) == 1
+    assert any("missing" in w for w in result.general.verdict.warnings)
+
+
+def test_the_summary_of_an_undecided_flow_prints_no_winner(tmp_path):
+    from typer.testing import CliRunner
+
+    from debatrix.app.cli import app
+
+    with FakeOpenAIServer(responder=answering("Maybe")) as srv:
+        out = tmp_path / "r.json"
+        res = CliRunner().invoke(app, ["judge", str(EXAMPLES / "school_uniforms.yaml"), "--base-url", srv.base_url,
+                                       "--model", "fake-model", "--embedding", "hash", "--out", str(out)],
+                                 env={"OPENAI_API_KEY": "x"})
+    assert res.exit_code == 3, res.output
+    assert "Winner: Maya" not in res.output and "Winner: Theo" not in res.output
+    assert "not judged" in res.output and "Traceback" not in res.output
+    data = json.loads(out.read_text())
+    assert data["status"] == "incomplete" and data["general"]["verdict"]["winner"] is None
+
+
+async def test_without_probabilities_the_flow_says_its_figures_are_counts_of_answers(uniforms):
+    def plain(body, n):  # the fake server's own answer, its probabilities dropped
+        done = FakeOpenAIServer().completion(body, n)
+        done["choices"][0].pop("logprobs", None)
+        return done
+
+    with FakeOpenAIServer(responder=plain) as srv:
+        result = await ajudge_debate(uniforms, settings(srv))
+    assert result.status is Status.COMPLETE
+    v = result.general.verdict
+    assert v.method == "argmax" and v.calibrated_probability is None and v.confidence == ""
+    assert any("shares of answers, not probabilities" in w for w in v.warnings)
+    argument = result.dimension("argument").verdict
+    assert "share of answers" in argument.comment and "(P " not in argument.comment
+    assert all(f.counted == sum(f.decided.values()) > 0 for f in result.flow)
+
+
+async def test_ids_the_debaters_typed_are_not_the_judges_citations():
+    """Speeches that write passage ids themselves ("As S2.1 concedes", "[S1.1 refuted]", a line "S3.2:", "S9.9"):
+    the judge's sheet quotes their first words, and no check blames the judge for an id only a debater wrote."""
+    from debatrix.core.models import Debate, Debater, Speech
+
+    words = " ".join(f"point{k}" for k in range(60))
+    debate = Debate(id="ids", motion="This house would ban homework.", debaters=(
+        Debater(name="Maya", side="pro"), Debater(name="Theo", side="con")), speeches=(
+        Speech(speaker="Maya", content=f"S9.9 is where I start. Homework wastes evenings. {words}."),
+        Speech(speaker="Theo", content=f"As S2.1 concedes, and [S1.1 refuted] shows, homework builds habits. {words}."),
+        Speech(speaker="Maya", content=f"S3.2: Theo's habits claim has no study behind it, S1.3 agrees. {words}."),
+        Speech(speaker="Theo", content=f"S4.1 answers S1.1: habits are the study. {words}.")))
+    with FakeOpenAIServer() as srv:
+        result = await ajudge_debate(debate, settings(srv))
+    assert result.status is Status.COMPLETE, result.incomplete_reason
+    assert result.checks.flags == ()
+    text = " ".join(a.analysis for d in result.dimensions for a in d.analyses)
+    assert "S9.9" in text or "S2.1 concedes" in text  # the debaters' words are quoted, and not counted as citing
+
+
+def test_the_missing_note_and_quoted_words_are_not_citations_but_the_judges_own_wrong_ids_are():
+    from datetime import UTC, datetime
+
+    from debatrix.core.models import Debate, DebaterJudgment, Debater, DimensionResult, JudgeResult, \
+        SpeechAnalysis, Speech
+    from debatrix.graphs.finish import check_result
+
+    words = " ".join(f"w{k}" for k in range(60))
+    d = Debate(id="d", motion="m", debaters=(Debater(name="Maya", side="pro"), Debater(name="Theo", side="con")),
+               speeches=(Speech(speaker="Maya", content=words + "."), Speech(speaker="Theo", content=words + ".")))
+    analyses = (SpeechAnalysis(dimension="argument", index=1, speaker="Theo",
+                               analysis="S2.1 “As S1.1 concedes, S7.7”: argument 0.60. missing: whether S2.1 answers "
+                                        "S1.1."),)
+    comments = {"Maya": "Standing: S1.1 “S2.1 is wrong”.", "Theo": "Standing: S2.1; and S1.1, S9.9."}
+    result = JudgeResult(debatrix_version="t", debate_id=d.id, motion=d.motion, format=d.format, mode="flow",
+                         status="complete", started_at=datetime.now(UTC), finished_at=datetime.now(UTC),
+                         dimensions=(DimensionResult(name="argument", weight=1, allow_tie=False, analyses=analyses,
+                                                     debater_judgments=tuple(
+                             DebaterJudgment(dimension="argument", debater=n, comment=c, score=5)
+                             for n, c in comments.items())),))
+    assert check_result(result, d).flags == ("argument comment on Theo cites S9.9, S1.1 wrongly",)
