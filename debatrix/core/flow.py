@@ -39,11 +39,50 @@ from debatrix.core.models import (
 
 MIN_WORDS = 40  # a passage shorter than this joins its neighbour
 TARGET_WORDS = 80  # a passage this long ends at the next segment
-MAX_WORDS = 150  # a paragraph longer than this is cut at sentence ends
-_SENTENCE = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+(?=\S)")
+MAX_WORDS = 150  # a paragraph longer than this is cut at sentence ends, and a sentence longer than this anywhere
+# a sentence ends at . ! ? … followed by a space, or at the full stops of scripts written without spaces
+_SENTENCE = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+(?=\S)|(?<=[。！？；])\s*(?=\S)")
 # a line that starts a unit of its own: a heading, a quotation of the opponent, a list item, a numbered point
 _STARTS = re.compile(r"\s*(?:#|\*\*|>|[\"“]|[-*•]\s|\(?\d{1,2}[.):]\s|[A-Z]\d?[.):]\s|C\d|R\d)")
 ID = re.compile(r"S(\d{1,4})\.(\d{1,3})")
+# scripts written without spaces between words (Chinese, Japanese, Korean syllables run together in some text, Thai,
+# Lao, Khmer, Myanmar): a run of them is one ``\w+`` match, so its overlapping character pairs stand in for words
+_UNSPACED = re.compile(r"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
+                       r"\uac00-\ud7af\uf900-\ufaff]+")
+CHARS_A_WORD = 2  # characters of a script without spaces that count as one word in a passage's size
+
+
+def size(text: str) -> int:
+    """A text's length in words, in any script: space-separated words, and in scripts without spaces every
+    :data:`CHARS_A_WORD` characters (Chinese, Japanese, Thai ...), so a passage of any script is of a like size."""
+    total = 0
+    for token in text.split():
+        run = sum(len(m) for m in _UNSPACED.findall(token))
+        total += -(-run // CHARS_A_WORD) + (1 if len(token) > run else 0) if run else 1
+    return total
+
+
+def _cut(sentence: str, limit: int) -> list[str]:
+    """A sentence longer than ``limit`` words cut into runs of at most ``limit`` (a run of unspaced script by its
+    characters): text with no full stop is still split, and no word is lost or split in two but such a run."""
+    pieces: list[str] = []
+    run: list[str] = []
+    for token in sentence.split(" "):
+        n = size(token)
+        if n > limit:  # one "word" of unspaced script longer than a passage: cut by characters
+            if run:
+                pieces.append(" ".join(run))
+                run = []
+            step = limit * CHARS_A_WORD
+            pieces += [token[k:k + step] for k in range(0, len(token), step)]
+            continue
+        if run and size(" ".join(run)) + n > limit:
+            pieces.append(" ".join(run))
+            run = []
+        run.append(token)
+    if run:
+        pieces.append(" ".join(run))
+    return [p for p in pieces if p.strip()]
 
 
 class Passage(Frozen):
@@ -58,7 +97,7 @@ class Passage(Frozen):
 
     @property
     def words(self) -> int:
-        return len(self.text.split())
+        return size(self.text)
 
 
 def passage_id(speech: int, number: int) -> str:
@@ -67,14 +106,15 @@ def passage_id(speech: int, number: int) -> str:
 
 
 def _segments(lines: Sequence[str]) -> Iterator[str]:
-    """The lines, those longer than :data:`MAX_WORDS` cut into runs of sentences of about :data:`TARGET_WORDS`."""
+    """The lines, those longer than :data:`MAX_WORDS` cut into runs of sentences of about :data:`TARGET_WORDS` (a
+    sentence longer than :data:`MAX_WORDS` cut at that size)."""
     for line in lines:
-        if len(line.split()) <= MAX_WORDS:
+        if size(line) <= MAX_WORDS:
             yield line
             continue
         run: list[str] = []
-        for sentence in _SENTENCE.split(line):
-            if run and len(" ".join(run).split()) + len(sentence.split()) > TARGET_WORDS * 1.25:
+        for sentence in (piece for s in _SENTENCE.split(line) if s for piece in _cut(s, MAX_WORDS)):
+            if run and size(" ".join(run)) + size(sentence) > TARGET_WORDS * 1.25:
                 yield " ".join(run)
                 run = []
             run.append(sentence)
@@ -84,23 +124,25 @@ def _segments(lines: Sequence[str]) -> Iterator[str]:
 
 def split_speech(text: str) -> list[str]:
     """A speech's passages, as their texts: what :func:`passages` numbers. Deterministic; every word of the
-    compacted speech is in exactly one passage, in order."""
+    compacted speech is in exactly one passage, in order, and no passage is longer than :data:`MAX_WORDS` (sized
+    by :func:`size`, in any script) unless one line of it is."""
     from debatrix.core.prompting import compact
 
     lines = [ln for ln in compact(text).split("\n") if ln.strip()]
     out: list[list[str]] = []
-    size = 0
+    total = 0
     for seg in _segments(lines):
-        n = len(seg.split())
-        fresh = not out or (size >= MIN_WORDS and (size >= TARGET_WORDS or _STARTS.match(seg) is not None
-                                                   or size + n > MAX_WORDS))
+        n = size(seg)
+        fresh = not out or (total >= MIN_WORDS and (total >= TARGET_WORDS or _STARTS.match(seg) is not None
+                                                    or total + n > MAX_WORDS)) or total + n > MAX_WORDS
         if fresh:
             out.append([seg])
-            size = n
+            total = n
         else:
             out[-1].append(seg)
-            size += n
-    if len(out) > 1 and len(" ".join(out[-1]).split()) < MIN_WORDS // 2:  # a short tail joins the passage before
+            total += n
+    if len(out) > 1 and size(" ".join(out[-1])) < MIN_WORDS // 2 \
+            and size(" ".join(out[-2] + out[-1])) <= MAX_WORDS:  # a short tail joins the passage before
         tail = out.pop()
         out[-1] += tail
     return ["\n".join(p) for p in out]
@@ -197,10 +239,6 @@ def standing_chances(debate: Debate, lines: dict[str, list[Line]]) -> dict[str, 
 
 
 _WORD = re.compile(r"\w+")
-# scripts written without spaces between words (Chinese, Japanese, Korean syllables run together in some text, Thai,
-# Lao, Khmer, Myanmar): a run of them is one ``\w+`` match, so its overlapping character pairs stand in for words
-_UNSPACED = re.compile(r"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
-                       r"\uac00-\ud7af\uf900-\ufaff]+")
 
 
 def terms(text: str) -> list[str]:
