@@ -315,12 +315,12 @@ class Decisions(Benchmark):
                  context: JudgeContext | None) -> list[Any]:
         """The passage of the speech each claim is asked of, as the flow picks it (:func:`propose` with no cap:
         shared rare words plus closeness in meaning, with the run's embedder)."""
-        from debatrix.graphs.reading import embedded, embedder
+        from debatrix.graphs.reading import MEANING_WORDS, embedded, embedder
 
         rows = [(f"C{k + 1}", c["GP-claim-text-for-motion"]) for k, c in enumerate(claims)]
         asking = [(p.id, p.text) for p in own]
         embed, _ = embedder(context.settings.memory.embedding if context is not None else "minilm")
-        meaning = embedded(embed, dict(asking + rows))
+        meaning = embedded(embed, {k: gist(t, MEANING_WORDS) for k, t in asking + rows})  # as the flow embeds
         got = propose(asking, rows, weights, meaning, per_passage=len(rows), budget=len(rows))
         at = {r: pid for pid, rs in got.items() for r in rs}
         by_id = {p.id: p for p in own}
@@ -331,7 +331,7 @@ class Decisions(Benchmark):
     async def _address_proposals(self, item: Item, context: JudgeContext) -> tuple[dict[str, Any], list[Any]]:
         """Which of a speech's gold claims the flow would ask it about (no call): the claims as the open rows, the
         speech's passages as the asking ones, under each proposal rule beside today's (:data:`PROPOSAL_RULES`)."""
-        from debatrix.graphs.reading import embedded, embedder
+        from debatrix.graphs.reading import MEANING_WORDS, embedded, embedder
 
         speeches, pairs = self._ibm()
         claims = pairs.get(item.id, [])
@@ -339,7 +339,7 @@ class Decisions(Benchmark):
         asking = [(p.id, p.text) for p in _speech_debate(speeches[item.id]).passages if p.speech == 1]
         rows = [(f"C{k + 1}", c["GP-claim-text-for-motion"]) for k, c in enumerate(claims)]
         embed, how = embedder(context.settings.memory.embedding)
-        meaning = embedded(embed, dict(asking + rows))
+        meaning = embedded(embed, {k: gist(t, MEANING_WORDS) for k, t in asking + rows})  # as the flow embeds
         proposed = {}
         for rule, (per, by_meaning) in PROPOSAL_RULES.items():
             if rule == "one a passage, words (before)":

@@ -88,6 +88,24 @@ def decision_logprobs(answer: str, options: Sequence[str]) -> dict[str, Any]:
             "top_logprobs": [{"token": o, "logprob": math.log(p)} for o, p in probs.items()]}
 
 
+def json_logprobs(text: str, properties: dict[str, Any]) -> list[dict[str, Any]]:
+    """A JSON answer's tokens as an OpenAI server reports them: each enum value one token with its options as the
+    alternatives (:func:`decision_logprobs`), every other piece of the text one certain token."""
+    def certain(piece: str) -> dict[str, Any]:
+        return {"token": piece, "logprob": 0.0, "top_logprobs": [{"token": piece, "logprob": 0.0}]}
+
+    out: list[dict[str, Any]] = []
+    last = 0
+    for m in re.finditer(r'"(\w+)"\s*:\s*"(\w+)"', text):
+        if m.group(1) not in properties:
+            continue
+        out.append(certain(text[last:m.start(2)]))
+        out.append(decision_logprobs(m.group(2), properties[m.group(1)]["enum"]))
+        last = m.end(2)
+    out.append(certain(text[last:]))
+    return out
+
+
 def analysis_of(call: CallInfo, note: str | None = None, score: int | None = None) -> dict:
     """A valid structured analysis of the speech the call analyses: its first quotable passage (read from the
     speech block of the prompt, so the answer fits the schema's list of passages) and a note naming the speaker.
@@ -359,7 +377,16 @@ class FakeOpenAIServer:
             if body.get("logprobs"):
                 choice["logprobs"] = {"content": [decision_logprobs(message["content"], options)]}
         elif fmt.get("type") == "json_schema":
-            message["content"] = json.dumps(instance_of(fmt["json_schema"]["schema"], n))
+            schema = fmt["json_schema"]["schema"]
+            props = schema.get("properties", {})
+            if props and all("enum" in v for v in props.values()):  # several small decisions in one answer
+                asked = str((body.get("messages") or [{}])[-1].get("content"))
+                answer = {k: decided([{"content": f"{asked}\n{k}"}], v["enum"]) for k, v in props.items()}
+                message["content"] = json.dumps(answer)
+                if body.get("logprobs"):
+                    choice["logprobs"] = {"content": json_logprobs(message["content"], props)}
+            else:
+                message["content"] = json.dumps(instance_of(schema, n))
         elif body.get("tools"):
             fn = body["tools"][0]["function"]
             message["tool_calls"] = [{"id": f"call_{n}", "type": "function", "function": {

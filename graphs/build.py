@@ -30,7 +30,7 @@ from debatrix.context import JudgeContext, RunOptions
 from debatrix.core import prompting as P
 from debatrix.core.dimension import Dimension, DimensionRegistry
 from debatrix.core.errors import ConfigurationError, ContextWindowExceeded, InvalidDebateError
-from debatrix.core.flow import GIST_ASKED, gist
+from debatrix.core.flow import ASK_PER_PASSAGE, GIST_ASKED, gist
 from debatrix.core.loader import validated
 from debatrix.core.models import Debate, SpeechAnalysis
 from debatrix.core.modes import SPEECH, Mode, Request, RunPlan, calls_of, debate_mode, get_mode, resolve_dimensions
@@ -42,7 +42,7 @@ from . import messages as M
 from .answers import analysis_answer_tokens
 from .column import build_iterative_column, build_raw_column
 from .finish import finish
-from .reading import add_flow, answer_question, passage_messages, to_flow
+from .reading import add_flow, answer_question, passage_messages, questions_of, to_flow
 from .panel import add_panel
 from .serde import with_judge_types
 from .state import Accumulated, JudgeInput, JudgeOutput, JudgeRun, JudgeState
@@ -231,9 +231,13 @@ def _largest_decision(debate: Debate, settings: JudgeSettings) -> Request:
     if not debate.passages:
         return Request(0, "")
     p = max(debate.passages, key=lambda p: len(p.text))
-    row = max(debate.passages, key=lambda p: len(gist(p.text, GIST_ASKED)))
-    tokens = _count(passage_messages(debate, p, answer_question(debate, p, row)), settings)
-    return Request(tokens + 8, f"a decision on passage {p.id}")
+    rows = sorted(debate.passages, key=lambda p: -len(gist(p.text, GIST_ASKED)))
+    one = _count(passage_messages(debate, p, answer_question(debate, p, rows[0])), settings) + 8
+    # asked together (an endpoint without a prompt cache): every question of the passage in one JSON answer
+    together = _count(passage_messages(debate, p, questions_of(debate, p, [r.id for r in rows[:ASK_PER_PASSAGE]])),
+                      settings) + 12 + 8 * (2 + ASK_PER_PASSAGE)
+    return Request(max(one, together) if settings.flow_questions != "apart" else one,
+                   f"a decision on passage {p.id}")
 
 
 def _largest_candidates(debate: Debate, settings: JudgeSettings) -> list[int]:

@@ -29,6 +29,7 @@ the panel's verdict is the weighted mean of the dimensions judged.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import functools
 from typing import Any
 
@@ -101,10 +102,34 @@ def embedded(embed: Any, texts: dict[str, str]) -> dict[str, list[float]] | None
     return {k: [float(x) for x in v] for k, v in zip(texts, embed(list(texts.values())))}
 
 
-def meaning_of(debate: Debate, embedding: str) -> tuple[dict[str, list[float]] | None, str]:
-    """Every passage's embedding (id -> unit vector), for proposals by meaning, and how answers are proposed."""
+MEANING_WORDS = 48  # a passage's first words embedded for proposals: its point, at a quarter of the cost of it all
+
+
+def meaning_of(debate: Debate, embedding: str, speech: int | None = None
+               ) -> tuple[dict[str, list[float]] | None, str]:
+    """The passages' embeddings (id -> unit vector) of their first :data:`MEANING_WORDS` words, for proposals by
+    meaning (every passage, or those of ``speech``), and how answers are proposed."""
     embed, how = embedder(embedding)
-    return embedded(embed, {p.id: p.text for p in debate.passages}), how
+    return embedded(embed, {p.id: gist(p.text, MEANING_WORDS) for p in debate.passages
+                            if speech is None or p.speech == speech}), how
+
+
+_POOL = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="debatrix-meaning")
+
+
+@functools.lru_cache(maxsize=16)
+def meaning_later(debate: Debate, embedding: str) -> tuple[concurrent.futures.Future, ...]:
+    """:func:`meaning_of` in the background, speech by speech in speaking order, once per debate: speech ``i``
+    waits only for the passages up to its own, which are embedded while the earlier speeches' questions are out."""
+    return tuple(_POOL.submit(meaning_of, debate, embedding, i) for i in range(len(debate.speeches)))
+
+
+async def meaning_upto(debate: Debate, embedding: str, speech: int) -> tuple[dict[str, list[float]] | None, str]:
+    """The embeddings of every passage up to speech ``speech`` (see :func:`meaning_later`)."""
+    parts = [await asyncio.wrap_future(f) for f in meaning_later(debate, embedding)[:speech + 1]]
+    if any(vectors is None for vectors, _ in parts):
+        return None, parts[-1][1]
+    return {k: v for vectors, _ in parts for k, v in vectors.items()}, parts[-1][1]
 
 
 class _Asked:
@@ -119,8 +144,11 @@ class _Asked:
         self.missed: dict[str, int] = {}
         self.counted = 0
 
-    def keep(self, kind: str, dist: dict[str, float] | None, record: Any, what: str) -> float | None:
-        self.calls.append(record)
+    def keep(self, kind: str, dist: dict[str, float] | None, record: Any, what: str, paid: bool = True
+             ) -> float | None:
+        """One decision's answer (``paid``: its call is counted here; a call asking several is counted once)."""
+        if paid:
+            self.calls.append(record)
         if dist is None:
             self.missed[kind] = self.missed.get(kind, 0) + 1
             self.missing.append(what)
@@ -144,8 +172,9 @@ async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     index = debate.passage_index
     earlier = state.get("flows", [])
     decide = ctx.gateway.decision
-    meaning, proposed_by = await asyncio.to_thread(meaning_of, debate, ctx.settings.memory.embedding)
-    pairs = asked_pairs(debate, earlier, i, meaning)
+    meaning_later(debate, ctx.settings.memory.embedding)  # started with the first speech, which answers nothing
+    meaning, proposed_by = (await meaning_upto(debate, ctx.settings.memory.embedding, i)) if i else (None, "")
+    pairs = asked_pairs(debate, earlier, i, meaning) if i else {}
     asked = _Asked()
 
     async def mark(p: Passage, kind: str, template: str, what: str) -> None:
@@ -160,11 +189,32 @@ async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
         if yes is not None:
             asked.answers[row] = (p.id, yes)
 
+    async def together(p: Passage) -> None:  # every question about p in one request, one JSON answer
+        rows = pairs.get(p.id, [])
+        keys = {"argues": "argues", "evidence": "evidence", **{f"point_{k}": row for k, row in enumerate(rows, 1)}}
+        dists, record = await ctx.gateway.decisions(passage_messages(debate, p, questions_of(debate, p, rows)),
+                                                    list(keys), YES_NO, node="flow_speech",
+                                                    meta={"debatrix_index": i, "debatrix_target": p.id})
+        asked.calls.append(record)
+        for key, what in keys.items():
+            if what in ("argues", "evidence"):
+                words = "argues" if what == "argues" else "has evidence"
+                asked.marks.setdefault(p.id, {})[what] = asked.keep(what, dists[key], record, f"whether {p.id} {words}",
+                                                                   paid=False)
+            else:
+                yes = asked.keep("answers", dists[key], record, f"whether {p.id} answers {what}", paid=False)
+                if yes is not None:
+                    asked.answers[what] = (p.id, yes)
+
+    own = [p for p in debate.passages if p.speech == i]
     questions = []
-    for p in (p for p in debate.passages if p.speech == i):
-        questions += [functools.partial(mark, p, "argues", "flow_argues.j2", "argues"),
-                      functools.partial(mark, p, "evidence", "flow_evidence.j2", "has evidence")]
-        questions += [functools.partial(answer, p, row) for row in pairs.get(p.id, [])]
+    if combine_questions(ctx):
+        questions = [functools.partial(together, p) for p in own]
+    else:
+        for p in own:
+            questions += [functools.partial(mark, p, "argues", "flow_argues.j2", "argues"),
+                          functools.partial(mark, p, "evidence", "flow_evidence.j2", "has evidence")]
+            questions += [functools.partial(answer, p, row) for row in pairs.get(p.id, [])]
     try:
         if ctx.settings.llm.prompt_cache:
             for q in questions:
@@ -184,6 +234,25 @@ async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
                       missing="; ".join(sorted(asked.missing, key=lambda w: order[ID.search(w).group(0)])),
                       decided=asked.decided, missed=asked.missed, counted=asked.counted, proposed_by=proposed_by)
     return {"flows": [flow], "calls": asked.calls, "index": i + 1}
+
+
+def combine_questions(ctx: JudgeContext) -> bool:
+    """Whether a passage's questions go in one request: to an OpenAI-compatible endpoint that does not cache prompts
+    (a hosted one bills every prompt token, and the passage would be sent once a question). Where the server caches
+    prompts (the embedded model, llama.cpp) each question is its own one-token answer, read at its first token,
+    as the decisions were measured; a LangChain chat model of the user's own keeps them separate too."""
+    return ctx.settings.flow_questions == "together" or (
+        ctx.settings.flow_questions == "auto" and not ctx.settings.llm.prompt_cache and ctx.gateway.openai_compatible)
+
+
+def questions_of(debate: Debate, p: Passage, rows: list[str]) -> str:
+    """Every question about passage ``p`` at once: whether it argues, cites evidence, and answers each of ``rows``
+    (each point restated, as the one-question form restates it)."""
+    fence = P.fence_for(debate)
+    index = debate.passage_index
+    return P.render("flow_questions.j2", P.FlowQuestionsVars(fence=fence, id=p.id, rows=[
+        P.FlowRow(key=f"point_{k}", target=r, speaker=index[r].speaker,
+                  text=P.quoted(gist(index[r].text, GIST_ASKED), fence)) for k, r in enumerate(rows, 1)]))
 
 
 async def gather_all(tasks: list[Any]) -> None:

@@ -16,9 +16,10 @@ from debatrix.testing import FakeOpenAIServer, Fault
 from .conftest import EXAMPLES
 
 
-def settings(srv: FakeOpenAIServer, **llm) -> JudgeSettings:
+def settings(srv: FakeOpenAIServer, questions: str = "auto", **llm) -> JudgeSettings:
     base = dict(base_url=srv.base_url, model="fake-model", max_retries=1, retry_max_wait=0.1, timeout=2.0)
-    return JudgeSettings(mode="flow", llm=LLMSettings(**{**base, **llm}), memory=MemorySettings(embedding="hash"))
+    return JudgeSettings(mode="flow", llm=LLMSettings(**{**base, **llm}), memory=MemorySettings(embedding="hash"),
+                         flow_questions=questions)
 
 
 def answering(content, logprobs: bool = False):
@@ -52,10 +53,11 @@ def _winners(result) -> list[str]:
     return [v.winner for v in verdicts if v.winner is not None]
 
 
+@pytest.mark.parametrize("questions", ["apart", "together"])
 @pytest.mark.parametrize("case", list(NOT_AN_OPTION))
-async def test_a_flow_whose_decisions_were_not_made_names_no_winner(uniforms, case):
+async def test_a_flow_whose_decisions_were_not_made_names_no_winner(uniforms, case, questions):
     with FakeOpenAIServer(responder=NOT_AN_OPTION[case]) as srv:
-        result = await ajudge_debate(uniforms, settings(srv))
+        result = await ajudge_debate(uniforms, settings(srv, questions))
         sent = len(srv.requests)
     assert result.status is Status.INCOMPLETE, case
     assert _winners(result) == [] and result.winner is None, case
@@ -85,7 +87,7 @@ async def test_a_few_missing_decisions_still_decide_and_are_named(uniforms):
         return None
 
     with FakeOpenAIServer(responder=respond) as srv:
-        result = await ajudge_debate(uniforms, settings(srv))
+        result = await ajudge_debate(uniforms, settings(srv, "apart"))  # one request, one decision
     assert result.status is Status.COMPLETE and result.winner in {"Maya", "Theo"}
     assert sum(sum(f.missed.values()) for f in result.flow) == 1
     assert any("missing" in w for w in result.general.verdict.warnings)
@@ -108,14 +110,15 @@ def test_the_summary_of_an_undecided_flow_prints_no_winner(tmp_path):
     assert data["status"] == "incomplete" and data["general"]["verdict"]["winner"] is None
 
 
-async def test_without_probabilities_the_flow_says_its_figures_are_counts_of_answers(uniforms):
+@pytest.mark.parametrize("questions", ["apart", "together"])
+async def test_without_probabilities_the_flow_says_its_figures_are_counts_of_answers(uniforms, questions):
     def plain(body, n):  # the fake server's own answer, its probabilities dropped
         done = FakeOpenAIServer().completion(body, n)
         done["choices"][0].pop("logprobs", None)
         return done
 
     with FakeOpenAIServer(responder=plain) as srv:
-        result = await ajudge_debate(uniforms, settings(srv))
+        result = await ajudge_debate(uniforms, settings(srv, questions))
     assert result.status is Status.COMPLETE
     v = result.general.verdict
     assert v.method == "argmax" and v.calibrated_probability is None and v.confidence == ""

@@ -49,8 +49,9 @@ async def test_every_mode_over_http(server, uniforms, mode):
     assert_complete(result, n, MODES[mode].per_speech)
     sent = server.requests[before:]
     assert len(sent) == result.usage.llm_calls
-    if mode == "flow":  # small decisions: one token each, their probabilities read from its logprobs
-        assert all(r.get("max_tokens", r.get("max_completion_tokens")) == 1 and r.get("logprobs") is True and "response_format" not in r for r in sent)
+    if mode == "flow":  # to an endpoint: a passage's decisions in one JSON answer, each value's logprobs read
+        assert all(r.get("logprobs") is True and r["response_format"]["type"] == "json_schema" for r in sent)
+        assert len(sent) == len(uniforms.passages)  # one request a passage, its questions together
         assert [f.index for f in result.flow] == list(range(len(uniforms.speeches)))
         marks = [m for f in result.flow for m in f.marks]
         assert {m.id for m in marks} == {p.id for p in uniforms.passages}

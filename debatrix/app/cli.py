@@ -78,6 +78,7 @@ Transport = _field_choices("Transport", _LLM, "transport")
 MemoryBackend = _field_choices("MemoryBackend", _MEMORY, "backend")
 Embedding = _field_choices("Embedding", _MEMORY, "embedding")
 OrderLayout = _field_choices("OrderLayout", JudgeSettings.model_fields, "order_layout")
+FlowQuestions = _field_choices("FlowQuestions", JudgeSettings.model_fields, "flow_questions")
 
 
 def setting_help(path: str) -> str:
@@ -104,7 +105,8 @@ OPTION_FIELDS: dict[str, str] = {
     "max_connections": "llm.max_concurrency", "rps": "llm.requests_per_second",
     "structured_output": "llm.structured_output", "transport": "llm.transport",
     "merge_score_call": "merge_score_call", "score_in_analysis": "score_in_analysis", "orders": "orders",
-    "temperature": "llm.temperature", "order_layout": "order_layout", "escalate_to": "escalate.llm",
+    "temperature": "llm.temperature", "order_layout": "order_layout", "flow_questions": "flow_questions",
+    "escalate_to": "escalate.llm",
     "escalate_below": "escalate.below", "retrieval": "memory.retrieval", "memory": "memory.backend",
     "memory_path": "memory.path", "chroma_host": "memory.host", "chroma_port": "memory.port",
     "embedding": "memory.embedding", "log_calls": "llm.log_calls",
@@ -160,6 +162,7 @@ SETTINGS_OPTIONS: tuple[inspect.Parameter, ...] = (
     _setting("orders", int | None),
     _setting("temperature", float | None),
     _setting("order_layout", OrderLayout | None),
+    _setting("flow_questions", FlowQuestions | None),
     _setting("escalate_to", str | None),
     _option("escalate_base_url", Annotated[str | None, typer.Option(
         help="OpenAI-compatible base URL of the --escalate-to judge (its key: $OPENAI_API_KEY)")]),
@@ -283,7 +286,7 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
                    rps: float | None = None, structured_output: str | None = None, transport: str | None = None,
                    merge_score_call: bool | None = None, score_in_analysis: bool | None = None,
                    orders: int | None = None, temperature: float | None = None, order_layout: str | None = None,
-                   escalate_to: str | None = None, escalate_base_url: str | None = None,
+                   flow_questions: str | None = None, escalate_to: str | None = None, escalate_base_url: str | None = None,
                    escalate_below: float | None = None, retrieval: bool = False, memory: str | None = None,
                    memory_path: Path | None = None, chroma_host: str | None = None, chroma_port: int | None = None,
                    embedding: str | None = None, log_calls: bool = False, cache: str | Path | None = None
@@ -330,7 +333,8 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
             dimension_dirs=tuple(dimension_dir or ()),
             llm=llm,
             **{k: v for k, v in (("analysis_words", analysis_words), ("comment_words", comment_words),
-                                 ("orders", orders), ("order_layout", _plain(order_layout))) if v},
+                                 ("orders", orders), ("order_layout", _plain(order_layout)),
+                                 ("flow_questions", _plain(flow_questions))) if v},
             **{k: v for k, v in (("merge_score_call", merge_score_call), ("score_in_analysis", score_in_analysis))
                if v is not None},
             memory=MemorySettings(**{k: _plain(v) for k, v in (

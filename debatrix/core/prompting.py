@@ -175,6 +175,19 @@ class FlowAnswerVars(_Vars):
     text: str  # its first words, marked as a debater's words (a small model does not look an id up)
 
 
+class FlowRow(_Vars):
+    key: str  # its key in the JSON answer
+    target: str
+    speaker: str
+    text: str  # its first words, marked as a debater's words
+
+
+class FlowQuestionsVars(_Vars):
+    fence: str
+    id: str  # the passage asked about
+    rows: list[FlowRow]  # the earlier points it is asked whether it answers
+
+
 class DecidePairVars(_Vars):
     question: str
 
@@ -211,6 +224,7 @@ for _name, _vars in {
     "flow_argues.j2": FlowQuestionVars,
     "flow_evidence.j2": FlowQuestionVars,
     "flow_answer.j2": FlowAnswerVars,
+    "flow_questions.j2": FlowQuestionsVars,
     "decide_pair.j2": DecidePairVars,
 }.items():
     TEMPLATES.add(_name, _vars)

@@ -235,6 +235,11 @@ class JudgeSettings(_Frozen):
         "the same material in speaking order with only the task in its order after it (a prompt cache reads it "
         "once), the lean taken out by the place prior measured for the model and mode where there is one "
         "(debatrix.core.confidence.PlacePrior); auto: shared where such a prior exists, else grouped")
+    flow_questions: Literal["auto", "apart", "together"] = Field(
+        default="auto", description="how the flow asks a passage's questions: apart, each a one-token answer read at "
+        "its first token (as the decisions were measured; a prompt cache reads the passage once); together, one "
+        "JSON answer per passage, each value's probabilities read at its token (the passage is sent once: fewer "
+        "prompt tokens billed); auto: together for an OpenAI-compatible endpoint without a prompt cache, else apart")
     max_llm_calls: int = Field(default=2000, ge=1, description="a debate needing more calls is refused before "
                                                                 "any is sent (500 speeches would take thousands)")
     # the shape of the graph (which steps it takes), not of a request: read where the graph is built and by its nodes

@@ -28,7 +28,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.utils.json import parse_json_markdown
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
 from debatrix.llm.cache import AnswerCache, CacheUnavailable, open_cache
@@ -47,7 +47,7 @@ from debatrix.core.errors import (
 from debatrix.llm.http_chat import (ChatHTTPError, ChatResponseError, Endpoint, HTTPChatModel, retry_after,
                                     split_credentials, token_count)
 from debatrix.core.models import CallRecord
-from debatrix.core.probabilities import option_distribution
+from debatrix.core.probabilities import json_choice, option_distribution
 from debatrix.core.prompting import json_instruction, repair_request
 from debatrix.core.settings import LLMSettings
 from debatrix.core.tokens import count_message_tokens, count_tokens
@@ -640,6 +640,40 @@ class LLMGateway:
             dist = {o: float(o == hit) for o in options} if hit is not None else None
             record = record.model_copy(update={"from_answer": True}) if hit is not None else record
         return dist, record
+
+    @property
+    def openai_compatible(self) -> bool:
+        """The model is reached as an OpenAI-compatible endpoint (JSON schemas, per-token log probabilities)."""
+        return self._speaks_openai()
+
+    async def decisions(self, messages: list[BaseMessage], keys: Sequence[str], options: Sequence[str], *,
+                        node: str, meta: dict[str, Any] | None = None
+                        ) -> tuple[dict[str, dict[str, float] | None], CallRecord]:
+        """Several small decisions in one request: a JSON object whose value under each of ``keys`` is one of
+        ``options``, each value's probabilities read at its first token from the server's log probabilities
+        (:func:`json_choice`). Where the server gives none, each answered value counts as certain (the record says
+        ``from_answer``); a value that is missing or none of the options is a missing decision (None). One prompt
+        instead of one a question: what an endpoint billed per prompt token wants."""
+        schema = create_model("FlowAnswers", __config__=ConfigDict(extra="forbid"),
+                              **{k: (Literal[tuple(options)], ...) for k in keys})  # type: ignore[call-overload]
+        text, logprobs, record = await self.text_with_logprobs(
+            messages, node=node, max_tokens=12 + 8 * len(keys), meta=meta, json_schema=schema)
+        out: dict[str, dict[str, float] | None] = {}
+        if logprobs:
+            for k in keys:
+                out[k] = json_choice(logprobs, k, options)
+            return out, record
+        try:
+            answer = json.loads(text)
+        except ValueError:
+            answer = None
+        answer = answer if isinstance(answer, dict) else {}
+        for k in keys:
+            hit = answered_option(str(answer.get(k, "")), options)
+            out[k] = None if hit is None else {o: float(o == hit) for o in options}
+        if any(v is not None for v in out.values()):
+            record = record.model_copy(update={"from_answer": True})
+        return out, record
 
     async def structured(self, messages: list[BaseMessage], schema: type[T], *, node: str,
                          dimension: str | None = None, meta: dict[str, Any] | None = None,
