@@ -438,7 +438,8 @@ def test_each_settings_option_shows_its_fields_description_and_sets_that_field(m
              "max_output_tokens": (77, 77), "timeout": (9.5, 9.5), "retries": (1, 1), "max_connections": (3, 3),
              "rps": (2.0, 2.0), "structured_output": ("tool", "tool"), "transport": ("langchain", "langchain"),
              "merge_score_call": (True, True), "score_in_analysis": (False, False), "orders": (1, 1),
-             "temperature": (0.3, 0.3), "order_layout": ("shared", "shared"), "escalate_below": (0.8, 0.8),
+             "temperature": (0.3, 0.3), "order_layout": ("shared", "shared"), "flow_questions": ("together", "together"),
+             "escalate_below": (0.8, 0.8),
              "retrieval": (True, True), "memory": ("http", "http"), "memory_path": (tmp_path, tmp_path),
              "chroma_host": ("10.0.0.7", "10.0.0.7"), "chroma_port": (9001, 9001), "embedding": ("hash", "hash"),
              "log_calls": (True, True), "escalate_to": ("smollm2-135m", "smollm2-135m")}
