@@ -266,6 +266,10 @@ def p_coded(record: dict[str, Any], dimension: str, code: Any) -> float | None:
     probs = (v or {}).get("probabilities")
     if not probs:
         return None
+    for name, p in probs.items():  # a results file edited or damaged by hand: said in one line, not a TypeError
+        if isinstance(p, bool) or not isinstance(p, int | float) or not 0.0 <= p <= 1.0:
+            raise ValueError(f"item {record.get('item')!r}: the stored probability of {name!r} on {dimension}, "
+                             f"{p!r}, is not a probability")
     return round(sum(p for name, p in probs.items() if name != "tie" and coded(record, name) == code)
                  + 0.5 * probs.get("tie", 0.0), 4)
 

@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from debatrix.core.errors import printable
+
 from .base import named, p_coded
 
 BINS = 5  # equal-width bins of the winner probability over [0, 1]: few verdicts, so few bins
@@ -204,7 +206,7 @@ def reliability_plot(path: Path, modes: dict[str, Verdicts], bins: int = BINS) -
             for x, y, n in pts:
                 ax.annotate(str(n), (x, y), textcoords="offset points", xytext=(4, 4), fontsize=10, color=colour)
         ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="winner probability shown", ylabel="share of verdicts right",
-               title=f"{mode}: {len(v)} verdicts")
+               title=f"{printable(mode)}: {len(v)} verdicts")  # chart text reaches stderr in warnings
         ax.legend(loc="lower right", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)

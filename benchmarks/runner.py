@@ -40,7 +40,7 @@ from scipy import stats
 
 from debatrix import __version__
 from debatrix.context import JudgeContext
-from debatrix.core.errors import ConfigurationError, DebatrixError
+from debatrix.core.errors import ConfigurationError, DebatrixError, printable
 from debatrix.core.files import inside, write_atomic
 from debatrix.llm.gateway import SAMPLE
 from debatrix.llm.local import served_by
@@ -567,7 +567,8 @@ def plot_summary(path: Path, bench: Benchmark, rows: list[SummaryRow]) -> None:
                 if v is not None and v.value is not None and not math.isnan(v.value)]
         err = [[0 if math.isnan(v.ci_low) else v.value - v.ci_low for _, v in vals],
                [0 if math.isnan(v.ci_high) else v.ci_high - v.value for _, v in vals]]
-        bars = ax.bar([x for x, _ in vals], [v.value for _, v in vals], width, yerr=err, label=mode, capsize=3)
+        bars = ax.bar([x for x, _ in vals], [v.value for _, v in vals], width, yerr=err, label=printable(mode),
+                      capsize=3)
         for i, v in enumerate(found):
             if v is None or v.value is None or math.isnan(v.value):
                 ax.text(i + k * width, 0, "n/a", ha="center", va="bottom", fontsize=10, rotation=90,

@@ -390,6 +390,44 @@ def test_bench_calibrate_shows_names_from_a_run_as_text(tmp_path):
     assert "[bold red]evil" in res.output and "[link=https://evil.example]m" in res.output
 
 
+def test_bench_calibrate_writes_no_control_character_to_any_stream(tmp_path):
+    """The mode's ESC and BEL reach neither stdout nor stderr (matplotlib warns of a glyph it cannot draw, with the
+    character in its message): the chart's text is made printable first. A process of its own, so every stream
+    is the real one."""
+    import json
+    import subprocess
+    import sys
+
+    from .test_metrics import _records
+
+    mode = "evil\x1b]0;title\x07\x1b[2J"
+    recs = [{**r, "mode": mode} for r in _records([(0.9, 1.0, 1.0), (0.2, 0.0, 1.0), (0.7, 1.0, 0.0)] * 5)]
+    (tmp_path / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    (tmp_path / "run.json").write_text(json.dumps({"benchmark": "debateart", "settings": {"llm": {
+        "base_url": "http://127.0.0.1:9/v1", "model": "m"}}}))
+    done = subprocess.run([sys.executable, "-c", "from debatrix.app.cli import main; main()", "bench", "calibrate",
+                           str(tmp_path)], capture_output=True, timeout=300, env={**os.environ, "COLUMNS": "120"})
+    assert done.returncode == 0, done.stderr
+    assert b"\x1b" not in done.stdout + done.stderr and b"\x07" not in done.stdout + done.stderr
+    assert (tmp_path / "reliability.png").exists()
+
+
+def test_bench_calibrate_refuses_a_stored_probability_that_is_not_a_number_in_one_line(tmp_path):
+    import json
+
+    from .test_metrics import _records
+
+    recs = _records([(0.9, 1.0, 1.0), (0.2, 0.0, 1.0), (0.7, 1.0, 0.0)] * 5)
+    first = recs[0]["verdicts"]["general"]
+    first["probabilities"] = {k: "x" for k in first["probabilities"]}
+    (tmp_path / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    (tmp_path / "run.json").write_text(json.dumps({"benchmark": "debateart", "settings": {"llm": {"model": "m"}}}))
+    res = runner.invoke(app, ["bench", "calibrate", str(tmp_path)])
+    assert res.exit_code == 2, res.output
+    assert "is not a probability" in res.output and "Traceback" not in res.output
+    assert len([ln for ln in res.output.splitlines() if ln.strip()]) <= 3
+
+
 def test_judge_and_bench_take_the_settings_options_of_one_table_and_both_make_settings_of_them(monkeypatch):
     """One option table: every settings option means the same in `judge` and `bench`, with the same help, and what
     either is given reaches the settings of its run."""

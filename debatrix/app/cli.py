@@ -28,6 +28,7 @@ from debatrix.core.errors import (
     DebatrixError,
     InvalidDebateError,
     ServiceUnavailable,
+    printable,
     service_lost,
 )
 from debatrix.core.files import check_writable, write_atomic
@@ -195,14 +196,10 @@ def _plain(value: Any) -> Any:
 
 
 
-_UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
 def plain(text: object) -> str:
-    """Text from an input file, a model or a server, made safe for the terminal: control characters (the ESC of
-    ANSI/OSC sequences that would clear the screen, retitle the window or plant links) and bidi overrides shown as
-    "\ufffd", rich markup escaped."""
-    return escape(_UNPRINTABLE.sub("\ufffd", str(text)))
+    """Text from an input file, a model or a server, made safe for the terminal (:func:`printable`: the ESC of
+    ANSI/OSC sequences that would clear the screen, retitle the window or plant links), rich markup escaped."""
+    return escape(printable(text))
 
 
 def _fail(message: str, code: int = 2) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 
 class DebatrixError(Exception):
     """Base class of every error raised by Debatrix."""
@@ -122,3 +124,12 @@ class UnreadableAnalyses(IncompleteJudgment):
 
 class VerdictParseError(StructuredOutputError):
     """A winner or score answer could not be read (e.g. a winner that is not a debater)."""
+
+
+_UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: object) -> str:
+    """Text from an input file, a model or a server, safe to write to a terminal, a log or a chart: control
+    characters (the ESC of ANSI/OSC sequences, BEL) and bidi overrides shown as "\ufffd"."""
+    return _UNPRINTABLE.sub("\ufffd", str(text))
