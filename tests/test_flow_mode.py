@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+import pytest
+
 from debatrix import JudgeSettings, MemorySettings
 from debatrix.app.api import ajudge_debate
 from debatrix.core import prompting as P
@@ -142,3 +144,31 @@ async def test_the_report_the_page_and_the_summary_show_each_rows_status_in_the_
         assert f"{status}: {STATUS_MEANING[status]}" in text and STATUS_MEANING[status] in H.unescape(html)
         assert page["flow"]["legend"][status] == STATUS_MEANING[status]
     assert "Theo: 0.0 of 0.0 arguments standing" in text
+
+
+async def test_scores_are_the_decisions_on_one_to_ten_and_the_panel_is_a_distribution(uniforms):
+    """Every speech's score is 1 + 9 × its own decisions' mean for the dimension (argument: P(argues); source:
+    P(evidence)), every debater's 1 + 9 × their probability of winning the dimension, and the panel's probabilities
+    (as the run builds them) are the judged dimensions' weighted mean and sum to 1."""
+    result = await ajudge_debate(uniforms, settings(), ScriptedChatModel())  # decisions differing by question
+    assert result.status is Status.COMPLETE
+    marks = {f.index: f.marks for f in result.flow}
+    field = {"argument": "argument", "source": "evidence"}
+    for d in result.dimensions:
+        if d.verdict.not_judged:
+            continue
+        for s in d.speech_judgments:
+            values = [getattr(m, field[d.name]) for m in marks[s.index]]
+            expected = 1 + 9 * sum(values) / len(values)
+            assert s.expected_score == pytest.approx(expected, abs=2e-3) and s.score == round(expected)
+        for j in d.debater_judgments:
+            assert j.score == pytest.approx(1 + 9 * d.verdict.probabilities[j.debater], abs=2e-3)
+        assert sum(d.verdict.probabilities.values()) == pytest.approx(1, abs=1e-3)
+    panel = result.general.verdict.probabilities
+    assert sum(panel.values()) == pytest.approx(1, abs=1e-3)
+    judged = [d for d in result.dimensions if not d.verdict.not_judged]
+    total = sum(d.weight for d in judged)
+    for name, p in panel.items():
+        assert p == pytest.approx(sum(d.weight * d.verdict.probabilities[name] for d in judged) / total, abs=2e-3)
+    assert {s.expected_score for d in judged for s in d.speech_judgments} != {None} and len(
+        {s.expected_score for s in judged[0].speech_judgments}) > 1  # the scores vary with the decisions

@@ -254,9 +254,22 @@ def _children_serving() -> bool:
     return bool(out.stdout.strip())
 
 
+@pytest.mark.slow
+def test_a_judge_context_leaves_no_server_behind(small_model):
+    """Order-independent: this test starts the embedded server itself (a judge context on the local backend), sees
+    it serving as a child process, closes the context and finds no child serving, and the model never loaded in
+    the test process."""
+    ctx = JudgeContext.create(local_settings(mode="flow"))
+    try:
+        assert _children_serving(), "the local model server should run as a child process while the context is open"
+    finally:
+        ctx.close()
+    assert not _children_serving(), "a local model server outlived its context"
+    assert sys.modules.get("xllamacpp") is None  # the server runs in a child process, never in the test process
+
+
 def test_no_stray_servers_after_the_module():
     assert not _children_serving(), "a local model server outlived its test"
-    assert sys.modules.get("xllamacpp") is None  # the server runs in a child process, never in the test process
 
 
 @pytest.mark.slow

@@ -439,8 +439,12 @@ def test_a_ray_address_nobody_answers_at_is_one_line_at_once(tmp_path, address):
     from debatrix.app.cli import app
 
     with FakeOpenAIServer() as server:  # (Ray's own retries of a dead address ran past 200 s)
+        started = time.monotonic()
         res = CliRunner().invoke(app, ["judge", str(ROOT / "examples" / "school_uniforms.yaml"), "--base-url",
                                        server.base_url, "--model", "fake-model", "--out-dir", str(tmp_path / "o"),
                                        "--ray", address])
+        waited = time.monotonic() - started
         assert res.exit_code == 2 and f"--ray {address}" in res.output, res.output
         assert "Traceback" not in res.output and not server.requests
+    # "at once": a correctness bound, not a speed figure (Ray's own retrying of a dead address runs for minutes)
+    assert waited < 60, f"refusing a dead --ray address took {waited:.0f} s"
