@@ -70,7 +70,7 @@ async def modes_table(url: str, latency: float, modes: list[str]) -> None:
             await one(debate, s)  # warm-up: imports, first connections
             settle_heap()  # as the CLI does (see debatrix.app.runtime)
             wall, result = await one(debate, s)
-            bound = critical_rounds(mode, len(debate.speeches), False, flow_calls(debate)) * latency
+            bound = critical_rounds(mode, len(debate.speeches), False, flow_calls(debate), cached=False) * latency
             u = result.usage
             print(f"| {name} | {mode} | {wall:.2f} | {bound:.2f} | {wall / bound:.2f} | {u.llm_calls} | "
                   f"{u.prompt_tokens} | {u.completion_tokens} |", flush=True)

@@ -139,9 +139,10 @@ async def test_a_parent_agent_judges_the_example_through_remote_graph(served_jud
     debate = load_debate(path)
     assert result.status == "complete" and result.mode == "flow"  # the default mode
     assert result.settings["orders"] == 1
-    # every passage asked whether it argues and with evidence, each speech's longest two whether they read clearly,
-    # and the points the lookup proposes: at most flow_calls
-    assert 2 * len(debate.passages) < result.usage.llm_calls == len(fake.requests) <= flow_calls(debate)
+    # an endpoint without a prompt cache: every passage asked its questions (argues, evidence, the points proposed)
+    # in one request
+    assert result.usage.llm_calls == len(fake.requests) == len(debate.passages) == flow_calls(debate, together=True)
+    assert all(f.lines for f in result.flow[1:])  # the later speeches were asked about earlier points
     assert [f.index for f in result.flow] == list(range(len(debate.speeches)))
     assert state["feedback"].splitlines()[0] == f"Winner: {result.general.verdict.winner}."
 

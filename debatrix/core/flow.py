@@ -307,10 +307,12 @@ def asked_budget(own: int, rows: int) -> int:
     return min(rows, ASK_PER_PASSAGE * own)
 
 
-def flow_calls(debate: Debate) -> int:
-    """The decisions a complete flow run asks at most (no retries): per passage, whether it argues and with
+def flow_calls(debate: Debate, together: bool = False) -> int:
+    """The requests a complete flow run sends at most (no retries): per passage, whether it argues and with
     evidence; per speech after the first, whether it answers each earlier passage of the other side, within
-    :func:`asked_budget`."""
+    :func:`asked_budget`. ``together``: a passage's questions in one request, so one a passage."""
+    if together:
+        return len(debate.passages)
     total = 2 * len(debate.passages)
     for i, s in enumerate(debate.speeches):
         side = debate.debater(s.speaker).side

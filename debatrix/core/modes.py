@@ -132,7 +132,9 @@ def calls_of(mode: str, settings: JudgeSettings, debate: Debate, n_dimensions: i
     if get_mode(mode).context == "flow":
         from debatrix.core.flow import flow_calls
 
-        return flow_calls(debate)
+        q = settings.flow_questions  # auto: together for an endpoint that does not cache prompts
+        return flow_calls(debate, q == "together" or (q == "auto" and not settings.llm.prompt_cache
+                                                      and not settings.llm.uses_local))
     return expected_calls(mode, len(debate.speeches), len(debate.debaters), n_dimensions,
                           settings.merge_score_call, settings.orders if orders is None else orders,
                           settings.speech_score_merged(mode))
@@ -174,13 +176,17 @@ def steps_per_row(mode: str, dimensions: list[str], n_speeches: int, merge_score
     return {**{d: per_dim for d in dimensions}, **({"panel": 2} if shape.panel else {})}
 
 
-def critical_rounds(mode: str, n_speeches: int, merge_score_call: bool, calls: int | None = None) -> int:
+def critical_rounds(mode: str, n_speeches: int, merge_score_call: bool, calls: int | None = None,
+                    cached: bool = True) -> int:
     """LLM rounds on the longest dependency chain of a run, when every call takes the same time: the speeches are
     analysed one after another (each scored in parallel with the next analysis), then the judgment and its
-    decision, then the panel's. Dimensions and orders run side by side. A flow run asks its ``calls`` decisions
-    one after another."""
+    decision, then the panel's. Dimensions and orders run side by side. A flow run on a server that caches prompts
+    (``cached``) asks its ``calls`` decisions one after another; elsewhere a speech's go out together, a round a
+    speech (within the cap on requests in flight)."""
     shape = get_mode(mode)
     if shape.context == "flow":
+        if not cached:
+            return n_speeches
         if calls is None:
             raise ConfigurationError("a flow run's rounds are its calls: give calls (debatrix.core.flow.flow_calls)")
         return calls
@@ -193,7 +199,8 @@ def max_in_flight(mode: str, n_dimensions: int, merge_score_call: bool, orders: 
                   score_in_analysis: bool = False) -> int:
     """The most requests a run ever has ready at once: per column an analysis and the previous speech's score, or
     the judgment in every order beside the last speech's score; the panel runs alone; a flow run asks one
-    decision at a time."""
+    decision at a time on a server that caches prompts (to an endpoint, a speech's requests go out together, as
+    many as its passages or questions: within the cap, whatever it is)."""
     if get_mode(mode).context == "flow":
         return 1
     if _speech_steps(merge_score_call, score_in_analysis) == 1 or not get_mode(mode).per_speech:
