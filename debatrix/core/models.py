@@ -22,6 +22,15 @@ RESULT_SCHEMA_VERSION = "1.8"  # 1.2: the speeches judged; 1.3: escalation, verd
 BP_POSITIONS = ("OG", "OO", "CG", "CO")
 
 
+def upgrade(key: str, change: Callable[[dict[str, Any]], dict[str, Any]]) -> Any:
+    """A model's before-validator reading an object written before a schema change: where the data is a mapping
+    that still has ``key``, a copy of it goes through ``change``; anything else is validated as it is."""
+    def before(cls: type, data: Any) -> Any:
+        return change(dict(data)) if isinstance(data, dict) and key in data else data
+
+    return model_validator(mode="before")(classmethod(before))
+
+
 class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -322,6 +331,14 @@ class DebaterJudgment(Frozen):
     argmax_score: float | None = Field(default=None, ge=1, le=10)  # the answers' scores, averaged over orders
 
 
+def _judgment_1_7(old: dict[str, Any]) -> dict[str, Any]:
+    """Results before 1.7 kept the decision's own winner in a second field: read as the warning it gave."""
+    decided = old.pop("decision_winner")
+    if old.get("consistent") is False and not old.get("warning"):
+        old["warning"] = f"the decision named {decided or 'tie'} but the judgment argues otherwise"
+    return old
+
+
 class Judgment(Frozen):
     """One order's answer to a judgment that compares debaters: each order lists the debaters differently (both
     orders in 1v1, rotations in BP), so a preference for whoever is listed first cancels out. The orders'
@@ -342,17 +359,7 @@ class Judgment(Frozen):
     # order's one winner is ``winner``
     warning: str = ""
 
-    @model_validator(mode="before")
-    @classmethod
-    def _before_1_7(cls, data: Any) -> Any:
-        """Results before 1.7 kept the decision's own winner in a second field: read as the warning it gave."""
-        if not isinstance(data, dict) or "decision_winner" not in data:
-            return data
-        data = dict(data)
-        decided = data.pop("decision_winner")
-        if data.get("consistent") is False and not data.get("warning"):
-            data["warning"] = f"the decision named {decided or 'tie'} but the judgment argues otherwise"
-        return data
+    _before_1_7 = upgrade("decision_winner", _judgment_1_7)
 
 
 class Verdict(Frozen):
@@ -436,15 +443,10 @@ class Line(Frozen):
     answers: float = Field(ge=0, le=1)
     by: str | None = None  # the answering passage's id (None: a result before 1.8, which did not keep it)
 
-    @model_validator(mode="before")
-    @classmethod
-    def _before_1_8(cls, data: Any) -> Any:
-        """Results before 1.8 kept "refutes" (and a "concedes" no run asked): both were P(answers)."""
-        if not isinstance(data, dict) or "refutes" not in data:
-            return data
-        data = dict(data)
-        data["answers"] = min(1.0, data.pop("refutes") + data.pop("concedes", 0.0))
-        return data
+    # results before 1.8 kept "refutes" (and a "concedes" no run asked): both were P(answers)
+    _before_1_8 = upgrade("refutes", lambda old: {
+        **{k: v for k, v in old.items() if k not in ("refutes", "concedes")},
+        "answers": min(1.0, old["refutes"] + old.get("concedes", 0.0))})
 
 
 class Rating(Frozen):
@@ -509,18 +511,11 @@ class Thread(Frozen):
     answerable: bool = False  # the other side spoke after it: leaving it alone is dropping it
     cells: tuple[Cell, ...] = ()
 
-    @model_validator(mode="before")
-    @classmethod
-    def _before_1_8(cls, data: Any) -> Any:
-        """Results before 1.8 kept "refuted" and "conceded" (never asked, so 0): P(answered), and a row stood
-        unless answered."""
-        if not isinstance(data, dict) or "refuted" not in data:
-            return data
-        data = dict(data)
-        refuted, conceded = data.pop("refuted"), data.pop("conceded", 0.0)
-        data["answered"] = 1.0 - (1.0 - refuted) * (1.0 - conceded)
-        data["stands"] = 1.0 - refuted * (1.0 - conceded)
-        return data
+    # results before 1.8 kept "refuted" and "conceded" (never asked, so 0): P(answered), and a row stood unless answered
+    _before_1_8 = upgrade("refuted", lambda old: {
+        **{k: v for k, v in old.items() if k not in ("refuted", "conceded")},
+        "answered": 1.0 - (1.0 - old["refuted"]) * (1.0 - old.get("conceded", 0.0)),
+        "stands": 1.0 - old["refuted"] * (1.0 - old.get("conceded", 0.0))})
 
     @property
     def status(self) -> Literal["standing", "dropped", "answered", "extended"]:
