@@ -221,18 +221,26 @@ async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
                 await q()
         else:
             await gather_all([q() for q in questions])
-    except IncompleteJudgment as e:  # the run stops here: the speech's answered decisions are still counted
-        e.calls = [*asked.calls, *getattr(e, "calls", [])]
-        raise
+    except IncompleteJudgment as e:  # the run stops here; the speech's paid answers are kept in its flow entry
+        stopped = f"flow_speech: {type(e).__name__}: {e}"
+        out = _entry(debate, i, asked, proposed_by, f"the rest (the run stopped: {type(e).__name__})")
+        return {**out, "calls": [*asked.calls, *getattr(e, "calls", [])], "failures": [stopped]}
+    return _entry(debate, i, asked, proposed_by)
+
+
+def _entry(debate: Debate, i: int, asked: _Asked, proposed_by: str, unasked: str = "") -> dict[str, Any]:
+    """Speech ``i``'s flow entry from its answered decisions (``unasked``: what was never answered, where the run
+    stopped), as the step writes it."""
     order = {p.id: k for k, p in enumerate(debate.passages)}
     marks = tuple(Mark(id=pid, argument=None if got.get("argues") is None else round(got["argues"], 4),
                        evidence=None if got.get("evidence") is None else round(got["evidence"], 4))
                   for pid, got in sorted(asked.marks.items(), key=lambda kv: order[kv[0]]))
     lines = tuple(Line(speech=i, target=row, by=by, answers=round(y, 4))
                   for row, (by, y) in sorted(asked.answers.items(), key=lambda kv: order[kv[0]]))
+    missing = sorted(asked.missing, key=lambda w: order[ID.search(w).group(0)]) + ([unasked] if unasked else [])
     flow = SpeechFlow(dimension="flow", index=i, speaker=debate.speeches[i].speaker, marks=marks, lines=lines,
-                      missing="; ".join(sorted(asked.missing, key=lambda w: order[ID.search(w).group(0)])),
-                      decided=asked.decided, missed=asked.missed, counted=asked.counted, proposed_by=proposed_by)
+                      missing="; ".join(missing), decided=asked.decided, missed=asked.missed, counted=asked.counted,
+                      proposed_by=proposed_by)
     return {"flows": [flow], "calls": asked.calls, "index": i + 1}
 
 

@@ -169,3 +169,31 @@ def test_the_missing_note_and_quoted_words_are_not_citations_but_the_judges_own_
                              DebaterJudgment(dimension="argument", debater=n, comment=c, score=5)
                              for n, c in comments.items())),))
     assert check_result(result, d).flags == ("argument comment on Theo cites S9.9, S1.1 wrongly",)
+
+
+@pytest.mark.parametrize("questions", ["apart", "together"])
+async def test_every_answer_paid_before_the_server_failed_is_kept_in_the_result(uniforms, questions):
+    """The server answers the first requests, then fails for good mid-speech: the run ends incomplete, with no
+    winner, and every decision it was answered is in the result's flow (none paid for and lost), every request
+    counted."""
+    answered = {"n": 0}
+    keep = 4
+
+    def respond(body, n):
+        if answered["n"] < keep:
+            answered["n"] += 1
+            return None
+        return Fault(500)
+
+    with FakeOpenAIServer(responder=respond) as srv:
+        result = await ajudge_debate(uniforms, settings(srv, questions))
+        sent = len(srv.requests)
+    assert result.status is Status.INCOMPLETE and _winners(result) == []
+    assert result.usage.llm_calls + result.usage.retries == sent  # every request, the failed ones' retries too
+    kept = sum(sum(f.decided.values()) for f in result.flow)
+    per_request = 1 if questions == "apart" else None
+    if per_request:
+        assert kept == keep
+    else:  # a request asks all of a passage's questions: each answered request gave at least two decisions
+        assert kept >= 2 * keep
+    assert any("the run stopped" in f.missing for f in result.flow)
