@@ -1,8 +1,8 @@
 """Whether the flow's overall verdict would be better with weights fitted on gold (``debatrix bench weights``).
 
 The flow computes each dimension's strength per debater from its ledger (:data:`debatrix.core.flow.MEASURES`:
-arguments standing, arguments with evidence, the clarity rating, arguments answered) and merges the dimensions'
-win probabilities by the dimension files' weights. The alternative fitted here: P(pro wins) = sigmoid(w . d), d the
+arguments standing, arguments with evidence, arguments answered; a dimension measured blind, language, is not
+judged and is no feature) and merges the judged dimensions' win probabilities by the dimension files' weights. The alternative fitted here: P(pro wins) = sigmoid(w . d), d the
 pro debater's strength minus the con debater's in each dimension, with no intercept (so the verdict stays symmetric
 in the debaters: swapping them flips it) and an L2 penalty chosen by an inner cross-validation. It is scored, never
 on the verdicts it was fitted on, two ways: leaving one base debate out at a time (the contrast suite's eight items
@@ -19,12 +19,12 @@ from typing import Any
 import numpy as np
 from scipy.optimize import minimize
 
-from debatrix.core.flow import flow_verdict
+from debatrix.core.flow import JUDGED, flow_verdict
 from debatrix.core.models import JudgeResult, Side
 
 from .panelbench import DebateArt
 
-FEATURES = ("argument", "source", "language", "clash")
+FEATURES = JUDGED  # the measures that decide: a blind one would be a feature of noise
 GRID = (0.1, 0.3, 1.0, 3.0, 10.0)  # the L2 penalties tried, in units of one verdict's log loss
 
 
