@@ -34,17 +34,55 @@ def test_an_answered_row_falls_a_dropped_one_stands_and_an_answer_answered_in_tu
     d = _debate()
     flows = _flows(d, lines=[Line(speech=1, target="S1.1", by="S2.1", answers=0.9),
                              Line(speech=1, target="S1.2", by="S2.2", answers=0.8),
-                             Line(speech=2, target="S2.2", by="S3.1", answers=0.9)])
-    rows = {t.id: t for t in ledger(d, flows, "argument").threads}
-    assert rows["S1.1"].status == "answered" and rows["S1.1"].stands == pytest.approx(0.1)
+                             Line(speech=2, target="S2.2", by="S3.1", answers=0.9),
+                             Line(speech=2, target="S2.1", by="S3.2", answers=0.1),  # asked, not answered
+                             Line(speech=3, target="S1.1", by="S4.1", answers=0.1),
+                             Line(speech=3, target="S1.2", by="S4.2", answers=0.1)])
+    led = ledger(d, flows, "argument")
+    rows = {t.id: t for t in led.threads}
+    base = (0.9 + 0.8 + 0.9 + 0.1 * 3) / 6
+    assert led.baseline == pytest.approx(base, abs=1e-4)
+
+    def counts(p):
+        return (p - base) / (1 - base)
+
+    assert rows["S1.1"].status == "answered" and rows["S1.1"].stands == pytest.approx(1 - counts(0.9), abs=1e-3)
     # Ben's S2.2 answered Ana's S1.2, and Ana's S3.1 answered S2.2: S1.2 stands again
-    assert rows["S2.2"].status == "answered" and rows["S2.2"].stands == pytest.approx(0.1)
-    assert rows["S1.2"].status == "extended" and rows["S1.2"].stands == pytest.approx(1 - 0.8 * 0.1)
-    assert rows["S2.1"].status == "dropped"  # Ana spoke after it (speech 3) and did not answer it
+    assert rows["S2.2"].status == "answered"
+    assert rows["S1.2"].status == "extended"
+    assert rows["S1.2"].stands == pytest.approx(1 - counts(0.8) * (1 - counts(0.9)), abs=1e-3)
+    assert rows["S2.1"].status == "dropped"  # asked about, at less than the debate's usual answer
     assert rows["S4.1"].status == "standing"  # nobody spoke after the last speech
-    assert rows["S1.1"].cells[0].speech == 1 and rows["S1.1"].cells[0].by == "S2.1"
-    ana = ledger(d, flows, "argument").tally("Ana")
+    cell = rows["S1.1"].cells[0]
+    assert cell.speech == 1 and cell.by == "S2.1" and cell.answered == 0.9 and cell.counts == pytest.approx(
+        counts(0.9), abs=1e-3)
+    ana = led.tally("Ana")
     assert ana.standing == pytest.approx(sum(rows[i].stands for i in ("S1.1", "S1.2", "S3.1", "S3.2")))
+
+
+@given(st.floats(0.3, 0.9), st.integers(1, 6))
+@hsettings(max_examples=60, deadline=None)
+def test_answers_at_the_debates_usual_level_fell_nothing_however_many_are_asked(level, times):
+    """The default model says yes to nearly every "does this answer that point?" (its level carries no signal):
+    asking a row about more passages, all at the debate's usual answer, never fells it."""
+    d = _debate((2, 2, 2, 2))
+    ben = [p.id for p in d.passages if p.speaker == "Ben"]
+    lines = [Line(speech=d.passage_index[b].speech, target=t, by=b, answers=level)
+             for t in ("S1.1", "S1.2") for b in ben[:times]]
+    rows = {t.id: t for t in ledger(d, _flows(d, lines=lines), "argument").threads}
+    assert rows["S1.1"].stands == 1.0 and rows["S1.1"].status == "dropped"
+
+
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=6), st.floats(0, 1))
+@hsettings(max_examples=80, deadline=None)
+def test_an_answer_counts_more_the_higher_it_stands_above_the_baseline_and_never_below_it(ps, base):
+    from debatrix.core.flow import counted
+
+    for p in ps:
+        c = counted(p, base)
+        assert 0.0 <= c <= 1.0 and (c == 0.0 if p <= base or base >= 1.0 else c >= 0.0)
+        assert counted(min(1.0, p + 0.05), base) >= c
+    assert counted(0.7, None) == 0.7  # a result before 1.8: answers count as given
 
 
 def test_a_result_before_1_8_reads_its_refutations_as_answers():
@@ -86,19 +124,25 @@ def test_engagement_counts_only_rows_spoken_before_one_of_the_debaters_speeches(
 @given(st.lists(st.tuples(st.integers(1, 3), st.floats(0, 1), st.floats(0, 1)), max_size=6))
 @hsettings(max_examples=80, deadline=None)
 def test_probabilities_stay_probabilities_answering_more_never_helps_the_row_and_answering_back_never_hurts(answers):
+    """P(stands) from answers that count (after the baseline): a row answered harder stands no more, and an answer
+    to its answer never makes it stand less."""
+    from debatrix.core.flow import standing_chances
+
     d = _debate()
-    # Ben's answers (speeches 2 and 4) to Ana's S1.1, each by its speech's first passage; Ana's answers back to them
     lines = [Line(speech=j, target="S1.1", by=f"S{j + 1}.1", answers=a) for j, a, _ in answers if j % 2]
     back = [Line(speech=2, target="S2.1", by="S3.1", answers=b) for j, _, b in answers if j == 1][:1]
 
-    def row(xs):
-        return next(t for t in ledger(d, _flows(d, lines=xs), "argument").threads if t.id == "S1.1")
+    def stands(xs):
+        by_target: dict[str, list[Line]] = {}
+        for x in xs:
+            by_target.setdefault(x.target, []).append(x)
+        return standing_chances(d, by_target)["S1.1"]
 
-    first = row(lines + back)
-    assert 0 <= first.answered <= 1 and 0 <= first.stands <= 1
+    first = stands(lines + back)
+    assert 0 <= first <= 1
     harder = [x.model_copy(update={"answers": min(1.0, x.answers + 0.1)}) for x in lines]
-    assert row(harder + back).stands <= first.stands + 1e-9
-    assert row(lines + back).stands >= row(lines).stands - 1e-9
+    assert stands(harder + back) <= first + 1e-9
+    assert stands(lines + back) >= stands(lines) - 1e-9
 
 
 def test_a_missing_speech_keeps_what_it_has_and_the_rest_is_judged():
@@ -209,7 +253,9 @@ def test_refuting_an_argument_moves_the_argument_verdict_to_the_other_side():
     d = _debate()
     calm = ledger(d, _flows(d), "argument")
     hit = ledger(d, _flows(d, lines=[Line(speech=1, target="S1.1", answers=0.9),
-                                     Line(speech=3, target="S3.2", answers=0.9)]), "argument")
+                                     Line(speech=3, target="S3.2", answers=0.9),
+                                     Line(speech=1, target="S1.2", answers=0.1),  # asked, not answered
+                                     Line(speech=2, target="S2.1", answers=0.1)]), "argument")
     assert flow_verdict(hit, "argument").probabilities["Ben"] > flow_verdict(calm, "argument").probabilities["Ben"]
     assert flow_verdict(calm, "argument").winner is None  # the same standing on both sides: no winner named
 

@@ -114,10 +114,12 @@ async def test_the_report_the_page_and_the_summary_show_each_rows_status_in_the_
     from debatrix.core.flow import tally_line
     from debatrix.core.models import STATUS_MEANING
 
-    def answer(call):  # Maya's passages argue, Theo answers every point he is asked about
+    theo_first = next(p.id for p in uniforms.passages if p.speaker == "Theo")
+
+    def answer(call):  # Maya's passages argue; Theo's first passage answers what it is asked about, no other does
         if _kind(call) == "argues":
             return "yes" if uniforms.passage_index[call.target].speaker == "Maya" else "no"
-        return "yes" if _kind(call) == "answers" else "no"
+        return "yes" if _kind(call) == "answers" and call.target == theo_first else "no"
 
     result = await ajudge_debate(uniforms, settings(), ScriptedChatModel(script={"flow_speech": answer}))
     led = result.flow_ledger

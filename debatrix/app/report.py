@@ -187,15 +187,25 @@ def flow_sheet(result: JudgeResult) -> dict[str, Any] | None:
             cell = next((c for c in t.cells if c.speech == j), None)
             if j == own:
                 cells.append({"kind": "own", "id": t.id, "gist": t.gist, "text": texts.get(t.id, "")})
-            elif cell is not None:
-                cells.append({"kind": "answers" if cell.answered >= 0.5 else "ignores", "p": cell.answered,
-                              "by": cell.by or ""})
+            elif cell is not None:  # an answer counts by how far it stands above the debate's usual answer
+                weight = cell.answered if cell.counts is None else cell.counts
+                cells.append({"kind": "answers" if weight >= 0.5 else "ignores", "p": cell.answered,
+                              "counts": weight, "by": cell.by or ""})
             else:
                 cells.append({"kind": ""})
         rows.append({"t": t, "status": t.status, "meaning": STATUS_MEANING[t.status], "cells": cells})
     return {"rows": rows, "speakers": [s.speaker for s in result.speeches], "tallies": led.tallies,
             "lines": [tally_line(led, t.debater) for t in led.tallies],
-            "legend": {s: STATUS_MEANING[s] for s in STATUS_ORDER}}
+            "legend": {s: STATUS_MEANING[s] for s in STATUS_ORDER}, "baseline": baseline_words(led.baseline)}
+
+
+def baseline_words(base: float | None) -> str:
+    """What a coach needs to read an answer's probability: the debate's usual answer, which an answer must beat."""
+    if base is None:
+        return ""
+    return (f"An answer counts by how far its probability stands above this debate's usual answer (P {base:.2f}): "
+            "the model says yes to most questions of whether a passage answers a point, so only an answer above "
+            "that level can fell a row.")
 
 
 def result_html(result: JudgeResult, item: dict[str, Any] | None = None) -> str:

@@ -452,7 +452,7 @@ def page_sheet(result: JudgeResult) -> dict[str, Any] | None:
     return {"speakers": sheet["speakers"],
             "rows": [{"id": r["t"].id, "status": r["status"], "meaning": r["meaning"], "speaker": r["t"].speaker,
                       "cells": r["cells"]} for r in sheet["rows"]],
-            "lines": sheet["lines"], "legend": sheet["legend"],
+            "lines": sheet["lines"], "legend": sheet["legend"], "baseline": sheet["baseline"],
             "tallies": [{"debater": t.debater, "standing": t.standing, "arguments": t.arguments}
                         for t in sheet["tallies"]]}
 

@@ -483,8 +483,9 @@ class Cell(Frozen):
     model_config = ConfigDict(frozen=True, extra="ignore")  # a result before 1.8 also kept a "move"
 
     speech: int
-    answered: float
+    answered: float  # P(it answers the row), as the model gave it
     by: str | None = None
+    counts: float | None = None  # how much the answer counts: how far ``answered`` stands above the baseline
 
 
 #: a row's status as every surface words it (the summary, the report and the page print these, from
@@ -492,7 +493,8 @@ class Cell(Frozen):
 STATUS_MEANING = {
     "standing": "no speech of the other side came after it",
     "dropped": "the other side spoke after it and did not answer it: it stands",
-    "answered": "the other side answered it and that answer was not itself answered: it falls",
+    "answered": "the other side answered it (more clearly than the debate's usual answer) and that answer was not "
+                "itself answered: it falls",
     "extended": "the other side answered it, but its own side answered that answer: it stands again",
 }
 
@@ -548,6 +550,9 @@ class Ledger(Frozen):
     dimension: str
     threads: tuple[Thread, ...] = ()
     tallies: tuple[Tally, ...] = ()
+    # the mean P(answers) of the debate's answer questions: the model's usual "yes" here, which an answer must
+    # stand above to count (None: a result before 1.8, whose answers counted as given)
+    baseline: float | None = None
 
     def tally(self, debater: str) -> Tally:
         return next(t for t in self.tallies if t.debater == debater)
