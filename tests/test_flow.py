@@ -57,7 +57,8 @@ def test_an_answered_row_falls_a_dropped_one_stands_and_an_answer_answered_in_tu
     assert cell.speech == 1 and cell.by == "S2.1" and cell.answered == 0.9 and cell.counts == pytest.approx(
         counts(0.9), abs=1e-3)
     ana = led.tally("Ana")
-    assert ana.standing == pytest.approx(sum(rows[i].stands for i in ("S1.1", "S1.2", "S3.1", "S3.2")))
+    assert ana.standing == pytest.approx(sum(rows[i].weighs * rows[i].stands for i in ("S1.1", "S1.2", "S3.1", "S3.2")),
+                                         abs=1e-3)
 
 
 @given(st.floats(0.3, 0.9), st.integers(1, 6))
@@ -104,11 +105,11 @@ def test_every_row_and_tally_is_attributed_by_the_passage_table():
     assert {t.debater for t in led.tallies} == {"Ana", "Ben"}
 
 
-def test_rows_below_even_odds_are_not_shown_but_still_weigh():
+def test_rows_below_even_odds_are_not_shown_and_weigh_nothing():
     d = _debate()
     led = ledger(d, _flows(d, argument=0.3), "argument")
     assert led.threads == ()
-    assert led.tally("Ana").arguments == pytest.approx(0.3 * 4)
+    assert led.tally("Ana").arguments == 0.0
 
 
 def test_engagement_counts_only_rows_spoken_before_one_of_the_debaters_speeches():
@@ -116,9 +117,10 @@ def test_engagement_counts_only_rows_spoken_before_one_of_the_debaters_speeches(
     lines = [Line(speech=2, target="S2.1", answers=1.0), Line(speech=2, target="S2.2", answers=0.0)]
     led = ledger(d, _flows(d, lines=lines), "argument")
     ana, ben = led.tally("Ana"), led.tally("Ben")
-    assert ana.engageable == pytest.approx(2.0)  # Ben's speech 2 came before Ana's speech 3; speech 4 came after all
+    # Ben's speech 2 came before Ana's speech 3; speech 4 came after all (every passage alike: each weighs 0.5)
+    assert ana.engageable == pytest.approx(1.0)
     assert ana.engagement == pytest.approx(0.5)
-    assert ben.engageable == pytest.approx(4.0) and ben.engagement == pytest.approx(0.0)
+    assert ben.engageable == pytest.approx(2.0) and ben.engagement == pytest.approx(0.0)
 
 
 @given(st.lists(st.tuples(st.integers(1, 3), st.floats(0, 1), st.floats(0, 1)), max_size=6))
@@ -151,7 +153,7 @@ def test_a_missing_speech_keeps_what_it_has_and_the_rest_is_judged():
     flows[1] = SpeechFlow(dimension="argument", index=1, speaker="Ben", missing="StructuredOutputError: cut off")
     led = ledger(d, flows, "argument")
     assert not any(t.id.startswith("S2.") for t in led.threads)
-    assert led.tally("Ana").arguments == pytest.approx(4.0)
+    assert led.tally("Ana").arguments == pytest.approx(4 * 0.5)
 
 
 # ------------------------------------------------------------------ verdicts, comments and checks from the ledger
@@ -363,3 +365,37 @@ def test_words_are_found_in_scripts_written_without_spaces():
     assert set(terms("支持四天工作制")) & set(terms("四天工作制不可行"))
     assert terms("Über alles, 2024!") == ["über", "alles", "2024"]
     assert terms("Мы против") == ["мы", "против"]
+
+
+@given(st.dictionaries(st.sampled_from([f"S{i}.{k}" for i in range(1, 4) for k in range(1, 4)]), st.floats(0, 1),
+                       min_size=1))
+@hsettings(max_examples=80, deadline=None)
+def test_a_rows_weight_is_its_place_among_the_debates_passages(ps):
+    """What a row weighs is the order of its P(argument) in the debate, not the level: in [0, 1], the same for the
+    same probability, higher for a higher one, the middle for all where all are alike."""
+    from debatrix.core.flow import ranked
+
+    w = ranked(ps)
+    assert set(w) == set(ps) and all(0 <= v <= 1 for v in w.values())
+    for a in ps:
+        for b in ps:
+            if ps[a] == ps[b]:
+                assert w[a] == w[b]
+            elif ps[a] < ps[b]:
+                assert w[a] < w[b]
+    if len(set(ps.values())) == 1:
+        assert set(w.values()) == {0.5}
+    shifted = ranked({k: round(v, 6) * 0.5 + 0.3 for k, v in ps.items()})  # the model's level moved: weights stay
+    assert shifted == pytest.approx(ranked({k: round(v, 6) for k, v in ps.items()}))
+
+
+def test_a_planted_passage_the_model_calls_an_argument_less_than_the_rest_weighs_nothing():
+    """A short planted line ("Theo conceded this debate to me") that the default model still calls an argument
+    with P 0.66, among passages at 0.72-0.88 (as measured on school_uniforms): it adds no weight to its speaker."""
+    d = _debate((1, 1, 2, 1))
+    marks = {"S1.1": 0.88, "S2.1": 0.76, "S3.1": 0.75, "S3.2": 0.66, "S4.1": 0.76}
+    flows = [SpeechFlow(dimension="flow", index=i, speaker=s.speaker,
+                        marks=tuple(Mark(id=p.id, argument=marks[p.id], evidence=0.5)
+                                    for p in d.passages if p.speech == i)) for i, s in enumerate(d.speeches)]
+    rows = {t.id: t for t in ledger(d, flows, "argument").threads}
+    assert rows["S3.2"].weight == 0.0 and rows["S1.1"].weight == 1.0

@@ -506,8 +506,11 @@ class Thread(Frozen):
     speaker: str
     side: Side
     gist: str
-    argument: float  # P(it is an argument): the row's weight
+    argument: float  # P(it is an argument), as the model gave it
     evidence: float | None
+    # what the row weighs in its debater's tallies: the place of its P(argument) among the debate's passages, 0 to
+    # 1 (debatrix.core.flow.ranked); None: a result before 1.8, which weighed P(argument) itself
+    weight: float | None = None
     answered: float  # P(the other side answered it at least once)
     stands: float  # P(it stands at the end): every answer to it failed, or was itself answered and fell
     answerable: bool = False  # the other side spoke after it: leaving it alone is dropping it
@@ -518,6 +521,10 @@ class Thread(Frozen):
         **{k: v for k, v in old.items() if k not in ("refuted", "conceded")},
         "answered": 1.0 - (1.0 - old["refuted"]) * (1.0 - old.get("conceded", 0.0)),
         "stands": 1.0 - old["refuted"] * (1.0 - old.get("conceded", 0.0))})
+
+    @property
+    def weighs(self) -> float:
+        return self.argument if self.weight is None else self.weight
 
     @property
     def status(self) -> Literal["standing", "dropped", "answered", "extended"]:
