@@ -623,7 +623,7 @@ def _comment(led: Ledger, flows: Sequence[SpeechFlow], debate: Debate, debater: 
         best = max(t.cells, key=lambda c: c.answered, default=None)
         return (f" (dropped: its likeliest answer, P {best.answered:.2f}, stood no higher than the debate's usual "
                 f"answer)" if best is not None and weight(best) == 0 else
-                f" (dropped: answered with P {t.answered:.2f} only, after the debate's usual answer)" if t.cells
+                f" (dropped: its answers stood {t.answered:.2f} of the way above the debate's usual answer)" if t.cells
                 else " (dropped: no later passage of the other side was asked about it)")
 
     text = ("Standing: " + "; ".join(f"{_cite(t)}{why(t)}" for t in standing[:CITED]) if standing
