@@ -221,7 +221,9 @@ def named(record: dict[str, Any], dimension: str, field: str = "winner") -> Any:
     """The verdict's ``field`` (``winner``: the judge's, ``score_winner``: by the scores) in the gold's code; None
     where the dimension was not judged or the benchmark does not score winners."""
     v = verdict(record, dimension)
-    return coded(record, v[field]) if v is not None and record.get("sides") else None
+    if v is None or v.get("not_judged") or not record.get("sides"):  # no verdict made: nothing to score
+        return None
+    return coded(record, v[field])
 
 
 def readings(record: dict[str, Any]) -> list[dict[str, Any]]:
@@ -234,6 +236,9 @@ def readings(record: dict[str, Any]) -> list[dict[str, Any]]:
     gold = record.get("gold")
     out = []
     for dim in sorted(record["verdicts"], key=lambda d: (d != "general", d)):
+        if record["verdicts"][dim].get("not_judged"):  # no verdict made: shown as such, never scored as a tie
+            out.append({"dimension": dim, "pred": "not judged", "gold": None, "right": None})
+            continue
         winner = record["verdicts"][dim]["winner"]
         code = coded(record, winner)
         if isinstance(gold, dict) and isinstance(gold.get(dim), int | float):
