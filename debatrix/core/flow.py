@@ -696,9 +696,8 @@ def speech_note(flow: SpeechFlow, debate: Debate, dimension: str) -> str:
                   if m.evidence is not None and (m.argument or 0) >= ARGUMENT_AT]
         parts = parts or ["no passage of it reads as an argument"]
     if flow.lines and dimension in ("argument", "clash", "general") or dimension not in MEASURES and flow.lines:
-        parts.append("answers " + "; ".join(
-            (f"{x.by}: " if x.by else "") + f"{index[x.target].speaker}'s {x.target} (P {x.answers:.2f})"
-            for x in flow.lines))
+        parts.append("; ".join(f"{x.by or 'it'} answers {index[x.target].speaker}'s {x.target} (P {x.answers:.2f})"
+                               for x in flow.lines))
     if dimension == "clash" and not flow.lines:
         parts.append("asked about no earlier argument of the other side" if flow.index else "the first speech")
     if flow.missing:
