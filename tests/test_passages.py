@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings as hsettings, strategies as st
 
 from debatrix.core.models import Debate, Debater, Speech
-from debatrix.core.flow import ID, MAX_WORDS, MIN_WORDS, passage_id, split_speech
+from debatrix.core.flow import ID, LIMIT_WORDS, MAX_WORDS, MIN_WORDS, passage_id, split_speech
 from debatrix.core.prompting import compact
 
 WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=9)
@@ -43,7 +43,7 @@ def test_passage_sizes_are_bounded(text):
     # only a speech shorter than the minimum is a passage below it; a cut paragraph runs to about 1.25 x the target
     # plus one sentence (25 words at most here) before it is cut
     assert all(n >= MIN_WORDS // 2 for n in parts) or len(parts) == 1
-    assert max(parts) <= MAX_WORDS
+    assert max(parts) <= LIMIT_WORDS
 
 
 SCRIPTS = {  # letters of a script, and whether it writes spaces between words
@@ -79,11 +79,12 @@ def test_in_any_script_every_passage_is_within_the_limit_and_every_character_in_
     from debatrix.core.flow import size
 
     parts = split_speech(text)
-    assert all(p.strip() for p in parts) and max(size(p) for p in parts) <= MAX_WORDS
+    assert all(p.strip() for p in parts) and max(size(p) for p in parts) <= LIMIT_WORDS
+    assert all(size(p) >= MIN_WORDS // 2 for p in parts) or len(parts) == 1
     # every character of the compacted speech, once, in order (a run of unspaced script may be cut between two)
     assert "".join("".join(parts).split()) == "".join(compact(text).split())
     # a long speech is split: nothing of more than a passage's size is one passage
-    assert len(parts) >= size(compact(text)) // MAX_WORDS
+    assert len(parts) >= size(compact(text)) // LIMIT_WORDS
 
 
 @given(st.lists(speech_texts(), min_size=2, max_size=5))

@@ -41,6 +41,9 @@ from debatrix.core.models import (
 MIN_WORDS = 40  # a passage shorter than this joins its neighbour
 TARGET_WORDS = 80  # a passage this long ends at the next segment
 MAX_WORDS = 150  # a paragraph longer than this is cut at sentence ends, and a sentence longer than this anywhere
+# no passage is longer: a segment (at most MAX_WORDS) joins a passage still below MIN_WORDS, and a short tail
+# (below MIN_WORDS // 2) joins the passage before it
+LIMIT_WORDS = MAX_WORDS + MIN_WORDS + MIN_WORDS // 2
 # a sentence ends at . ! ? … followed by a space, or at the full stops of scripts written without spaces
 _SENTENCE = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+(?=\S)|(?<=[。！？；])\s*(?=\S)")
 # a line that starts a unit of its own: a heading, a quotation of the opponent, a list item, a numbered point
@@ -125,8 +128,8 @@ def _segments(lines: Sequence[str]) -> Iterator[str]:
 
 def split_speech(text: str) -> list[str]:
     """A speech's passages, as their texts: what :func:`passages` numbers. Deterministic; every word of the
-    compacted speech is in exactly one passage, in order, and no passage is longer than :data:`MAX_WORDS` (sized
-    by :func:`size`, in any script) unless one line of it is."""
+    compacted speech is in exactly one passage, in order, and no passage is longer than :data:`LIMIT_WORDS` (sized
+    by :func:`size`, in any script)."""
     from debatrix.core.prompting import compact
 
     lines = [ln for ln in compact(text).split("\n") if ln.strip()]
@@ -135,15 +138,14 @@ def split_speech(text: str) -> list[str]:
     for seg in _segments(lines):
         n = size(seg)
         fresh = not out or (total >= MIN_WORDS and (total >= TARGET_WORDS or _STARTS.match(seg) is not None
-                                                    or total + n > MAX_WORDS)) or total + n > MAX_WORDS
+                                                    or total + n > MAX_WORDS))
         if fresh:
             out.append([seg])
             total = n
         else:
             out[-1].append(seg)
             total += n
-    if len(out) > 1 and size(" ".join(out[-1])) < MIN_WORDS // 2 \
-            and size(" ".join(out[-2] + out[-1])) <= MAX_WORDS:  # a short tail joins the passage before
+    if len(out) > 1 and size(" ".join(out[-1])) < MIN_WORDS // 2:  # a short tail joins the passage before
         tail = out.pop()
         out[-1] += tail
     return ["\n".join(p) for p in out]
