@@ -43,6 +43,7 @@ from debatrix.core.flow import (
     ID,
     Passage,
     asked_pairs,
+    asks_together,
     combined,
     debater_comment,
     flow_verdict,
@@ -105,13 +106,11 @@ def embedded(embed: Any, texts: dict[str, str]) -> dict[str, list[float]] | None
 MEANING_WORDS = 48  # a passage's first words embedded for proposals: its point, at a quarter of the cost of it all
 
 
-def meaning_of(debate: Debate, embedding: str, speech: int | None = None
-               ) -> tuple[dict[str, list[float]] | None, str]:
-    """The passages' embeddings (id -> unit vector) of their first :data:`MEANING_WORDS` words, for proposals by
-    meaning (every passage, or those of ``speech``), and how answers are proposed."""
+def meaning_of(debate: Debate, embedding: str, speech: int) -> tuple[dict[str, list[float]] | None, str]:
+    """The embeddings (id -> unit vector) of speech ``speech``'s passages, of their first :data:`MEANING_WORDS`
+    words, for proposals by meaning, and how answers are proposed."""
     embed, how = embedder(embedding)
-    return embedded(embed, {p.id: gist(p.text, MEANING_WORDS) for p in debate.passages
-                            if speech is None or p.speech == speech}), how
+    return embedded(embed, {p.id: gist(p.text, MEANING_WORDS) for p in debate.passages if p.speech == speech}), how
 
 
 _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="debatrix-meaning")
@@ -144,18 +143,26 @@ class _Asked:
         self.missed: dict[str, int] = {}
         self.counted = 0
 
-    def keep(self, kind: str, dist: dict[str, float] | None, record: Any, what: str, paid: bool = True
-             ) -> float | None:
-        """One decision's answer (``paid``: its call is counted here; a call asking several is counted once)."""
-        if paid:
-            self.calls.append(record)
+    def keep(self, kind: str, dist: dict[str, float] | None, record: Any, what: str) -> float | None:
+        """One decision's answer (its call is counted by whoever sent it: one call may ask several)."""
         if dist is None:
             self.missed[kind] = self.missed.get(kind, 0) + 1
             self.missing.append(what)
             return None
         self.decided[kind] = self.decided.get(kind, 0) + 1
-        self.counted += getattr(record, "from_answer", False)
+        self.counted += record.from_answer
         return dist["yes"]
+
+    def mark(self, pid: str, kind: str, dist: dict[str, float] | None, record: Any) -> None:
+        """Whether passage ``pid`` argues (``kind`` "argues") or cites evidence ("evidence")."""
+        words = {"argues": "argues", "evidence": "has evidence"}[kind]
+        self.marks.setdefault(pid, {})[kind] = self.keep(kind, dist, record, f"whether {pid} {words}")
+
+    def answer(self, pid: str, row: str, dist: dict[str, float] | None, record: Any) -> None:
+        """Whether passage ``pid`` answers the earlier point ``row``."""
+        yes = self.keep("answers", dist, record, f"whether {pid} answers {row}")
+        if yes is not None:
+            self.answers[row] = (pid, yes)
 
 
 async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
@@ -177,43 +184,39 @@ async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     pairs = asked_pairs(debate, earlier, i, meaning) if i else {}
     asked = _Asked()
 
-    async def mark(p: Passage, kind: str, template: str, what: str) -> None:
-        dist, record = await decide(about_passage(debate, p, template), YES_NO, node="flow_speech",
-                                    meta={"debatrix_index": i, "debatrix_target": p.id})
-        asked.marks.setdefault(p.id, {})[kind] = asked.keep(kind, dist, record, f"whether {p.id} {what}")
+    def meta(p: Passage) -> dict[str, Any]:
+        return {"debatrix_index": i, "debatrix_target": p.id}
+
+    async def mark(p: Passage, kind: str, template: str) -> None:
+        dist, record = await decide(about_passage(debate, p, template), YES_NO, node="flow_speech", meta=meta(p))
+        asked.calls.append(record)
+        asked.mark(p.id, kind, dist, record)
 
     async def answer(p: Passage, row: str) -> None:
         dist, record = await decide(passage_messages(debate, p, answer_question(debate, p, index[row])), YES_NO,
-                                    node="flow_speech", meta={"debatrix_index": i, "debatrix_target": p.id})
-        yes = asked.keep("answers", dist, record, f"whether {p.id} answers {row}")
-        if yes is not None:
-            asked.answers[row] = (p.id, yes)
+                                    node="flow_speech", meta=meta(p))
+        asked.calls.append(record)
+        asked.answer(p.id, row, dist, record)
 
     async def together(p: Passage) -> None:  # every question about p in one request, one JSON answer
-        rows = pairs.get(p.id, [])
-        keys = {"argues": "argues", "evidence": "evidence", **{f"point_{k}": row for k, row in enumerate(rows, 1)}}
-        dists, record = await ctx.gateway.decisions(passage_messages(debate, p, questions_of(debate, p, rows)),
-                                                    list(keys), YES_NO, node="flow_speech",
-                                                    meta={"debatrix_index": i, "debatrix_target": p.id})
+        rows = {f"point_{k}": row for k, row in enumerate(pairs.get(p.id, []), 1)}
+        dists, record = await ctx.gateway.decisions(
+            passage_messages(debate, p, questions_of(debate, p, list(rows.values()))),
+            ["argues", "evidence", *rows], YES_NO, node="flow_speech", meta=meta(p))
         asked.calls.append(record)
-        for key, what in keys.items():
-            if what in ("argues", "evidence"):
-                words = "argues" if what == "argues" else "has evidence"
-                asked.marks.setdefault(p.id, {})[what] = asked.keep(what, dists[key], record, f"whether {p.id} {words}",
-                                                                   paid=False)
-            else:
-                yes = asked.keep("answers", dists[key], record, f"whether {p.id} answers {what}", paid=False)
-                if yes is not None:
-                    asked.answers[what] = (p.id, yes)
+        for kind in ("argues", "evidence"):
+            asked.mark(p.id, kind, dists[kind], record)
+        for key, row in rows.items():
+            asked.answer(p.id, row, dists[key], record)
 
     own = [p for p in debate.passages if p.speech == i]
     questions = []
-    if combine_questions(ctx):
+    if asks_together(ctx.settings.flow_questions, ctx.settings.llm.prompt_cache, ctx.gateway.openai_compatible):
         questions = [functools.partial(together, p) for p in own]
     else:
         for p in own:
-            questions += [functools.partial(mark, p, "argues", "flow_argues.j2", "argues"),
-                          functools.partial(mark, p, "evidence", "flow_evidence.j2", "has evidence")]
+            questions += [functools.partial(mark, p, "argues", "flow_argues.j2"),
+                          functools.partial(mark, p, "evidence", "flow_evidence.j2")]
             questions += [functools.partial(answer, p, row) for row in pairs.get(p.id, [])]
     try:
         if ctx.settings.llm.prompt_cache:
@@ -242,15 +245,6 @@ def _entry(debate: Debate, i: int, asked: _Asked, proposed_by: str, unasked: str
                       missing="; ".join(missing), decided=asked.decided, missed=asked.missed, counted=asked.counted,
                       proposed_by=proposed_by)
     return {"flows": [flow], "calls": asked.calls, "index": i + 1}
-
-
-def combine_questions(ctx: JudgeContext) -> bool:
-    """Whether a passage's questions go in one request: to an OpenAI-compatible endpoint that does not cache prompts
-    (a hosted one bills every prompt token, and the passage would be sent once a question). Where the server caches
-    prompts (the embedded model, llama.cpp) each question is its own one-token answer, read at its first token,
-    as the decisions were measured; a LangChain chat model of the user's own keeps them separate too."""
-    return ctx.settings.flow_questions == "together" or (
-        ctx.settings.flow_questions == "auto" and not ctx.settings.llm.prompt_cache and ctx.gateway.openai_compatible)
 
 
 def questions_of(debate: Debate, p: Passage, rows: list[str]) -> str:

@@ -211,7 +211,6 @@ def ledger(debate: Debate, flows: Sequence[SpeechFlow], dimension: str) -> Ledge
                               cells=tuple(Cell(speech=a.speech, answered=raw.get((a.speech, a.by, p.id), a.answers),
                                                counts=round(a.answers, 4), by=a.by) for a in answers)))
     tallies = []
-    ratings = {f.index: f.rating.expected for f in flows if f.rating is not None}
     for d in debate.debaters:
         mine = [t for t in threads if t.speaker == d.name]
         theirs = [t for t in threads if t.side is not d.side]
@@ -223,13 +222,11 @@ def ledger(debate: Debate, flows: Sequence[SpeechFlow], dimension: str) -> Ledge
                 continue
             engageable += t.weighs
             engaged += t.weighs * t.answered
-        mine_rated = [ratings[i] for i in my_speeches if i in ratings]
         tallies.append(Tally(
             debater=d.name, arguments=round(sum(t.weighs for t in mine), 4),
             standing=round(sum(t.weighs * t.stands for t in mine), 4),
             evidence=round(sum(t.weighs * (t.evidence or 0.0) for t in mine), 4),
-            engaged=round(engaged, 4), engageable=round(engageable, 4),
-            rating=round(sum(mine_rated) / len(mine_rated), 4) if mine_rated else None))
+            engaged=round(engaged, 4), engageable=round(engageable, 4)))
     return Ledger(dimension=dimension, threads=tuple(t for t in threads if t.argument >= ARGUMENT_AT or not marks),
                   tallies=tuple(tallies), baseline=None if base is None else round(base, 4))
 
@@ -361,6 +358,14 @@ def flow_calls(debate: Debate, together: bool = False) -> int:
     return total
 
 
+def asks_together(questions: str, prompt_cache: bool, openai_compatible: bool) -> bool:
+    """Whether a passage's questions go in one request (``--flow-questions``): ``together`` always; ``auto`` to an
+    OpenAI-compatible endpoint that does not cache prompts (a hosted one bills every prompt token, and the passage
+    would be sent once a question); elsewhere (the embedded model, llama.cpp, a LangChain model of the user's own)
+    each question is its own one-token answer, as the decisions were measured."""
+    return questions == "together" or (questions == "auto" and not prompt_cache and openai_compatible)
+
+
 Vector = Sequence[float]
 
 
@@ -487,6 +492,7 @@ MEASURES = {
                      + f", {t.standing:.1f} of their own standing", ("argues", "answers")),
 }
 JUDGED = tuple(name for name, m in MEASURES.items() if not m.blind)
+BLIND = frozenset(name for name, m in MEASURES.items() if m.blind)
 MISSING_AT = 0.2  # a dimension with more than this share of the decisions it weighs missing names no winner
 
 
@@ -545,9 +551,6 @@ def combined(dimension: str, parts: Sequence[tuple[float, FlowVerdict]]) -> Flow
         reason += f" Not weighed: {', '.join(skipped)} (not judged)."
     return FlowVerdict(dimension=dimension, strengths={n: round(math.log(max(p, 1e-9)), 4) for n, p in probs.items()},
                        probabilities=probs, reason=reason)
-
-
-BLIND = frozenset(name for name, m in MEASURES.items() if m.blind)
 
 
 # ------------------------------------------------------------------- what a coach reads: cited, never paraphrased

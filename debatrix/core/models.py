@@ -546,7 +546,7 @@ class Tally(Frozen):
     evidence: float = 0.0  # Σ P(argument) · P(evidence)
     engaged: float = 0.0  # Σ over the other side's rows they could answer: P(argument) · P(they answered)
     engageable: float = 0.0  # Σ P(argument) over the other side's rows spoken before one of their speeches
-    rating: float | None = None  # the mean of their speeches' ratings (1-5)
+    rating: float | None = None  # results before 1.8 kept the mean clarity rating (1-5); no longer computed
 
     @property
     def engagement(self) -> float | None:

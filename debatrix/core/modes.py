@@ -130,11 +130,11 @@ def calls_of_run(settings: JudgeSettings, debate: Debate, n_dimensions: int, ord
 def calls_of(mode: str, settings: JudgeSettings, debate: Debate, n_dimensions: int, orders: int | None = None) -> int:
     """:func:`calls_of_run` in ``mode``: a flow run asks per passage and per answer, whatever the dimensions."""
     if get_mode(mode).context == "flow":
-        from debatrix.core.flow import flow_calls
+        from debatrix.core.flow import asks_together, flow_calls
 
-        q = settings.flow_questions  # auto: together for an endpoint that does not cache prompts
-        return flow_calls(debate, q == "together" or (q == "auto" and not settings.llm.prompt_cache
-                                                      and not settings.llm.uses_local))
+        # before the run the model is known only by its settings: an endpoint is any model not served locally
+        return flow_calls(debate, asks_together(settings.flow_questions, settings.llm.prompt_cache,
+                                                not settings.llm.uses_local))
     return expected_calls(mode, len(debate.speeches), len(debate.debaters), n_dimensions,
                           settings.merge_score_call, settings.orders if orders is None else orders,
                           settings.speech_score_merged(mode))

@@ -199,6 +199,14 @@ def _loads(text: str) -> Any:
     return json.loads(text, strict=False)
 
 
+@functools.lru_cache(maxsize=32)
+def _answers_schema(keys: tuple[str, ...], options: tuple[str, ...]) -> type[BaseModel]:
+    """The JSON answer of several small decisions: one of ``options`` under each key (built once per shape: a
+    flow asks with a handful of shapes, one request a passage)."""
+    return create_model("FlowAnswers", __config__=ConfigDict(extra="forbid"),
+                        **{k: (Literal[options], ...) for k in keys})  # type: ignore[call-overload,valid-type]
+
+
 def answered_option(text: str, options: Sequence[str]) -> str | None:
     """The option an answer gives: its first word, as a whole word and in any case ("Yes.", "YES", "no, because"),
     where that word is an option; else none ("Yesterday", "Not sure", "Maybe", a JSON object): a missing decision,
@@ -654,8 +662,7 @@ class LLMGateway:
         (:func:`json_choice`). Where the server gives none, each answered value counts as certain (the record says
         ``from_answer``); a value that is missing or none of the options is a missing decision (None). One prompt
         instead of one a question: what an endpoint billed per prompt token wants."""
-        schema = create_model("FlowAnswers", __config__=ConfigDict(extra="forbid"),
-                              **{k: (Literal[tuple(options)], ...) for k in keys})  # type: ignore[call-overload]
+        schema = _answers_schema(tuple(keys), tuple(options))
         text, logprobs, record = await self.text_with_logprobs(
             messages, node=node, max_tokens=12 + 8 * len(keys), meta=meta, json_schema=schema)
         out: dict[str, dict[str, float] | None] = {}
