@@ -179,6 +179,9 @@ async def finish(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     else:
         general = dims[0].model_copy(update={"name": "general"}) if dims else None
     failures = list(state.get("failures", []))
+    if ctx.gateway.unsaved is not None:  # said where a resume looks for them (the reason may name another failure)
+        failures.append(f"answers paid for after the answer cache stopped are kept in {ctx.gateway.unsaved} and "
+                        "stored in the cache when it is next opened (a resume pays for none of them again)")
     if not failures:
         for d in dims:
             failures += _missing(d, debate, mode.per_speech)

@@ -113,32 +113,47 @@ def test_few_connections_to_the_postgres_cache_never_deadlock(pg, tmp_path, conn
         assert len(server.requests) == _distinct(server.requests)
 
 
-def test_a_postgres_cache_lost_mid_run_ends_incomplete_with_every_answer_kept(tmp_path):
+def test_a_postgres_cache_lost_mid_run_stops_at_once_and_a_resume_pays_for_nothing_again(tmp_path, monkeypatch):
     from typer.testing import CliRunner
 
     from debatrix.app.cli import app
 
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "home-cache"))  # where the unsaved answers wait
     with postgres_server() as own, FakeOpenAIServer(latency=0.5) as server:
-        stopped = []
+        stopped: list[float] = []
 
         def stop_after_a_few(body, n):
             if n == 3 and not stopped:
-                stopped.append(n)
                 own.stop("immediate")  # while this answer is in flight
+                stopped.append(time.monotonic())
             return None
 
         server.responder = stop_after_a_few
         out = tmp_path / "r.json"
-        res = CliRunner().invoke(app, [
-            "judge", str(ROOT / "examples" / "school_uniforms.yaml"), "--base-url", server.base_url, "--model",
-            "fake-model", "--cache", own.url, "--out", str(out)])
+        command = ["judge", str(ROOT / "examples" / "school_uniforms.yaml"), "--base-url", server.base_url,
+                   "--model", "fake-model", "--cache", own.url, "--out", str(out)]
+        res = CliRunner().invoke(app, command)
+        ended = time.monotonic()
         assert res.exit_code == 4, res.output
         assert "Traceback" not in res.output and "stopped answering" in res.output
         result = json.loads(out.read_text())
         assert result["status"] == "incomplete"
         # every request the server answered is in the result: none paid for and lost (the flow sends a speech's
         # decisions together to an endpoint, so those in flight when the cache went are answered too)
-        assert result["usage"]["llm_calls"] == len(server.requests) >= 4
+        paid = len(server.requests)
+        assert result["usage"]["llm_calls"] == paid >= 4
+        # at once: the requests in flight (0.5 s each) end, nothing waits for the lost database's pool (30 s)
+        assert ended - stopped[0] < 10, ended - stopped[0]
+        unsaved = list((tmp_path / "home-cache" / "debatrix" / "unsaved").glob("*.sqlite"))
+        said = " ".join(result["incomplete_reason"].split())
+        # the answer in flight when the database stopped arrived after it: kept, and the result says where
+        assert len(unsaved) == 1 and str(unsaved[0]) in said, said
+
+        own.start()  # the database is back: the resume stores the kept answers first, then pays only for the rest
+        res = CliRunner().invoke(app, command)
+        assert res.exit_code == 0, res.output
+        assert len(server.requests) == _distinct(server.requests), "an answer was paid for twice"
+        assert not list((tmp_path / "home-cache" / "debatrix" / "unsaved").glob("*.sqlite"))
 
 
 def test_a_refused_postgres_login_says_why_without_its_password(pg):

@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import os
 import re
 import sqlite3
 import threading
@@ -98,6 +99,11 @@ class AnswerCache:
     def close(self) -> None:
         raise NotImplementedError
 
+    def keep(self, key: str, node: str, answer: AIMessage) -> Path | None:
+        """An answer paid for that the store could not take: kept where the next opening of this cache stores it
+        (None: nowhere to keep it)."""
+        return None
+
 
 class ResponseCache(AnswerCache):
     """The answers in a SQLite file."""
@@ -178,6 +184,9 @@ class PostgresCache(AnswerCache):
         except psycopg.Error as e:
             raise ConfigurationError(f"{self.url}: the answer cache's database cannot be reached or used "
                                      f"({self._said(e)})") from None
+        self._lost_reason: str | None = None
+        self.unsaved = _unsaved_path(self.url)
+        self._store_unsaved(url)
         kwargs = {"autocommit": True, "connect_timeout": 15}
         self._pool = ConnectionPool(url, min_size=1, max_size=2, kwargs=kwargs, timeout=30, open=True)
         self._locks = ConnectionPool(url, min_size=0, max_size=self._size, kwargs=kwargs, timeout=30, open=True)
@@ -227,17 +236,53 @@ class PostgresCache(AnswerCache):
                     await asyncio.to_thread(self._locks.putconn, conn)
 
     def _lost(self, e: BaseException) -> str:
-        return f"the answer cache's database {self.url} stopped answering ({self._said(e)})"
+        self._lost_reason = f"the answer cache's database {self.url} stopped answering ({self._said(e)})"
+        return self._lost_reason
 
     def _use(self, work: Any) -> Any:
         import psycopg
         from psycopg_pool import PoolTimeout
 
+        if self._lost_reason:  # once lost, every use fails at once (the pool would wait its timeout for a connection)
+            raise CacheUnavailable(self._lost_reason)
         try:
             with self._pool.connection() as db:
                 return work(db)
         except (psycopg.Error, PoolTimeout) as e:
             raise CacheUnavailable(self._lost(e)) from None
+
+    def keep(self, key: str, node: str, answer: AIMessage) -> Path:
+        """Kept in a SQLite file of this user's cache folder, named for the database (its password left out), so
+        a resume once the database is back stores it there first and pays for it no more."""
+        spill = ResponseCache(self.unsaved)
+        try:
+            spill.put(key, node, answer)
+        finally:
+            spill.close()
+        return self.unsaved
+
+    def _store_unsaved(self, url: str) -> None:
+        """Answers a run paid for while this database was down, stored now; the file goes once they are in."""
+        import psycopg
+
+        if not self.unsaved.exists():
+            return
+        spill = sqlite3.connect(self.unsaved)
+        try:
+            rows = spill.execute("SELECT key, created, node, answer FROM answers").fetchall()
+        except sqlite3.DatabaseError:
+            rows = []
+        finally:
+            spill.close()
+        try:
+            with psycopg.connect(url, autocommit=True, connect_timeout=15) as db, db.cursor() as cur:
+                cur.executemany("INSERT INTO debatrix_answers VALUES (%s, %s, %s, %s) ON CONFLICT (key) DO NOTHING",
+                                rows)
+        except psycopg.Error as e:
+            raise ConfigurationError(f"{self.url}: the answers kept in {self.unsaved} while the database was down "
+                                     f"cannot be stored ({self._said(e)})") from None
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{self.unsaved}{suffix}").unlink(missing_ok=True)
 
     def get(self, key: str) -> AIMessage | None:
         return self._decode(self._use(lambda db: db.execute("SELECT answer FROM debatrix_answers WHERE key = %s",
@@ -262,6 +307,13 @@ def _password(url: str) -> str | None:
         return urlsplit(url).password or None
     except ValueError:
         return None
+
+
+def _unsaved_path(redacted_url: str) -> Path:
+    """Where answers paid for while a database was down wait for it: one file per database, named by a hash of its
+    address without the password."""
+    root = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "debatrix" / "unsaved"
+    return root / f"{hashlib.sha256(redacted_url.encode()).hexdigest()[:20]}.sqlite"
 
 
 def _lock_id(key: str) -> int:

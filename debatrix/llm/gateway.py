@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Literal, TypeVar
 import urllib.parse
 from urllib.parse import urlsplit
@@ -242,6 +243,7 @@ class LLMGateway:
         self.completed_requests = 0  # for progress estimates
         self.stopped: str | None = None  # why the run was stopped (stop()): no request is sent after it
         self.cache_lost: str | None = None  # the answer cache's store stopped answering: nothing more is sent
+        self.unsaved: Path | None = None  # where answers paid for after that wait for the store to come back
         self._in_flight: set[asyncio.Task] = set()
         # log probabilities are asked of OpenAI-compatible servers (until one refuses them); other LangChain chat
         # models may reject the unknown request fields, unless they say they take them (``debatrix_logprobs``)
@@ -414,6 +416,7 @@ class LLMGateway:
                             await asyncio.to_thread(cache.put, key, str(meta.get("debatrix_node")), answer)
                         except CacheUnavailable as e:  # the answer is paid for: it is kept, the run stops after
                             self.cache_lost = str(e)
+                            self.unsaved = cache.keep(key, str(meta.get("debatrix_node")), answer) or self.unsaved
                         return answer, attempts
         except CacheUnavailable as e:
             self.cache_lost = str(e)
