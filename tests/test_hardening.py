@@ -231,7 +231,8 @@ def test_a_context_error_from_the_server_is_reported_in_its_words(uniforms):
     assert "sk-secret-1" not in str(err)
 
 
-def test_url_credentials_are_never_stored_or_shown(tmp_path):
+@pytest.mark.parametrize("mode", ["direct", "flow"])
+def test_url_credentials_are_never_stored_or_shown(tmp_path, mode):
     from debatrix.core.settings import JudgeSettings, LLMSettings
 
     s = JudgeSettings(llm=LLMSettings(base_url="http://user:hunter2@127.0.0.1:8080/v1"))
@@ -239,10 +240,14 @@ def test_url_credentials_are_never_stored_or_shown(tmp_path):
     with FakeOpenAIServer() as srv:
         url = srv.base_url.replace("http://", "http://user:hunter2@")
         out = tmp_path / "r.json"
-        proc = cli("judge", str(EXAMPLES / "school_uniforms.yaml"), "--mode", "direct", "--base-url", url,
-                   "--model", "fake", "--out", str(out), env={"OPENAI_API_KEY": "sk-test"})
+        proc = cli("judge", str(EXAMPLES / "school_uniforms.yaml"), "--mode", mode, "--base-url", url,
+                   "--model", "fake", "--out", str(out), "--log-calls", env={"OPENAI_API_KEY": "sk-test-secret"})
+        report = cli("report", str(out), "--out", str(tmp_path / "r.html"))
     assert proc.returncode == 0, proc.stderr
-    assert "hunter2" not in proc.stdout + proc.stderr and "hunter2" not in out.read_text()
+    assert report.returncode == 0, report.stderr
+    written = out.read_text() + (tmp_path / "r.html").read_text()
+    for secret in ("hunter2", "sk-test-secret"):
+        assert secret not in proc.stdout + proc.stderr + written + report.stdout + report.stderr
 
 
 async def test_a_moved_results_folder_is_still_the_same_run(tmp_path):
@@ -641,3 +646,37 @@ def test_endpoint_variables_come_from_the_environment_or_a_dotenv_file(tmp_path,
     # a mapping given is read alone: neither the process's variables nor .env
     assert LLMSettings.env_fields({"OPENAI_MODEL": "m", "OPENAI_API_KEY": "sk-x"})["model"] == "m"
     assert "base_url" not in LLMSettings.env_fields({})
+
+
+def test_a_default_mode_run_killed_9_and_resumed_equals_an_uninterrupted_run(tmp_path):
+    """The flow (the default mode) killed with SIGKILL mid-run (nothing flushed) and started again with the same
+    cache: the resumed result is the uninterrupted run's, and the resume sends only what was not answered."""
+    import signal
+    import time
+
+    debate = str(EXAMPLES / "school_uniforms.yaml")
+    with FakeOpenAIServer(latency=0.2) as srv:
+        base = ["judge", debate, "--base-url", srv.base_url, "--model", "fake", "--quiet"]
+        whole = cli(*base, "--out", str(tmp_path / "whole.json"), "--cache", str(tmp_path / "whole.sqlite"))
+        assert whole.returncode == 0, whole.stderr
+        calls = len(srv.requests)
+        srv.requests.clear()
+        cache = str(tmp_path / "cut.sqlite")
+        proc = subprocess.Popen([sys.executable, "-m", "debatrix.app.cli", *base, "--out", str(tmp_path / "cut.json"),
+                                 "--cache", cache], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        while len(srv.requests) < calls // 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        before = len(srv.requests)
+        assert 0 < before < calls and not (tmp_path / "cut.json").exists()
+        resumed = cli(*base, "--out", str(tmp_path / "cut.json"), "--cache", cache)
+        assert resumed.returncode == 0, resumed.stderr
+        after = len(srv.requests) - before
+    a, b = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("whole", "cut"))
+    assert b["usage"]["cached_calls"] > 0 and after == calls - b["usage"]["cached_calls"]
+    assert after + before - calls <= 8  # at most the requests in flight at the kill were sent twice
+    for key in ("general", "dimensions"):
+        assert json.dumps(b[key], sort_keys=True) == json.dumps(a[key], sort_keys=True)
+    assert [f["marks"] for f in b["flow"]] == [f["marks"] for f in a["flow"]]

@@ -25,8 +25,8 @@ JUDGE = """
 import asyncio, json, sys, time
 from debatrix import JudgeSettings, LLMSettings, MemorySettings, load_debate
 from debatrix.app.api import ajudge_debate
-base_url, cache, start, debate = sys.argv[1:5]
-settings = JudgeSettings(mode="debatrix", dimensions=("argument", "language"), llm=LLMSettings(
+base_url, cache, start, debate, mode = sys.argv[1:6]
+settings = JudgeSettings(mode=mode, dimensions=("argument", "language"), llm=LLMSettings(
     base_url=base_url, model="fake-model", api_key="x", cache_path=cache, max_retries=0),
     memory=MemorySettings(embedding="hash"))
 time.sleep(max(0.0, float(start) - time.time()))
@@ -42,8 +42,8 @@ def pg():
         yield server
 
 
-def _judge_at(start: float, base_url: str, cache: str, debate: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", JUDGE, base_url, cache, str(start), str(debate)],
+def _judge_at(start: float, base_url: str, cache: str, debate: Path, mode: str = "debatrix") -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", JUDGE, base_url, cache, str(start), str(debate), mode],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
                             env={**os.environ, "DEBATRIX_TELEMETRY": "0"})
 
@@ -58,12 +58,13 @@ def _distinct(requests: list[dict]) -> int:
     return len({json.dumps(r, sort_keys=True) for r in requests})
 
 
-def test_two_processes_sharing_a_postgres_cache_send_each_call_once(pg):
+@pytest.mark.parametrize("mode", ["debatrix", "flow"])
+def test_two_processes_sharing_a_postgres_cache_send_each_call_once(pg, mode):
     debate = ROOT / "examples" / "school_uniforms.yaml"
     with FakeOpenAIServer(latency=0.4) as server:
         # both start at the same moment: every call is asked by both while the first asker waits for the model
         start = time.time() + 4
-        procs = [_judge_at(start, server.base_url, pg.url, debate) for _ in range(2)]
+        procs = [_judge_at(start, server.base_url, pg.url, debate, mode) for _ in range(2)]
         results = [_finished(p) for p in procs]
         sent = len(server.requests)
         assert sent == _distinct(server.requests)  # no call reached the model twice
@@ -72,7 +73,7 @@ def test_two_processes_sharing_a_postgres_cache_send_each_call_once(pg):
         assert results[0]["cached"] + results[1]["cached"] == sent  # ... and one of them paid for each
         assert results[0]["winner"] == results[1]["winner"]
         # a third process, later, pays for nothing
-        again = _finished(_judge_at(0, server.base_url, pg.url, debate))
+        again = _finished(_judge_at(0, server.base_url, pg.url, debate, mode))
         assert len(server.requests) == sent and again["cached"] == again["calls"] == sent
 
 
