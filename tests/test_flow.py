@@ -364,7 +364,8 @@ def test_words_are_found_in_scripts_written_without_spaces():
     assert terms("四天工作制") == ["四天", "天工", "工作", "作制"]
     assert set(terms("支持四天工作制")) & set(terms("四天工作制不可行"))
     assert terms("Über alles, 2024!") == ["über", "alles", "2024"]
-    assert terms("Мы против") == ["мы", "против"]
+    assert terms("Мы против") == ["мы", "проти"]
+    assert terms("соперничество") == terms("соперничества") == terms("Соперничеству")  # inflections meet
 
 
 @given(st.dictionaries(st.sampled_from([f"S{i}.{k}" for i in range(1, 4) for k in range(1, 4)]), st.floats(0, 1),
@@ -399,3 +400,51 @@ def test_a_planted_passage_the_model_calls_an_argument_less_than_the_rest_weighs
                                     for p in d.passages if p.speech == i)) for i, s in enumerate(d.speeches)]
     rows = {t.id: t for t in ledger(d, flows, "argument").threads}
     assert rows["S3.2"].weight == 0.0 and rows["S1.1"].weight == 1.0
+
+
+# written for this test: one debate on school uniforms in Chinese, Russian and Arabic
+REBUTTALS = {  # a speech of six points, then three passages each rebutting one of them (its index)
+ "zh": (["学校应该要求学生穿校服，因为校服可以减少学生之间的攀比。",
+         "校服让学校更安全，陌生人很容易被认出来。",
+         "统一的服装可以帮助家庭节省购买衣服的开支。",
+         "穿校服能培养学生的集体荣誉感和归属感。",
+         "早上不用挑选衣服，学生可以节省时间专心学习。",
+         "许多成绩优秀的国家都实行校服制度。"],
+        [("家庭开支", "对方说校服能节省家庭开支，但是一套校服价格很高，家庭还要另外购买日常衣服，开支反而增加了。", 2),
+         ("攀比", "至于减少攀比，学生会用手机、鞋子和书包继续攀比，校服根本解决不了这个问题。", 0),
+         ("成绩", "对方提到成绩优秀的国家实行校服制度，这只是相关而不是因果，芬兰没有校服成绩同样很好。", 5)]),
+ "ru": (["Школьная форма уменьшает соперничество между учениками из-за дорогой одежды.",
+         "Форма делает школу безопаснее: посторонних легко заметить.",
+         "Единая одежда помогает семьям экономить деньги на покупках.",
+         "Форма воспитывает у учеников чувство гордости за свою школу.",
+         "Утром не нужно выбирать одежду, и ученики экономят время для учёбы.",
+         "Во многих странах с высокими результатами обучения есть школьная форма."],
+        [("деньги", "Оппоненты говорят, что семьи сэкономят, но комплект формы стоит дорого, а обычную одежду всё равно покупать, так что расходы семей только растут.", 2),
+         ("соперничество", "Что касается соперничества, ученики будут соревноваться телефонами, обувью и рюкзаками; форма этого не отменит.", 0),
+         ("страны", "Ссылка на страны с высокими результатами — это корреляция, а не причина: в Финляндии формы нет, а результаты высокие.", 5)]),
+ "ar": (["الزي المدرسي يقلل التنافس بين الطلاب بسبب الملابس الغالية.",
+         "الزي يجعل المدرسة أكثر أمانا لأن الغرباء يسهل التعرف عليهم.",
+         "الملابس الموحدة تساعد الأسر على توفير المال.",
+         "الزي يعزز شعور الطلاب بالانتماء والفخر بمدرستهم.",
+         "لا يحتاج الطلاب إلى اختيار ملابسهم صباحا فيوفرون الوقت للدراسة.",
+         "كثير من الدول ذات النتائج التعليمية العالية تفرض الزي المدرسي."],
+        [("المال", "يقول الخصم إن الأسر توفر المال، لكن طقم الزي غالي الثمن والأسرة تشتري الملابس العادية أيضا، فتزيد النفقات.", 2),
+         ("التنافس", "أما التنافس فسيستمر بالهواتف والأحذية والحقائب، ولن يوقفه الزي.", 0),
+         ("الدول", "الإشارة إلى الدول ذات النتائج العالية ارتباط وليس سببا، ففنلندا بلا زي ونتائجها عالية.", 5)]),
+}
+
+
+@pytest.mark.parametrize("language", sorted(REBUTTALS))
+def test_a_rebuttal_in_any_script_is_proposed_with_the_point_it_answers_by_words_alone(language):
+    """Without spaces (Chinese: character pairs), inflected (Russian: "соперничество"/"соперничества") or with
+    attached articles (Arabic): each rebutting passage's first proposal, by shared words alone, is the point it
+    answers, and no passage is asked about all six."""
+    from debatrix.core.flow import idf, propose
+
+    first, second = REBUTTALS[language]
+    rows = [(f"S1.{i + 1}", t) for i, t in enumerate(first)]
+    asking = [(f"S2.{i + 1}", t) for i, (_, t, _) in enumerate(second)]
+    weights = idf([t for _, t in rows + asking])
+    got = propose(asking, rows, weights, per_passage=1, budget=len(asking))
+    assert got == {pid: [rows[target][0]] for (pid, _), (_, _, target) in zip(asking, second)}
+    assert all(len(rs) <= 3 for rs in propose(asking, rows, weights).values())

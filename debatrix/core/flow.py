@@ -278,13 +278,17 @@ def standing_chances(debate: Debate, lines: dict[str, list[Line]]) -> dict[str, 
 _WORD = re.compile(r"\w+")
 
 
+STEM_CHARS = 5  # a spaced word is matched by its first letters, so a word's inflected forms meet
+
+
 def terms(text: str) -> list[str]:
-    """A text's words, lower-cased, in any script: ``\\w`` runs, and in scripts without spaces the runs' character
-    pairs (a lone character as itself)."""
+    """A text's words, lower-cased, in any script: ``\\w`` runs cut to their first :data:`STEM_CHARS` letters (a
+    language-blind stem: "соперничество" and "соперничества", "evidence" and "evident" meet), and in scripts without
+    spaces the runs' character pairs (a lone character as itself)."""
     out: list[str] = []
     for w in _WORD.findall(text.lower()):
         if not _UNSPACED.search(w):
-            out.append(w)
+            out.append(w[:STEM_CHARS])
             continue
         last = 0
         for m in _UNSPACED.finditer(w):
