@@ -916,9 +916,10 @@ def bench(
                                                    "describes them); merge: join the folders of a sharded run into "
                                                    "--out; calibrate: fit the winner probability of a DebateArt "
                                                    "run's verdicts against the audience's; weights: fit the flow's "
-                                                   "overall verdict on gold, held out")],
+                                                   "overall verdict on gold, held out; signals: each decision the "
+                                                   "flow asks, measured on every gold source of stored runs")],
     folders: Annotated[list[Path] | None, typer.Argument(help="merge: the shards' result folders; calibrate, "
-                                                              "weights: the runs' folders")] = None,
+                                                              "weights, signals: the runs' folders")] = None,
     modes: Annotated[str, typer.Option(help="comma-separated judge modes to compare (differences are against "
                                             "the first)")] = DEFAULT_MODE,
     epochs: Annotated[int, typer.Option(help="samples of every item per mode (needs --temperature > 0; each "
@@ -963,9 +964,12 @@ def bench(
     if benchmark == "weights":
         _weights(folders or [], data)
         return
+    if benchmark == "signals":
+        _signals(folders or [])
+        return
     if folders:
         _fail(f"unexpected arguments {' '.join(map(str, folders))} (only `debatrix bench merge`, "
-              "`debatrix bench calibrate` and `debatrix bench weights` take folders)")
+              "`calibrate`, `weights` and `signals` take folders)")
     if benchmark == "list":
         for name, entry in BENCHMARKS.items():
             variants = f" (variants: {', '.join(entry.variants)})" if entry.variants else ""
@@ -1060,6 +1064,40 @@ def _weights(folders: list[Path], data: Path | None) -> None:
                           + (f"; fitted on the other source alone {said(f['fitted_on_other_source'])}"
                              if "fitted_on_other_source" in f else ""), highlight=False, markup=False)
     console.print(f"the fit and its figures in {plain(str(folders[0]))}/weights.json", highlight=False)
+
+
+def _signals(folders: list[Path]) -> None:
+    """Each decision the flow asks, and the ledgers built on them, measured on the gold of stored runs
+    (:mod:`debatrix.benchmarks.signals`): a table, and which carry a signal above chance where."""
+    import json as _json
+
+    from debatrix.benchmarks.signals import SignalsError, cells, table
+
+    if not folders:
+        _fail("usage: debatrix bench signals FOLDER [FOLDER...] (flow-mode contrast, debateart or bp runs, and "
+              "decisions runs: no model call)")
+    names = set()
+    for folder in folders:
+        if not (folder / "items.jsonl").is_file():
+            _fail(f"{folder}: not a benchmark run folder (no items.jsonl)")
+        try:
+            run = _json.loads((folder / "run.json").read_text(encoding="utf-8")) if (folder / "run.json").is_file() \
+                else {}
+        except (ValueError, OSError) as e:
+            _fail(f"cannot read {folder}/run.json: {e}")
+            raise
+        if run.get("settings", {}).get("llm"):
+            llm = LLMSettings.model_validate(run["settings"]["llm"])
+            names.add(llm.local_model if llm.uses_local else llm.model)
+    if len(names) > 1:
+        _fail(f"the folders were judged by different models ({', '.join(sorted(map(plain, names)))}): a decision's "
+              "quality belongs to one model")
+    try:
+        found = cells(folders)
+    except (SignalsError, ValueError, OSError) as e:
+        _fail(f"cannot read the signals of {', '.join(map(str, folders))}: {e}")
+        raise
+    out_console.print(table(found), highlight=False, markup=False)
 
 
 def _calibrate(folders: list[Path], model: str | None) -> None:
