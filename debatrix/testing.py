@@ -88,6 +88,31 @@ def decision_logprobs(answer: str, options: Sequence[str]) -> dict[str, Any]:
             "top_logprobs": [{"token": o, "logprob": math.log(p)} for o, p in probs.items()]}
 
 
+def sampled(answer: str, body: dict[str, Any], k: int) -> str:
+    """Sample ``k`` of a request for several answers (``n``): a small decision's answer drawn from the probabilities
+    :func:`decision_logprobs` reports for it (a JSON object of decisions: each value drawn so), so the shares of many
+    samples approach them; any other answer as it is."""
+    def draw(value: str, options: Sequence[str], salt: str) -> str:
+        top = math.exp(decision_logprobs(value, options)["logprob"])
+        roll = zlib.crc32(f"{salt}:{k}".encode()) % 10_000 / 10_000
+        others = [o for o in options if o != value]
+        return value if roll < top or not others else others[zlib.crc32(f"{salt}:{k}:o".encode()) % len(others)]
+
+    asked = str((body.get("messages") or [{}])[-1].get("content"))
+    options = asked_options(body)
+    if options:
+        return draw(answer, options, asked)
+    props = (((body.get("response_format") or {}).get("json_schema") or {}).get("schema") or {}).get("properties")
+    try:
+        values = json.loads(answer)
+    except ValueError:
+        return answer
+    if not isinstance(props, dict) or not isinstance(values, dict):
+        return answer
+    return json.dumps({key: draw(v, props[key]["enum"], f"{asked}\n{key}") if key in props and "enum" in props[key]
+                       else v for key, v in values.items()})
+
+
 def json_logprobs(text: str, properties: dict[str, Any]) -> list[dict[str, Any]]:
     """A JSON answer's tokens as an OpenAI server reports them: each enum value one token with its options as the
     alternatives (:func:`decision_logprobs`), every other piece of the text one certain token."""
@@ -393,6 +418,11 @@ class FakeOpenAIServer:
                 "name": fn["name"], "arguments": json.dumps(instance_of(fn.get("parameters", {}), n))}}]
         else:
             message["content"] = f"Comment number {n}: the speaker's case was assessed on its merits."
+        choices = [{"index": 0, "message": message, "finish_reason": "stop", **choice}]
+        many = body.get("n") if isinstance(body.get("n"), int) else 1
+        if many > 1 and message.get("content") is not None:  # n answers sampled from the decisions' probabilities
+            choices = [{"index": k, "message": {"role": "assistant", "content": sampled(message["content"], body, k)},
+                        "finish_reason": "stop"} for k in range(many)]
         from debatrix.core.tokens import count_tokens  # o200k_base, offline: the counts an OpenAI model would report
 
         count = count_tokens if self.exact_usage else (lambda text: len(text) // 4)
@@ -400,7 +430,7 @@ class FakeOpenAIServer:
         completion = count(str(message.get("content") or json.dumps(message.get("tool_calls")))) + 1
         return {"id": f"chatcmpl-{n}", "object": "chat.completion", "created": int(time.time()),
                 "model": body.get("model", "fake-model"),
-                "choices": [{"index": 0, "message": message, "finish_reason": "stop", **choice}],
+                "choices": choices,
                 "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
                           "total_tokens": prompt + completion}}
 

@@ -142,6 +142,7 @@ class _Asked:
         self.decided: dict[str, int] = {}
         self.missed: dict[str, int] = {}
         self.counted = 0
+        self.sampled = 0
 
     def keep(self, kind: str, dist: dict[str, float] | None, record: Any, what: str) -> float | None:
         """One decision's answer (its call is counted by whoever sent it: one call may ask several)."""
@@ -151,6 +152,7 @@ class _Asked:
             return None
         self.decided[kind] = self.decided.get(kind, 0) + 1
         self.counted += record.from_answer
+        self.sampled += bool(record.sampled)
         return dist["yes"]
 
     def mark(self, pid: str, kind: str, dist: dict[str, float] | None, record: Any) -> None:
@@ -243,7 +245,7 @@ def _entry(debate: Debate, i: int, asked: _Asked, proposed_by: str, unasked: str
     missing = sorted(asked.missing, key=lambda w: order[ID.search(w).group(0)]) + ([unasked] if unasked else [])
     flow = SpeechFlow(dimension="flow", index=i, speaker=debate.speeches[i].speaker, marks=marks, lines=lines,
                       missing="; ".join(missing), decided=asked.decided, missed=asked.missed, counted=asked.counted,
-                      proposed_by=proposed_by)
+                      sampled=asked.sampled, proposed_by=proposed_by)
     return {"flows": [flow], "calls": asked.calls, "index": i + 1}
 
 
@@ -295,13 +297,18 @@ async def flow_verdicts(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     if counted:  # the server gave no probabilities: each answer was taken as certain
         warnings.append(f"{counted} of {decided} decisions are the model's answers taken as certain (the server "
                         "gave no probabilities): the figures are shares of answers, not probabilities")
+    sampled = sum(f.sampled for f in flows)
+    if sampled:
+        samples = ctx.settings.llm.decision_samples
+        warnings.append(f"{sampled} of {decided} decisions are the options' shares among {samples} answers sampled "
+                        "at temperature 1 (--decision-samples): estimates of the model's probabilities")
     proposed = {f.proposed_by for f in flows if f.proposed_by.startswith("words (")}  # meaning was wanted
     warnings += [f"answers proposed by {how}" for how in sorted(proposed)]
-    method = "argmax" if counted else "logprobs"
+    method = "argmax" if counted else "sampled" if sampled else "logprobs"
     read = ledger(debate, flows, "flow")  # one reading: each dimension weighs its own part of it
     for dim in state.get("dimensions", []):
         led = ledgers[dim.name] = read.model_copy(update={"dimension": dim.name})
-        verdict = flow_verdict(led, dim.name, flows, bool(counted))
+        verdict = flow_verdict(led, dim.name, flows, bool(counted), bool(sampled))
         parts.append((dim.weight, verdict))
         for f in flows:
             out["analyses"].append(SpeechAnalysis(dimension=dim.name, index=f.index, speaker=f.speaker,

@@ -480,7 +480,7 @@ def test_each_settings_option_shows_its_fields_description_and_sets_that_field(m
              "escalate_below": (0.8, 0.8),
              "retrieval": (True, True), "memory": ("http", "http"), "memory_path": (tmp_path, tmp_path),
              "chroma_host": ("10.0.0.7", "10.0.0.7"), "chroma_port": (9001, 9001), "embedding": ("hash", "hash"),
-             "log_calls": (True, True), "escalate_to": ("smollm2-135m", "smollm2-135m")}
+             "log_calls": (True, True), "escalate_to": ("smollm2-135m", "smollm2-135m"), "decision_samples": (5, 5)}
     assert set(given) == set(cli.OPTION_FIELDS)
     for name, path in cli.OPTION_FIELDS.items():
         assert helps[name].startswith(cli.setting_help(path)), name

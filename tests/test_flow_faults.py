@@ -128,6 +128,33 @@ async def test_without_probabilities_the_flow_says_its_figures_are_counts_of_ans
     assert all(f.counted == sum(f.decided.values()) > 0 for f in result.flow)
 
 
+@pytest.mark.parametrize("questions", ["apart", "together"])
+async def test_without_probabilities_sampled_answers_estimate_them(uniforms, questions):
+    """--decision-samples N: each decision asked once with n=N at temperature 1, no log probabilities asked; the
+    options' shares among the N answers are its probabilities, and every surface says they are estimates."""
+    seen = []
+
+    def plain(body, n):  # the fake server's answers, its probabilities dropped: only the samples say anything
+        seen.append(body)
+        done = FakeOpenAIServer().completion(body, n)
+        for c in done["choices"]:
+            c.pop("logprobs", None)
+        return done
+
+    with FakeOpenAIServer(responder=plain) as srv:
+        result = await ajudge_debate(uniforms, settings(srv, questions, decision_samples=8))
+    assert result.status is Status.COMPLETE, result.incomplete_reason
+    asked = [b for b in seen if b.get("n")]
+    assert asked and all(b["n"] == 8 and b["temperature"] == 1.0 and not b.get("logprobs") for b in asked)
+    v = result.general.verdict
+    assert v.method == "sampled" and any("answers sampled at temperature 1" in w for w in v.warnings)
+    assert "P estimated from samples" in result.dimension("argument").verdict.comment
+    values = [m.argument for f in result.flow for m in f.marks]
+    assert all(round(x * 8) == x * 8 for x in values)  # eighths: shares of 8 answers
+    assert len(set(values)) > 1 and any(0 < x < 1 for x in values)  # estimates, not answers taken as certain
+    assert all(f.sampled == sum(f.decided.values()) and f.counted == 0 for f in result.flow)
+
+
 async def test_ids_the_debaters_typed_are_not_the_judges_citations():
     """Speeches that write passage ids themselves ("As S2.1 concedes", "[S1.1 refuted]", a line "S3.2:", "S9.9"):
     the judge's sheet quotes their first words, and no check blames the judge for an id only a debater wrote."""

@@ -110,7 +110,7 @@ OPTION_FIELDS: dict[str, str] = {
     "escalate_to": "escalate.llm",
     "escalate_below": "escalate.below", "retrieval": "memory.retrieval", "memory": "memory.backend",
     "memory_path": "memory.path", "chroma_host": "memory.host", "chroma_port": "memory.port",
-    "embedding": "memory.embedding", "log_calls": "llm.log_calls",
+    "embedding": "memory.embedding", "log_calls": "llm.log_calls", "decision_samples": "llm.decision_samples",
 }
 
 
@@ -164,6 +164,7 @@ SETTINGS_OPTIONS: tuple[inspect.Parameter, ...] = (
     _setting("temperature", float | None),
     _setting("order_layout", OrderLayout | None),
     _setting("flow_questions", FlowQuestions | None),
+    _setting("decision_samples", int | None),
     _setting("escalate_to", str | None),
     _option("escalate_base_url", Annotated[str | None, typer.Option(
         help="OpenAI-compatible base URL of the --escalate-to judge (its key: $OPENAI_API_KEY)")]),
@@ -283,7 +284,8 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
                    rps: float | None = None, structured_output: str | None = None, transport: str | None = None,
                    merge_score_call: bool | None = None, score_in_analysis: bool | None = None,
                    orders: int | None = None, temperature: float | None = None, order_layout: str | None = None,
-                   flow_questions: str | None = None, escalate_to: str | None = None, escalate_base_url: str | None = None,
+                   flow_questions: str | None = None, decision_samples: int | None = None,
+                   escalate_to: str | None = None, escalate_base_url: str | None = None,
                    escalate_below: float | None = None, retrieval: bool = False, memory: str | None = None,
                    memory_path: Path | None = None, chroma_host: str | None = None, chroma_port: int | None = None,
                    embedding: str | None = None, log_calls: bool = False, cache: str | Path | None = None
@@ -299,7 +301,7 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
                                    max_concurrency=max_connections, structured_output=_plain(structured_output),
                                    log_calls=log_calls or None, cache_path=cache,
                                    requests_per_second=rps, transport=_plain(transport),
-                                   temperature=temperature)
+                                   temperature=temperature, decision_samples=decision_samples)
         env = Environment()  # the variables (and .env) LLMSettings.from_env read
         if env.debatrix_model and env.openai_model and env.debatrix_model != env.openai_model:
             console.print(f"[yellow]DEBATRIX_MODEL ({plain(env.debatrix_model)}) and OPENAI_MODEL "
@@ -768,6 +770,7 @@ def _print_reasons(result: JudgeResult, rows: list[Any], con: Console) -> None:
         bias = result.position_bias
         con.print(f"judged in {len(verdicts[0].orders)} orders of the debaters ("
                   + ("winner probabilities from the model's log probabilities" if verdicts[0].method == "logprobs"
+                     else "winner probabilities estimated from sampled answers" if verdicts[0].method == "sampled"
                      else "the server gave no probabilities: each answer counts as certain")
                   + (f"); preference for the first-listed: {bias:+.2f}" if bias is not None else ")"),
                   highlight=False)

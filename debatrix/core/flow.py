@@ -506,14 +506,15 @@ def missing_share(flows: Sequence[SpeechFlow], weighs: Sequence[str]) -> tuple[i
     return missing, missing + sum(f.decided.get(kind, 0) for f in flows for kind in weighs)
 
 
-def flow_verdict(led: Ledger, dimension: str, flows: Sequence[SpeechFlow] = (), counted: bool = False
-                 ) -> FlowVerdict:
+def flow_verdict(led: Ledger, dimension: str, flows: Sequence[SpeechFlow] = (), counted: bool = False,
+                 sampled: bool = False) -> FlowVerdict:
     """A dimension's verdict from its ledger (see :data:`MEASURES`); a dimension the flow has no measure of is the
     mean of the judged measures' probabilities. Not judged (no winner): a blind measure, or more than
     :data:`MISSING_AT` of the decisions it weighs missing. ``counted``: some decisions are the model's answers
-    taken as certain (the server gave no probabilities), so the figures are shares of answers, not probabilities."""
+    taken as certain (the server gave no probabilities), so the figures are shares of answers, not probabilities;
+    ``sampled``: some are shares of several sampled answers, estimates of the probabilities."""
     if dimension not in MEASURES:
-        parts = [flow_verdict(led, d, flows, counted) for d in JUDGED]
+        parts = [flow_verdict(led, d, flows, counted, sampled) for d in JUDGED]
         return combined(dimension, [(1.0, v) for v in parts])
     m = MEASURES[dimension]
     if m.blind:
@@ -524,7 +525,7 @@ def flow_verdict(led: Ledger, dimension: str, flows: Sequence[SpeechFlow] = (), 
                                      "missing (the model's answers were none of the options)", "no winner is named")
     values = {t.debater: round(m.strength(t), 4) for t in led.tallies}
     probs = softmax(values)
-    unit = "share of answers" if counted else "P"
+    unit = "share of answers" if counted else "P estimated from samples" if sampled else "P"
     reason = f"Weighed: {m.what}. " + "; ".join(f"{t.debater}: {m.said(t)} ({unit} {probs[t.debater]:.2f})"
                                                 for t in led.tallies) + "."
     return FlowVerdict(dimension=dimension, strengths=values, probabilities=probs, reason=reason)

@@ -213,6 +213,7 @@ class CallRecord(Frozen):
     cached: bool = False  # answered from the response cache: no request was sent
     failed: bool = False  # no usable answer came back (after ``attempts`` tries): the run ended incomplete
     from_answer: bool = False  # a decision read from the answer alone (the server gave no probabilities)
+    sampled: int = 0  # a decision whose probabilities are the options' shares among this many sampled answers
     # what the server says it really processed (llama.cpp's ``timings``; OpenAI's ``cached_tokens``): prompt tokens
     # it computed and prompt tokens it reused from its KV/prompt cache. None: the server did not say.
     prompt_tokens_processed: int | None = None
@@ -375,7 +376,7 @@ class Verdict(Frozen):
     # DP from the winner probabilities averaged over the orders ("logprobs"), or from the answers where the server
     # gives no probabilities ("argmax": each order's answer counts as certainty)
     probabilities: dict[str, float] | None = None
-    method: Literal["logprobs", "argmax"] = "argmax"
+    method: Literal["logprobs", "argmax", "sampled"] = "argmax"
     # why this verdict names no winner although the run is complete: the dimension's decisions carry no signal
     # measured on gold, or too many of them are missing ("" : judged). Such a verdict weighs nothing in the panel
     not_judged: str = ""
@@ -474,6 +475,7 @@ class SpeechFlow(Frozen):
     missed: dict[str, int] = Field(default_factory=dict)
     # decisions taken from the answer alone, as certain, where the server gave no probabilities
     counted: int = 0
+    sampled: int = 0  # decisions whose probabilities are shares of sampled answers (--decision-samples)
     proposed_by: str = ""  # how the points it was asked about were proposed ("words and meaning", "words")
 
 

@@ -111,6 +111,10 @@ class LLMSettings(_Frozen):
     dry_sampling: bool = Field(
         default=False, description="the server has llama.cpp's DRY sampler: a speech analysis is kept from repeating "
         "the earlier analyses it reads (set for the local backend; small models copy their last answer otherwise)")
+    decision_samples: int = Field(
+        default=0, ge=0, le=64, description="where the server gives no log probabilities: ask each small decision "
+        "this many times in one request (n, at temperature 1) and take the options' shares as its probabilities "
+        "(0: each answer counts as certain)")
     grammar: bool = Field(
         default=False, description="the server takes a GBNF grammar (llama.cpp; set for the local backend): a "
         "small decision's answer is held to its options")

@@ -208,6 +208,26 @@ def _answers_schema(keys: tuple[str, ...], options: tuple[str, ...]) -> type[Bas
                         **{k: (Literal[options], ...) for k in keys})  # type: ignore[call-overload,valid-type]
 
 
+def _samples(answer: AIMessage) -> list[str]:
+    """Every answer a request for several (``n``) brought back, as text (one answer: its own text)."""
+    texts = answer.response_metadata.get("samples")
+    return [str(t) for t in texts] if isinstance(texts, list) and texts else [_answer_text(answer)]
+
+
+def _shares(hits: Sequence[str | None], options: Sequence[str]) -> dict[str, float] | None:
+    """Each option's share among the answers that gave an option (None: none did, a missing decision)."""
+    given = [h for h in hits if h is not None]
+    return {o: given.count(o) / len(given) for o in options} if given else None
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    try:
+        answer = json.loads(text)
+    except ValueError:
+        return {}
+    return answer if isinstance(answer, dict) else {}
+
+
 def answered_option(text: str, options: Sequence[str]) -> str | None:
     """The option an answer gives: its first word, as a whole word and in any case ("Yes.", "YES", "no, because"),
     where that word is an option; else none ("Yesterday", "Not sure", "Maybe", a JSON object): a missing decision,
@@ -612,15 +632,27 @@ class LLMGateway:
         """The answer text plus the per-token log probabilities (``[{token, logprob, top_logprobs: [...]}, ...]``;
         empty when the server returns none), for probability-weighted scores. With ``json_schema`` the answer is
         constrained to that schema (raw JSON text; the caller parses it)."""
+        text, logprobs, record, _ = await self._text_with_logprobs(messages, node=node, max_tokens=max_tokens,
+                                                                   dimension=dimension, meta=meta,
+                                                                   json_schema=json_schema)
+        return text, logprobs, record
+
+    async def _text_with_logprobs(self, messages: list[BaseMessage], *, node: str, max_tokens: int,
+                                  dimension: str | None = None, meta: dict[str, Any] | None = None,
+                                  json_schema: type[BaseModel] | None = None, sampling: dict[str, Any] | None = None
+                                  ) -> tuple[str, list[dict[str, Any]], CallRecord, list[str]]:
+        """:meth:`text_with_logprobs`, and with ``sampling`` (``n``, ``temperature``) every sampled answer's text
+        (no log probabilities asked: the shares of the answers stand in for them)."""
         self.check_messages_fit(messages, _where(node, dimension))
-        extra: dict[str, Any] = {}
+        extra: dict[str, Any] = dict(sampling or {})
         if json_schema is not None:
             extra["response_format"] = json.loads(_response_format(json_schema, None))
         model = self.model.bind(max_tokens=min(max_tokens, self.settings.max_output_tokens), **extra)
         started = time.perf_counter()
-        answer, attempts = await self._send_probed(model, messages, self._meta(node, dimension, "text", meta), True)
+        answer, attempts = await self._send_probed(model, messages, self._meta(node, dimension, "text", meta),
+                                                   sampling is None)
         record = self._record(node, dimension, messages, answer, started, attempts, False, meta)
-        return _answer_text(answer).strip(), _logprobs(answer), record
+        return _answer_text(answer).strip(), _logprobs(answer), record, _samples(answer)
 
     async def decision(self, messages: list[BaseMessage], options: Sequence[str], *, node: str,
                        dimension: str | None = None, meta: dict[str, Any] | None = None
@@ -641,10 +673,16 @@ class LLMGateway:
         if self.settings.grammar and not self.logprobs_supported:
             model = self._beyond_openai(model, {"grammar": "root ::= " + " | ".join(json.dumps(o) for o in options)})
         started = time.perf_counter()
+        samples = self.settings.decision_samples
+        if samples > 1:  # no probabilities to read: the options' shares among several answers estimate them
+            model = model.bind(n=samples, temperature=1.0)
         answer, attempts = await self._send_probed(
             model, messages, self._meta(node, dimension, "decision", {"debatrix_choices": list(options), **(meta or {})}),
-            True)
+            samples <= 1)
         record = self._record(node, dimension, messages, answer, started, attempts, False, meta)
+        if samples > 1:
+            shares = _shares([answered_option(t, options) for t in _samples(answer)], options)
+            return shares, record.model_copy(update={"sampled": samples if shares is not None else 0})
         dist = option_distribution(_logprobs(answer), options)
         if dist is None:  # no probabilities: the answer itself, taken as certain, where it is one of the options
             hit = answered_option(_answer_text(answer), options)
@@ -666,18 +704,23 @@ class LLMGateway:
         ``from_answer``); a value that is missing or none of the options is a missing decision (None). One prompt
         instead of one a question: what an endpoint billed per prompt token wants."""
         schema = _answers_schema(tuple(keys), tuple(options))
-        text, logprobs, record = await self.text_with_logprobs(
-            messages, node=node, max_tokens=12 + 8 * len(keys), meta=meta, json_schema=schema)
+        samples = self.settings.decision_samples
+        text, logprobs, record, texts = await self._text_with_logprobs(
+            messages, node=node, max_tokens=12 + 8 * len(keys), meta=meta, json_schema=schema,
+            sampling={"n": samples, "temperature": 1.0} if samples > 1 else None)
         out: dict[str, dict[str, float] | None] = {}
+        if samples > 1:  # each key's options' shares among the answers that give it one
+            parsed = [_json_object(t) for t in texts]
+            for k in keys:
+                out[k] = _shares([answered_option(str(a.get(k, "")), options) for a in parsed], options)
+            if any(v is not None for v in out.values()):
+                record = record.model_copy(update={"sampled": samples})
+            return out, record
         if logprobs:
             for k in keys:
                 out[k] = json_choice(logprobs, k, options)
             return out, record
-        try:
-            answer = json.loads(text)
-        except ValueError:
-            answer = None
-        answer = answer if isinstance(answer, dict) else {}
+        answer = _json_object(text)
         for k in keys:
             hit = answered_option(str(answer.get(k, "")), options)
             out[k] = None if hit is None else {o: float(o == hit) for o in options}

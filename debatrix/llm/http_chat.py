@@ -408,6 +408,10 @@ def _ai_message(data: dict[str, Any], choice: dict[str, Any], message: dict[str,
     meta: dict[str, Any] = {"finish_reason": choice.get("finish_reason"), "model_name": data.get("model")}
     if choice.get("logprobs") is not None:
         meta["logprobs"] = choice["logprobs"]
+    choices = data.get("choices")
+    if isinstance(choices, list) and len(choices) > 1:  # several answers asked at once (n): each one's text
+        meta["samples"] = [str((c.get("message") or {}).get("content") or "") if isinstance(c, dict) else ""
+                           for c in choices]
     if isinstance(data.get("timings"), dict):  # llama.cpp: prompt_n processed, cache_n reused from its cache
         meta["timings"] = data["timings"]
     return AIMessage(content=message.get("content") or "", tool_calls=tool_calls, invalid_tool_calls=invalid,
