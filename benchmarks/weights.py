@@ -22,6 +22,7 @@ from scipy.optimize import minimize
 from debatrix.core.flow import JUDGED, flow_verdict
 from debatrix.core.models import JudgeResult, Side
 
+from .base import p_coded
 from .panelbench import DebateArt
 
 FEATURES = JUDGED  # the measures that decide: a blind one would be a feature of noise
@@ -36,6 +37,7 @@ class Row:
     d: tuple[float, ...]  # pro's strength minus con's, per FEATURES
     pro_won: bool
     shipped: float  # the verdict's own P(pro wins), as the run showed it
+    direct: float | None = None  # `direct` mode's P(pro wins) on the same item, where the folder holds it
 
 
 def strengths(result: JudgeResult, pro: str, con: str) -> tuple[float, ...]:
@@ -54,9 +56,14 @@ def rows(folder: Path, data: Path | None = None) -> list[Row]:
     out: they say nothing of which side should win)."""
     art = DebateArt(data)
     debates = {it.id: it for it in art.load()}
+    records = [json.loads(line) for line in (folder / "items.jsonl").read_text(encoding="utf-8").splitlines()
+               if line.strip()]
+    # the whole-debate comparison of `direct` mode on the same items (a run of `--modes flow,direct`): a signal the
+    # fit may weigh beside the flow's measures (pro is coded 0.0 in every adapter's sides)
+    direct = {r["item"]: p for r in records if r.get("mode") == "direct" and r.get("status") == "complete"
+              and r.get("repeat", 0) == 0 and (p := p_coded(r, "general", 0.0)) is not None}
     out = []
-    for line in (folder / "items.jsonl").read_text(encoding="utf-8").splitlines():
-        r = json.loads(line)
+    for r in records:
         if r.get("status") != "complete" or r.get("mode") != "flow":
             continue
         base = r.get("base", r["item"])
@@ -73,8 +80,14 @@ def rows(folder: Path, data: Path | None = None) -> list[Row]:
             pro_won = gold == 0.0
         result = JudgeResult.model_validate_json((folder / r["result_file"]).read_text(encoding="utf-8"))
         p = result.general.verdict.probabilities[pro] if result.general and result.general.verdict else 0.5
-        out.append(Row(r["item"], base, str(r.get("benchmark")), strengths(result, pro, con), pro_won, float(p)))
+        out.append(Row(r["item"], base, str(r.get("benchmark")), strengths(result, pro, con), pro_won, float(p),
+                       direct.get(r["item"])))
     return out
+
+
+def logit(p: float) -> float:
+    p = min(max(p, 1e-4), 1 - 1e-4)
+    return float(np.log(p / (1 - p)))
 
 
 def _loss(w: np.ndarray, x: np.ndarray, y: np.ndarray, l2: float) -> tuple[float, np.ndarray]:
@@ -132,12 +145,25 @@ def weigh(all_rows: list[Row]) -> dict[str, Any]:
     lam = choose(x, y, groups)
     out: dict[str, Any] = {"features": list(FEATURES), "l2": lam, "weights": [round(v, 4) for v in fit(x, y, lam)],
                            "sources": {}}
+    jury = all(r.direct is not None for r in all_rows)
+    if jury:  # the flow's measures and direct's comparison (its log-odds) weighed together, scored the same ways
+        xj = np.column_stack([x, [logit(r.direct) for r in all_rows]])
+        nested_jury = held_out(xj, y, groups)
+        lam_jury = choose(xj, y, groups)
+        out["jury"] = {"features": [*FEATURES, "direct"], "l2": lam_jury,
+                       "weights": [round(v, 4) for v in fit(xj, y, lam_jury)]}
     for s in dict.fromkeys(source):
         mine = source == s
         entry = {"shipped": scores(shipped[mine], y[mine]), "leave_debate_out": scores(nested[mine], y[mine])}
         if (~mine).sum() >= 4:
             other = _p(x[mine], fit(x[~mine], y[~mine], choose(x[~mine], y[~mine], groups[~mine])))
             entry["fitted_on_other_source"] = scores(other, y[mine])
+        if jury:
+            entry["direct"] = scores(np.array([r.direct for r in all_rows])[mine], y[mine])
+            entry["jury_leave_debate_out"] = scores(nested_jury[mine], y[mine])
+            if (~mine).sum() >= 4:
+                other = _p(xj[mine], fit(xj[~mine], y[~mine], choose(xj[~mine], y[~mine], groups[~mine])))
+                entry["jury_fitted_on_other_source"] = scores(other, y[mine])
         out["sources"][s] = entry
     return out
 

@@ -118,3 +118,24 @@ def test_bench_weights_refuses_what_it_cannot_fit(tmp_path):
     out = CliRunner().invoke(app, ["bench", "weights", str(tmp_path)])
     assert out.exit_code == 2 and "not a benchmark run folder" in " ".join(out.output.split())
     assert "Traceback" not in out.output
+
+
+def test_direct_on_the_same_items_is_weighed_beside_the_flow_and_scored_held_out():
+    """Where the folders hold `direct` on the same items, the fit weighs its log-odds beside the flow's measures:
+    with flow features that are noise and a direct that sees the gold, the jury held out is right where the flow's
+    fit is not, and direct's own scores are reported beside it."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for k in range(80):
+        won = bool(rng.random() < 0.5)
+        direct = float(np.clip((0.8 if won else 0.2) + rng.normal(0, 0.1), 0.01, 0.99))
+        rows.append(W.Row(f"i{k}", f"b{k // 4}", "contrast" if k % 2 else "debateart",
+                          tuple(rng.normal(size=len(W.FEATURES))), won, 0.5, direct))
+    figures = W.weigh(rows)
+    assert figures["jury"]["features"] == [*W.FEATURES, "direct"] and figures["jury"]["weights"][-1] > 1
+    for source in ("contrast", "debateart"):
+        f = figures["sources"][source]
+        assert f["jury_leave_debate_out"]["right"] > 0.85 > f["leave_debate_out"]["right"]
+        assert f["direct"]["right"] > 0.85 and f["jury_fitted_on_other_source"]["right"] > 0.85
+    without = W.weigh([W.Row(r.item, r.base, r.source, r.d, r.pro_won, r.shipped) for r in rows])
+    assert "jury" not in without and "direct" not in without["sources"]["contrast"]

@@ -1066,6 +1066,16 @@ def _weights(folders: list[Path], data: Path | None) -> None:
                           f"debate left out {said(f['leave_debate_out'])}"
                           + (f"; fitted on the other source alone {said(f['fitted_on_other_source'])}"
                              if "fitted_on_other_source" in f else ""), highlight=False, markup=False)
+        if "direct" in f:  # the folders hold `direct` on the same items: the flow and direct weighed together
+            out_console.print(f"  `direct` alone {said(f['direct'])}; the flow's measures with direct's log-odds, "
+                              f"each debate left out {said(f['jury_leave_debate_out'])}"
+                              + (f"; fitted on the other source alone {said(f['jury_fitted_on_other_source'])}"
+                                 if "jury_fitted_on_other_source" in f else ""), highlight=False, markup=False)
+    if "jury" in figures:
+        j = figures["jury"]
+        out_console.print("with direct, fitted on all: " + ", ".join(
+            f"{n} {w:+.3f}" for n, w in zip(j["features"], j["weights"])) + f" (L2 {j['l2']:g})",
+            highlight=False, markup=False)
     console.print(f"the fit and its figures in {plain(str(folders[0]))}/weights.json", highlight=False)
 
 
