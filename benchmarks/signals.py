@@ -94,7 +94,7 @@ def means(result: JudgeResult) -> dict[str, dict[str, float]]:
     led = next((d.ledger for d in result.dimensions if d.ledger is not None), None)
     if led is not None:
         for dim, row in LEDGER.items():
-            out[row] = dict(flow_verdict(led.model_copy(update={"dimension": dim}), dim).strengths)
+            out[row] = dict(flow_verdict(led.model_copy(update={"dimension": dim, "measure": dim}), dim).strengths)
         out[MADE] = {t.debater: math.log(EMPTY + t.arguments) for t in led.tallies}
     return out
 

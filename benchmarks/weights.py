@@ -46,7 +46,7 @@ def strengths(result: JudgeResult, pro: str, con: str) -> tuple[float, ...]:
         raise ValueError(f"{result.debate_id}: not a flow result (no ledger)")
     out = []
     for f in FEATURES:
-        s = flow_verdict(led.model_copy(update={"dimension": f}), f).strengths
+        s = flow_verdict(led.model_copy(update={"dimension": f, "measure": f}), f).strengths
         out.append(s[pro] - s[con])
     return tuple(out)
 

@@ -29,7 +29,7 @@ from debatrix import __version__
 from debatrix.context import JudgeContext
 from debatrix.core.confidence import CalibrationMap, calibration_for, resolved_layout, shown
 from debatrix.core.dimension import Dimension
-from debatrix.core.flow import BLIND, ID
+from debatrix.core.flow import ID, measure_of
 from debatrix.core.models import (
     AnalysisCheck,
     CommentCheck,
@@ -146,7 +146,8 @@ def _missing(d: DimensionResult, debate: Debate, per_speech: bool) -> list[str]:
     if d.verdict is not None and d.verdict.not_judged:
         # a dimension the model cannot judge (measured blind) is complete in saying so; one whose decisions are
         # missing is not
-        return [] if d.name in BLIND else [f"{d.name}: {d.verdict.not_judged}"]
+        blind = d.ledger is not None and bool(measure_of(d.ledger).blind)
+        return [] if blind else [f"{d.name}: {d.verdict.not_judged}"]
     out = []
     # the flow's completeness is the share of its decisions made (a dimension missing too many is not judged, above):
     # a speech whose few decisions for a dimension are all missing has no score there, and the warnings name them

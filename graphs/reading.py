@@ -307,13 +307,14 @@ async def flow_verdicts(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     method = "argmax" if counted else "sampled" if sampled else "logprobs"
     read = ledger(debate, flows, "flow")  # one reading: each dimension weighs its own part of it
     for dim in state.get("dimensions", []):
-        led = ledgers[dim.name] = read.model_copy(update={"dimension": dim.name})
-        verdict = flow_verdict(led, dim.name, flows, bool(counted), bool(sampled))
+        measure = dim.measure or "mean"  # resolve_dimensions refuses a flow run's dimension without one
+        led = ledgers[dim.name] = read.model_copy(update={"dimension": dim.name, "measure": measure})
+        verdict = flow_verdict(led, measure, flows, bool(counted), bool(sampled))
         parts.append((dim.weight, verdict))
         for f in flows:
             out["analyses"].append(SpeechAnalysis(dimension=dim.name, index=f.index, speaker=f.speaker,
-                                                  analysis=speech_note(f, debate, dim.name)))
-            value = None if verdict.not_judged else speech_value(f, dim.name)
+                                                  analysis=speech_note(f, debate, measure, dim.name)))
+            value = None if verdict.not_judged else speech_value(f, measure)
             if value is not None:
                 score = _score(value)
                 out["speech_judgments"].append(SpeechJudgment(

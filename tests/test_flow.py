@@ -194,13 +194,13 @@ def _swapped(d: Debate) -> Debate:
 @given(decided(), st.sampled_from(DIMS))
 def test_a_verdict_is_a_distribution_symmetric_in_the_listing_of_the_debaters(case, dim):
     d, flows = case
-    v = flow_verdict(ledger(d, flows, dim), dim)
+    v = flow_verdict(ledger(d, flows, dim))  # read by the measure of its name (general: the mean)
     if dim == "language":  # not judged: no winner, no probabilities, and it says why
         assert v.winner is None and v.probabilities == {} and "clear prose" in v.not_judged
         return
     assert sum(v.probabilities.values()) == pytest.approx(1, abs=1e-3)
     # listed the other way round, the same debate gets the same verdict: nothing favours the first listed
-    w = flow_verdict(ledger(_swapped(d), flows, dim), dim)
+    w = flow_verdict(ledger(_swapped(d), flows, dim))
     assert w.probabilities == pytest.approx(v.probabilities, abs=1e-4)
     if v.winner is not None:
         assert v.probabilities[v.winner] >= 0.5  # 1v1: a named winner is never shown as less likely than not
@@ -212,7 +212,7 @@ def test_every_comment_cites_its_debaters_passages_and_no_one_elses_as_theirs(ca
     from datetime import UTC, datetime
 
     from debatrix.core.models import DebaterJudgment, DimensionResult, JudgeResult, SpeechAnalysis
-    from debatrix.core.flow import speech_note
+    from debatrix.core.flow import measure_of, speech_note
 
     d, flows = case
     led = ledger(d, flows, dim)
@@ -222,7 +222,7 @@ def test_every_comment_cites_its_debaters_passages_and_no_one_elses_as_theirs(ca
                          dimensions=(DimensionResult(
                              name=dim, weight=1, allow_tie=False,
                              analyses=tuple(SpeechAnalysis(dimension=dim, index=f.index, speaker=f.speaker,
-                                                           analysis=speech_note(f, d, dim)) for f in flows),
+                                                           analysis=speech_note(f, d, measure_of(led).name, dim)) for f in flows),
                              debater_judgments=tuple(DebaterJudgment(dimension=dim, debater=n, comment=c, score=5)
                                                      for n, c in comments.items())),))
     checks = check_result(result, d)
@@ -265,7 +265,8 @@ def test_refuting_an_argument_moves_the_argument_verdict_to_the_other_side():
 def test_the_panel_is_the_weighted_mean_of_the_judged_dimensions_and_sums_to_one():
     d = _debate()
     led = ledger(d, _flows(d, lines=[Line(speech=1, target="S1.1", answers=0.9)]), "argument")
-    a, s, lang = flow_verdict(led, "argument"), flow_verdict(led, "source"), flow_verdict(led, "language")
+    a, s, lang = (flow_verdict(led.model_copy(update={"dimension": m, "measure": m})) for m in
+                  ("argument", "source", "language"))
     panel = combined("panel", [(3, a), (1, s), (2, lang)])  # language is not judged: its weight goes nowhere
     assert panel.probabilities["Ben"] == pytest.approx((3 * a.probabilities["Ben"] + s.probabilities["Ben"]) / 4,
                                                        abs=1e-3)
@@ -278,7 +279,8 @@ def test_a_dimension_whose_decisions_are_missing_names_no_winner_and_neither_doe
     flows = [f.model_copy(update={"marks": (), "missed": {"argues": 2, "evidence": 2}, "missing": "all of them"})
              for f in _flows(d)]
     led = ledger(d, flows, "argument")
-    a, s = flow_verdict(led, "argument", flows), flow_verdict(led, "source", flows)
+    a, s = (flow_verdict(led.model_copy(update={"dimension": m, "measure": m}), flows=flows) for m in
+            ("argument", "source"))
     assert a.winner is None and a.probabilities == {} and "8 of the 8 decisions" in a.not_judged
     assert s.winner is None
     panel = combined("panel", [(3, a), (2, s)])

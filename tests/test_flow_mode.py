@@ -174,3 +174,48 @@ async def test_scores_are_the_decisions_on_one_to_ten_and_the_panel_is_a_distrib
         assert p == pytest.approx(sum(d.weight * d.verdict.probabilities[name] for d in judged) / total, abs=2e-3)
     assert {s.expected_score for d in judged for s in d.speech_judgments} != {None} and len(
         {s.expected_score for s in judged[0].speech_judgments}) > 1  # the scores vary with the decisions
+
+
+DIMENSION = """name: {name}
+description: how well the arguments are backed
+weight: 1
+{measure}prompts:
+  analyze: Focus on the evidence.
+  context: Use the earlier material.
+  judge: Judge who backed their arguments better.
+  judge_debate: Judge the debate on evidence only.
+"""
+
+
+async def test_a_dimension_added_by_one_yaml_file_is_judged_by_the_measure_it_names(uniforms, tmp_path):
+    """A user's dimension names a registered measure and nothing else: the flow reads it so (its verdict, scores
+    and notes are the source measure's, under its own name), beside the built-in source dimension."""
+    (tmp_path / "evidence_use.yaml").write_text(DIMENSION.format(name="evidence_use", measure="measure: source\n"))
+    s = settings().model_copy(update={"dimensions": ("argument", "source", "evidence_use"),
+                                      "dimension_dirs": (tmp_path,)})
+    result = await ajudge_debate(uniforms, s, ScriptedChatModel())
+    assert result.status is Status.COMPLETE, result.incomplete_reason
+    mine, source = result.dimension("evidence_use"), result.dimension("source")
+    assert mine.ledger.measure == "source" and mine.verdict.probabilities == source.verdict.probabilities
+    assert [j.expected_score for j in mine.speech_judgments] == [j.expected_score for j in source.speech_judgments]
+    assert [a.analysis for a in mine.analyses] == [a.analysis for a in source.analyses]
+    assert "backed by evidence" in mine.verdict.comment
+
+
+@pytest.mark.parametrize("measure, words", [
+    ("measure: evidenz\n", "unknown flow measure 'evidenz'; choose one of: argument, source, language, clash, mean"),
+    ("", "dimension evidence_use names no flow measure: add `measure: NAME`")])
+def test_a_dimension_with_an_unknown_or_no_measure_is_refused_in_one_line_before_any_call(tmp_path, measure, words):
+    from typer.testing import CliRunner
+
+    from debatrix.app.cli import app
+
+    from .conftest import EXAMPLES
+
+    (tmp_path / "evidence_use.yaml").write_text(DIMENSION.format(name="evidence_use", measure=measure))
+    res = CliRunner().invoke(app, ["judge", str(EXAMPLES / "school_uniforms.yaml"), "--dimension-dir", str(tmp_path),
+                                   "--dimensions", "argument,evidence_use", "--base-url", "http://127.0.0.1:9/v1",
+                                   "--model", "m"], env={"COLUMNS": "200"})
+    assert res.exit_code == 2, res.output
+    said = " ".join(res.output.split())
+    assert words in said and "Traceback" not in res.output

@@ -7,9 +7,10 @@ from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from debatrix.core.errors import ConfigurationError, InvalidDebateError, UnknownDimensionError
+from debatrix.core.flow import MEASURES
 from debatrix.core.loader import strict_yaml
 from debatrix.core.models import DebateFormat
 from debatrix.core.registry import Registry
@@ -32,7 +33,16 @@ class Dimension(BaseModel):
     weight: float = Field(default=1.0, gt=0, allow_inf_nan=False)  # .inf would make the panel's shares NaN
     allow_tie: bool = False
     tie_margin: float = Field(default=0.0, ge=0, description="score-comparison tie band (SC)")
+    measure: str | None = Field(default=None, description="what the flow mode weighs for it: a registered flow "
+                                "measure (argument, source, language, clash, mean); the prose modes read the prompts")
     prompts: DimensionPrompts
+
+    @field_validator("measure")
+    @classmethod
+    def _known_measure(cls, name: str | None) -> str | None:
+        if name is not None and name not in MEASURES:
+            raise ValueError(f"unknown flow measure {name!r}; choose one of: {', '.join(MEASURES)}")
+        return name
 
 
 class DimensionRegistry:

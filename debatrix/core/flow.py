@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
 # the flow's types are domain types (a result carries them); they are defined with the others
+from debatrix.core.registry import Registry
 from debatrix.core.models import (
     ARGUMENT_AT,
     Cell,
@@ -445,6 +446,7 @@ class FlowVerdict(Frozen):
     probabilities: dict[str, float]
     reason: str
     not_judged: str = ""  # why it names no winner ("": judged)
+    blind: bool = False  # not judged because its measure decides nothing (not a run's failure)
 
     @property
     def winner(self) -> str | None:
@@ -464,39 +466,35 @@ def softmax(values: dict[str, float]) -> dict[str, float]:
 
 @dataclass(frozen=True)
 class Measure:
-    """What a dimension weighs in the ledger: ``strength`` of a debater's tally (log scale), how it is ``said``,
-    the kinds of decision it rests on (``weighs``: argues, evidence, answers), and ``blind``: why it decides
-    nothing, where its decision was measured at chance on gold (such a dimension names no winner and weighs
-    nothing in the panel)."""
+    """What the flow weighs for a dimension, declared once: a dimension's YAML names it (``measure: source``) and
+    nothing else keys on the dimension's name. ``what`` it weighs, a debater's ``strength`` (log scale) and how it
+    is ``said``; ``weighs``: the kinds of decision it rests on (argues, evidence, answers: a dimension missing too
+    many of them names no winner); ``value``: a speech's standing, 0 to 1, from its own decisions; ``note``: the
+    decisions a speech's entry shows; ``comment``: what the ledger says of a debater with arguments (None: which of
+    them stand). ``blind``: why it decides nothing (its decision measured at chance on gold: such a dimension names
+    no winner and weighs nothing in the panel). ``parts``: a composite, the mean of those measures' verdicts."""
 
+    name: str
     what: str
-    strength: Callable[[Tally], float]
-    said: Callable[[Tally], str]
-    weighs: tuple[str, ...]
+    weighs: tuple[str, ...] = ()
+    strength: Callable[[Tally], float] = lambda t: 0.0
+    said: Callable[[Tally], str] = lambda t: ""
+    value: Callable[[SpeechFlow], float | None] = lambda f: None
+    note: Callable[[SpeechFlow, Debate], list[str]] = lambda f, d: []
+    comment: Callable[[Ledger, Debate, str, list[Thread]], str] | None = None
     blind: str = ""
+    parts: tuple[str, ...] = ()
 
 
-MEASURES = {
-    "argument": Measure("arguments standing at the end", lambda t: math.log(EMPTY + t.standing),
-                        lambda t: f"{t.standing:.1f} of {t.arguments:.1f} arguments standing", ("argues", "answers")),
-    "source": Measure("arguments backed by evidence", lambda t: math.log(EMPTY + t.evidence),
-                      lambda t: f"{t.evidence:.1f} of {t.arguments:.1f} arguments backed by evidence",
-                      ("argues", "evidence")),
-    # the clarity decision was asked of every speech until it was measured: it gave garbled prose the same P(clear)
-    # as intact prose and fell with the speech's place, so it voted for whoever spoke first (docs/measured.md,
-    # "language"); it is no longer asked, and the dimension says why it is not judged
-    "language": Measure("how clearly their speeches read", lambda t: 0.0, lambda t: "not rated", (),
-                        blind="the model cannot tell clear prose from garbled here (its clarity decision gave "
-                              "garbled and intact speeches the same probability on the known answers, 0.575 against "
-                              "0.577, and favoured the first speaker; docs/measured.md)"),
-    "clash": Measure("the other side's arguments answered, and their own left standing",
-                     lambda t: 2.0 * (t.engagement if t.engagement is not None else 0.5) + math.log(EMPTY + t.standing),
-                     lambda t: (f"answered {t.engaged:.1f} of {t.engageable:.1f} arguments they could answer"
-                                if t.engagement is not None else "nothing of the other side to answer")
-                     + f", {t.standing:.1f} of their own standing", ("argues", "answers")),
-}
-JUDGED = tuple(name for name, m in MEASURES.items() if not m.blind)
-BLIND = frozenset(name for name, m in MEASURES.items() if m.blind)
+#: the flow's measures by name (registered at the end of this module, once every piece they use is defined)
+MEASURES: Registry[Measure] = Registry("flow measure")
+
+
+def measure_of(led: Ledger) -> Measure:
+    """The measure a ledger's dimension is read by (a result before 1.9 named none: the measure of its dimension's
+    name where there is one, else the mean)."""
+    return MEASURES.get_or_raise(led.measure or (led.dimension if led.dimension in MEASURES else "mean"))
+
 MISSING_AT = 0.2  # a dimension with more than this share of the decisions it weighs missing names no winner
 
 
@@ -506,19 +504,21 @@ def missing_share(flows: Sequence[SpeechFlow], weighs: Sequence[str]) -> tuple[i
     return missing, missing + sum(f.decided.get(kind, 0) for f in flows for kind in weighs)
 
 
-def flow_verdict(led: Ledger, dimension: str, flows: Sequence[SpeechFlow] = (), counted: bool = False,
+def flow_verdict(led: Ledger, measure: str | None = None, flows: Sequence[SpeechFlow] = (), counted: bool = False,
                  sampled: bool = False) -> FlowVerdict:
-    """A dimension's verdict from its ledger (see :data:`MEASURES`); a dimension the flow has no measure of is the
-    mean of the judged measures' probabilities. Not judged (no winner): a blind measure, or more than
-    :data:`MISSING_AT` of the decisions it weighs missing. ``counted``: some decisions are the model's answers
-    taken as certain (the server gave no probabilities), so the figures are shares of answers, not probabilities;
-    ``sampled``: some are shares of several sampled answers, estimates of the probabilities."""
-    if dimension not in MEASURES:
-        parts = [flow_verdict(led, d, flows, counted, sampled) for d in JUDGED]
+    """The verdict of ``led``'s dimension from its ledger, by its measure (``measure``, else the one the ledger
+    names: :func:`measure_of`); a composite measure is the mean of its parts' probabilities. Not judged (no winner):
+    a blind measure, or more than :data:`MISSING_AT` of the decisions it weighs missing. ``counted``: some
+    decisions are the model's answers taken as certain (the server gave no probabilities), so the figures are shares
+    of answers, not probabilities; ``sampled``: some are shares of several sampled answers, estimates of them."""
+    m = MEASURES.get_or_raise(measure) if measure else measure_of(led)
+    dimension = led.dimension
+    if m.parts:
+        parts = [flow_verdict(led, part, flows, counted, sampled) for part in m.parts]
         return combined(dimension, [(1.0, v) for v in parts])
-    m = MEASURES[dimension]
     if m.blind:
-        return not_judged(dimension, m.blind, "this dimension names no winner and weighs nothing in the panel")
+        return not_judged(dimension, m.blind, "this dimension names no winner and weighs nothing in the panel",
+                          blind=True)
     missing, asked = missing_share(flows, m.weighs)
     if asked and missing > MISSING_AT * asked:
         return not_judged(dimension, f"{missing} of the {asked} decisions it rests on ({', '.join(m.weighs)}) are "
@@ -531,17 +531,17 @@ def flow_verdict(led: Ledger, dimension: str, flows: Sequence[SpeechFlow] = (), 
     return FlowVerdict(dimension=dimension, strengths=values, probabilities=probs, reason=reason)
 
 
-def not_judged(dimension: str, why: str, so: str) -> FlowVerdict:
+def not_judged(dimension: str, why: str, so: str, blind: bool = False) -> FlowVerdict:
     """A verdict that names no winner, and why (``why`` starts lower-case: it follows "not judged: ")."""
     return FlowVerdict(dimension=dimension, strengths={}, probabilities={}, reason=f"{why[0].upper()}{why[1:]}; {so}.",
-                       not_judged=why)
+                       not_judged=why, blind=blind)
 
 
 def combined(dimension: str, parts: Sequence[tuple[float, FlowVerdict]]) -> FlowVerdict:
     """The weighted mean of the judged dimensions' win probabilities (the panel's merge, computed): a dimension
     not judged weighs nothing (the others' weights renormalised); a dimension not judged for missing decisions
     leaves the merge not judged, since its weight would otherwise fall to the others unsaid."""
-    lost = [v for _, v in parts if v.not_judged and v.dimension not in BLIND]
+    lost = [v for _, v in parts if v.not_judged and not v.blind]
     if lost or not [v for _, v in parts if not v.not_judged]:
         return not_judged(dimension, "; ".join(f"{v.dimension} was not judged" for v in lost) if lost
                           else "no dimension it weighs was judged", "no winner is named")
@@ -589,29 +589,38 @@ def _comment(led: Ledger, flows: Sequence[SpeechFlow], debate: Debate, debater: 
     marks = {m.id: m for f in flows for m in f.marks}
     if not own:
         return f"{debater} gave no speech."
-    if led.dimension in BLIND:
-        return f"{led.dimension.capitalize()} is not judged: {MEASURES[led.dimension].blind}."
+    m = measure_of(led)
+    if m.blind:
+        return f"{led.dimension.capitalize()} is not judged: {m.blind}."
     if not mine:
         best = max(own, key=lambda p: getattr(marks.get(p.id), "argument", None) or 0.0)
         return (f"No passage of {debater} reads as an argument on the motion (the likeliest, {best.id}, at P "
                 f"{getattr(marks.get(best.id), 'argument', None) or 0:.2f}).")
-    if led.dimension == "source":
-        backed = [t for t in mine if (t.evidence or 0) >= 0.5]
-        bare = [t.id for t in mine if (t.evidence or 0) < 0.5]
-        text = ("Evidence behind " + "; ".join(f"{_cite(t)} (P {t.evidence:.2f})" for t in backed[:CITED])
-                if backed else f"No argument of {debater} is more likely backed by evidence than not")
-        return text + (f"; none likely behind {_ids(bare)}." if bare else ".")
-    if led.dimension == "clash":
-        index = debate.passage_index
-        theirs = [t for t in led.threads if t.side is not debate.debater(debater).side and t.answerable
-                  and any(s.speaker == debater for s in debate.speeches[index[t.id].speech + 1:])]
-        answered = [t for t in theirs if t.answered >= 0.5]
-        left = [f"{t.speaker}'s {t.id}" for t in theirs if t.answered < 0.5]
-        text = ("Answered " + "; ".join(f"{t.speaker}'s {_cite(t)} (P {t.answered:.2f})" for t in answered[:CITED])
-                if answered else f"{debater} answered none of the other side's arguments"
-                if theirs else "Nothing of the other side came before their speeches")
-        return text + (f"; left unanswered: {_ids(left)}" if left else "") + \
-            f". Their own arguments standing: {_ids([t.id for t in mine if t.stands >= 0.5]) or 'none'}."
+    return (m.comment or _standing_comment)(led, debate, debater, mine)
+
+
+def _evidence_comment(led: Ledger, debate: Debate, debater: str, mine: list[Thread]) -> str:
+    backed = [t for t in mine if (t.evidence or 0) >= 0.5]
+    bare = [t.id for t in mine if (t.evidence or 0) < 0.5]
+    text = ("Evidence behind " + "; ".join(f"{_cite(t)} (P {t.evidence:.2f})" for t in backed[:CITED])
+            if backed else f"No argument of {debater} is more likely backed by evidence than not")
+    return text + (f"; none likely behind {_ids(bare)}." if bare else ".")
+
+
+def _clash_comment(led: Ledger, debate: Debate, debater: str, mine: list[Thread]) -> str:
+    index = debate.passage_index
+    theirs = [t for t in led.threads if t.side is not debate.debater(debater).side and t.answerable
+              and any(s.speaker == debater for s in debate.speeches[index[t.id].speech + 1:])]
+    answered = [t for t in theirs if t.answered >= 0.5]
+    left = [f"{t.speaker}'s {t.id}" for t in theirs if t.answered < 0.5]
+    text = ("Answered " + "; ".join(f"{t.speaker}'s {_cite(t)} (P {t.answered:.2f})" for t in answered[:CITED])
+            if answered else f"{debater} answered none of the other side's arguments"
+            if theirs else "Nothing of the other side came before their speeches")
+    return text + (f"; left unanswered: {_ids(left)}" if left else "") + \
+        f". Their own arguments standing: {_ids([t.id for t in mine if t.stands >= 0.5]) or 'none'}."
+
+
+def _standing_comment(led: Ledger, debate: Debate, debater: str, mine: list[Thread]) -> str:
     standing = [t for t in mine if t.status != "answered"]
     fallen = [t for t in mine if t.status == "answered"]
     index = debate.passage_index
@@ -664,25 +673,6 @@ def own_range(debate: Debate, speech: int) -> str:
     return ids[0] if len(ids) == 1 else f"{ids[0]}–{ids[-1]}"
 
 
-def speech_value(flow: SpeechFlow, dimension: str) -> float | None:
-    """A speech's standing on the dimension, 0 to 1, from its own decisions (None: none to read, or the dimension
-    is not judged)."""
-    def mean(xs: list[float]) -> float | None:
-        return sum(xs) / len(xs) if xs else None
-
-    argument = mean([m.argument for m in flow.marks if m.argument is not None])
-    if dimension in BLIND:
-        return None
-    if dimension == "argument":
-        return argument
-    if dimension == "source":
-        return mean([m.evidence for m in flow.marks if m.evidence is not None])
-    if dimension == "clash":
-        return mean([x.answers for x in flow.lines]) if flow.lines else argument
-    parts = [v for v in (speech_value(flow, d) for d in JUDGED) if v is not None]
-    return mean(parts)
-
-
 def flow_line(flow: SpeechFlow) -> str:
     """One speech's decisions by id alone (what the page shows while the judge reads)."""
     parts = [f"{m.id} argues {m.argument:.2f}, evidence {m.evidence:.2f}" for m in flow.marks
@@ -691,25 +681,93 @@ def flow_line(flow: SpeechFlow) -> str:
     return " · ".join(parts) + (f" · missing: {flow.missing}" if flow.missing else "")
 
 
-def speech_note(flow: SpeechFlow, debate: Debate, dimension: str) -> str:
-    """The flow's entry for one speech in one dimension: the decisions that dimension weighs, each passage by id
-    (answered passages named with their speaker, from the table)."""
-    if dimension in BLIND:
-        return f"{dimension.capitalize()} is not judged: {MEASURES[dimension].blind}."
+def _mean(xs: list[float]) -> float | None:
+    return sum(xs) / len(xs) if xs else None
+
+
+def _argues(flow: SpeechFlow) -> float | None:
+    return _mean([m.argument for m in flow.marks if m.argument is not None])
+
+
+def speech_value(flow: SpeechFlow, measure: str) -> float | None:
+    """A speech's standing by ``measure``, 0 to 1, from its own decisions (None: none to read, or the measure is
+    blind)."""
+    m = MEASURES.get_or_raise(measure)
+    if m.blind:
+        return None
+    if m.parts:
+        return _mean([v for v in (speech_value(flow, x) for x in m.parts) if v is not None])
+    return m.value(flow)
+
+
+def _argued(flow: SpeechFlow, debate: Debate) -> list[str]:
     index = debate.passage_index
-    marks = [m for m in flow.marks if m.argument is not None]
-    parts: list[str] = []
-    if dimension in ("argument", "general") or dimension not in MEASURES:
-        parts += [f"{m.id} “{gist(index[m.id].text, 10)}”: argument {m.argument:.2f}" for m in marks]
-    if dimension == "source":
-        parts += [f"{m.id} “{gist(index[m.id].text, 10)}”: evidence {m.evidence:.2f}" for m in marks
-                  if m.evidence is not None and (m.argument or 0) >= ARGUMENT_AT]
-        parts = parts or ["no passage of it reads as an argument"]
-    if flow.lines and dimension in ("argument", "clash", "general") or dimension not in MEASURES and flow.lines:
-        parts.append("; ".join(f"{x.by or 'it'} answers {index[x.target].speaker}'s {x.target} (P {x.answers:.2f})"
-                               for x in flow.lines))
-    if dimension == "clash" and not flow.lines:
-        parts.append("asked about no earlier argument of the other side" if flow.index else "the first speech")
+    return [f"{m.id} “{gist(index[m.id].text, 10)}”: argument {m.argument:.2f}" for m in flow.marks
+            if m.argument is not None]
+
+
+def _answered(flow: SpeechFlow, debate: Debate) -> list[str]:
+    index = debate.passage_index
+    return ["; ".join(f"{x.by or 'it'} answers {index[x.target].speaker}'s {x.target} (P {x.answers:.2f})"
+                      for x in flow.lines)] if flow.lines else []
+
+
+def _evidenced(flow: SpeechFlow, debate: Debate) -> list[str]:
+    index = debate.passage_index
+    return [f"{m.id} “{gist(index[m.id].text, 10)}”: evidence {m.evidence:.2f}" for m in flow.marks
+            if m.argument is not None and m.evidence is not None and m.argument >= ARGUMENT_AT] or [
+        "no passage of it reads as an argument"]
+
+
+def _engaged(flow: SpeechFlow, debate: Debate) -> list[str]:
+    return _answered(flow, debate) or [
+        "asked about no earlier argument of the other side" if flow.index else "the first speech"]
+
+
+def speech_note(flow: SpeechFlow, debate: Debate, measure: str, dimension: str | None = None) -> str:
+    """The flow's entry for one speech in a dimension read by ``measure``: the decisions it weighs, each passage by
+    id (answered passages named with their speaker, from the table)."""
+    m = MEASURES.get_or_raise(measure)
+    if m.blind:
+        return f"{(dimension or measure).capitalize()} is not judged: {m.blind}."
+    parts = m.note(flow, debate)
     if flow.missing:
         parts.append(f"missing: {flow.missing}")
     return ". ".join(parts) + "."
+
+
+# -------------------------------------------------------------------------------------------- the measures
+
+def _register(m: Measure) -> None:
+    MEASURES.add(m.name, m)
+
+
+_register(Measure("argument", "arguments standing at the end", ("argues", "answers"),
+                  lambda t: math.log(EMPTY + t.standing),
+                  lambda t: f"{t.standing:.1f} of {t.arguments:.1f} arguments standing",
+                  _argues, lambda f, d: _argued(f, d) + _answered(f, d)))
+_register(Measure("source", "arguments backed by evidence", ("argues", "evidence"),
+                  lambda t: math.log(EMPTY + t.evidence),
+                  lambda t: f"{t.evidence:.1f} of {t.arguments:.1f} arguments backed by evidence",
+                  lambda f: _mean([m.evidence for m in f.marks if m.evidence is not None]), _evidenced,
+                  _evidence_comment))
+# the clarity decision was asked of every speech until it was measured: it gave garbled prose the same P(clear) as
+# intact prose and fell with the speech's place, so it voted for whoever spoke first (docs/measured.md,
+# "language"); it is no longer asked, and the dimension says why it is not judged
+_register(Measure("language", "how clearly their speeches read",
+                  blind="the model cannot tell clear prose from garbled here (its clarity decision gave garbled and "
+                        "intact speeches the same probability on the known answers, 0.575 against 0.577, and "
+                        "favoured the first speaker; docs/measured.md)"))
+_register(Measure("clash", "the other side's arguments answered, and their own left standing", ("argues", "answers"),
+                  lambda t: 2.0 * (t.engagement if t.engagement is not None else 0.5) + math.log(EMPTY + t.standing),
+                  lambda t: (f"answered {t.engaged:.1f} of {t.engageable:.1f} arguments they could answer"
+                             if t.engagement is not None else "nothing of the other side to answer")
+                  + f", {t.standing:.1f} of their own standing",
+                  lambda f: _mean([x.answers for x in f.lines]) if f.lines else _argues(f), _engaged,
+                  _clash_comment))
+_register(Measure("mean", "the mean of the judged measures", ("argues", "evidence", "answers"),
+                  note=lambda f, d: _argued(f, d) + _answered(f, d), parts=("argument", "source", "clash")))
+
+JUDGED = tuple(name for name, m in MEASURES.items() if not m.blind and not m.parts)
+BLIND = frozenset(name for name, m in MEASURES.items() if m.blind)
+

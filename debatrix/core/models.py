@@ -13,12 +13,14 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-RESULT_SCHEMA_VERSION = "1.8"  # 1.2: the speeches judged; 1.3: escalation, verdicts' orders_agreeing; 1.4: stale notes;
+RESULT_SCHEMA_VERSION = "1.9"  # 1.2: the speeches judged; 1.3: escalation, verdicts' orders_agreeing; 1.4: stale notes;
 # 1.5: misread "answers" sentences; 1.6: an escalation keeps the first judge's verdict (first), an order's judgment
 # its dimension and where its winner came from (winner_from); 1.7: an order's judgment carries one winner field, and
 # says in ``warning`` where its decision named another (was decision_winner); 1.8: the flow's answers are answers
 # (a Line's ``answers`` and ``by``, a Thread's ``answered`` and ``stands``: an answer that is itself answered no longer
-# fells the row), and a verdict may be ``not_judged`` (no winner, no weight in the panel, the reason why)
+# fells the row), and a verdict may be ``not_judged`` (no winner, no weight in the panel, the reason why); 1.9: a
+# ledger names the flow measure its dimension is read by (``measure``), a verdict may be ``sampled``, a call record
+# says how many answers it ``sampled``
 BP_POSITIONS = ("OG", "OO", "CG", "CO")
 
 
@@ -557,6 +559,7 @@ class Tally(Frozen):
 
 class Ledger(Frozen):
     dimension: str
+    measure: str | None = None  # the flow measure the dimension is read by (None: a result before 1.9)
     threads: tuple[Thread, ...] = ()
     tallies: tuple[Tally, ...] = ()
     # the mean P(answers) of the debate's answer questions: the model's usual "yes" here, which an answer must

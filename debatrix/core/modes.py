@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Literal
 
 from debatrix.core.dimension import Dimension, DimensionRegistry
 from debatrix.core.errors import ConfigurationError, UnknownModeError
+from debatrix.core.flow import MEASURES
 from debatrix.core.models import DebateFormat
 from debatrix.core.registry import Registry
 
@@ -94,7 +95,12 @@ def resolve_dimensions(mode: str, wanted: tuple[str, ...] | None, fmt: DebateFor
         if wanted and len(wanted) > 1:
             raise ConfigurationError(f"this mode judges one dimension; got {', '.join(wanted)}")
         wanted = wanted or fixed
-    return list(registry.resolve(wanted, fmt))
+    dims = list(registry.resolve(wanted, fmt))
+    unread = [d.name for d in dims if d.measure is None]
+    if get_mode(mode).context == "flow" and unread:  # nothing guessed: the flow reads a dimension by its measure
+        raise ConfigurationError(f"dimension {', '.join(unread)} names no flow measure: add `measure: NAME` to its "
+                                 f"YAML (one of: {', '.join(MEASURES)}), or judge it in a prose mode (--mode debatrix)")
+    return dims
 
 
 def order_count(n_debaters: int, orders: int) -> int:
