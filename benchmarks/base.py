@@ -199,6 +199,15 @@ class Benchmark:
 RECORD_FORMAT = 2
 
 
+async def judge_item(bench: Benchmark, item: Item, settings: JudgeSettings, context: JudgeContext) -> dict:
+    """One item; an error that is the item's fault (bad file, ...) is recorded, not raised: the run goes on (in
+    this process or in a cluster's worker)."""
+    try:
+        return await bench.run_item(item, settings, context)
+    except DebatrixError as e:
+        return {"status": "incomplete", "reason": f"{type(e).__name__}: {e}", "usage": {}}
+
+
 def stored_verdicts(result: Any) -> dict[str, dict[str, Any]]:
     """Every verdict of a result as the judge gave it (its :class:`~debatrix.core.models.Verdict`, as JSON),
     keyed by dimension ("general": the overall verdict), without the comments: the result file beside items.jsonl

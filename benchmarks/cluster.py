@@ -133,13 +133,13 @@ def _judge_task(bench: Any, item: Any, settings: JudgeSettings, mode: str, repea
     """One item in one mode and repeat, in a worker: its record, with the result object under "result"."""
     from debatrix.llm.gateway import SAMPLE
 
-    from .runner import _judge_item
+    from .base import judge_item
 
     ctx = _worker_context(settings)
 
     async def judged() -> dict[str, Any]:
         SAMPLE.set(repeat)
-        return await _judge_item(bench, item, ctx.settings.model_copy(update={"mode": mode}), ctx)
+        return await judge_item(bench, item, ctx.settings.model_copy(update={"mode": mode}), ctx)
 
     record = asyncio.run(judged())
     record["worker"] = {"node": _node_id(), "pid": os.getpid()}

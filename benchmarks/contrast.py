@@ -48,11 +48,11 @@ VARIANTS = ("sample", "all")
 
 _PARAGRAPH = re.compile(r"\n\s*\n")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|\n")
-_EVIDENCE = re.compile(
+EVIDENCE = re.compile(
     r"https?://|www\.|\]\(|\[\d+\]|\(\d+\)|\b\d[\d,.]*\s*(%|percent\b)|[$£€]\s?\d|\b\d{2,}\b|according to|"
     r"\b(stud(y|ies)|report(s|ed)?|survey(s|ed)?|research|data|statistic(s|al)?|sources?|cited?|evidence|"
     r"journal|professor|university|institute|poll(s|ed)?)\b", re.IGNORECASE)
-_ENGAGES = re.compile(r"\b(you|your|you're|yours|opponents?|opponent's|pro|con|rebut\w*|refut\w*|claims?|claimed|"
+ENGAGES = re.compile(r"\b(you|your|you're|yours|opponents?|opponent's|pro|con|rebut\w*|refut\w*|claims?|claimed|"
                       r"argues|argued|says|said|contends?|asserts?)\b|[\"“”]\w[^\"“”]*\s[^\"“”]*[\"“”]|^\s*>",
                       re.IGNORECASE | re.MULTILINE)
 
@@ -82,13 +82,13 @@ def _kept(text: str, drop: Any) -> str:
 
 def without_sources(text: str) -> str:
     """``text`` without its sentences carrying evidence (links, references, figures, named sources)."""
-    return _kept(text, lambda s: bool(_EVIDENCE.search(s)))
+    return _kept(text, lambda s: bool(EVIDENCE.search(s)))
 
 
 def without_clash(text: str, opponents: list[str]) -> str:
     """``text`` without the sentences that engage the opponent (named, addressed, quoted or rebutted)."""
     names = re.compile("|".join(rf"\b{re.escape(n)}\b" for n in opponents), re.IGNORECASE) if opponents else None
-    return _kept(text, lambda s: bool(_ENGAGES.search(s) or (names and names.search(s))))
+    return _kept(text, lambda s: bool(ENGAGES.search(s) or (names and names.search(s))))
 
 
 def off_topic(text: str, donor: str) -> str:
@@ -102,7 +102,7 @@ def off_topic(text: str, donor: str) -> str:
     wanted = sum(len(s) + 1 for s in flat[start:end])
     taken: list[str] = []
     # the donor's plain sentences: a link or quotation carried over would change the side's sources too
-    for s in (s for p in paragraphs(donor) for s in p if not _EVIDENCE.search(s) and not s.startswith(">")):
+    for s in (s for p in paragraphs(donor) for s in p if not EVIDENCE.search(s) and not s.startswith(">")):
         if sum(len(t) + 1 for t in taken) >= wanted:
             break
         taken.append(s)

@@ -255,7 +255,7 @@ class Decisions(Benchmark):
         return {"scores": scores, "gold": gold, "intact": intact}, calls
 
     async def _evidence(self, item: Item, context: JudgeContext) -> tuple[dict[str, Any], list[Any]]:
-        from .contrast import _EVIDENCE
+        from .contrast import EVIDENCE
 
         it = self._contrast_item(item)
         debate = self.contrast._base(it.base)  # unchanged: the gold is the suite's mark on its own text
@@ -265,7 +265,7 @@ class Decisions(Benchmark):
             score, record = await _yes(context, debate, p, EVIDENCE, fence)
             calls.append(record)
             scores.append(score)
-            gold.append(bool(_EVIDENCE.search(p.text)))
+            gold.append(bool(EVIDENCE.search(p.text)))
         return {"scores": scores, "gold": gold}, calls
 
     async def _engages(self, item: Item, context: JudgeContext) -> tuple[dict[str, Any], list[Any]]:

@@ -40,14 +40,14 @@ from scipy import stats
 
 from debatrix import __version__
 from debatrix.context import JudgeContext
-from debatrix.core.errors import ConfigurationError, DebatrixError, printable
+from debatrix.core.errors import ConfigurationError, printable
 from debatrix.core.files import inside, write_atomic
 from debatrix.llm.gateway import SAMPLE
 from debatrix.llm.local import served_by
 from debatrix.app.runtime import settle_heap
 from debatrix.core.settings import JudgeSettings, redact_url
 
-from .base import RECORD_FORMAT, Benchmark, Item, MetricRow, in_words
+from .base import RECORD_FORMAT, Benchmark, Item, MetricRow, in_words, judge_item
 
 BOOTSTRAP_RESAMPLES = 1000
 
@@ -253,7 +253,7 @@ async def run_benchmark(bench: Benchmark, settings: JudgeSettings, out_dir: Path
                 async def one(mode: str, repeat: int, item: Item) -> None:
                     async with gate:
                         SAMPLE.set(repeat)  # this task's requests: seed and cache key of repeat k
-                        record = await _judge_item(bench, item, settings.model_copy(update={"mode": mode}), context)
+                        record = await judge_item(bench, item, settings.model_copy(update={"mode": mode}), context)
                     await store(mode, repeat, item, record)
 
                 async with asyncio.TaskGroup() as tasks:  # one unexpected failure cancels the rest
@@ -336,14 +336,6 @@ def summarize_folder(bench: Benchmark, out_dir: Path, modes: list[str] | None, i
     bench.write_figures(out_dir, records)
     write_item_table(out_dir, records)
     return summary, baselines
-
-
-async def _judge_item(bench: Benchmark, item: Item, settings: JudgeSettings, context: JudgeContext) -> dict:
-    """One item; an error that is the item's fault (bad file, ...) is recorded, not raised: the run goes on."""
-    try:
-        return await bench.run_item(item, settings, context)
-    except DebatrixError as e:
-        return {"status": "incomplete", "reason": f"{type(e).__name__}: {e}", "usage": {}}
 
 
 # ------------------------------------------------------------------------------------------------ summary

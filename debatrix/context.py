@@ -89,8 +89,8 @@ class JudgeContext:
     # the plans of the runs this context was made for (debatrix.graphs.build.plan_run): each run's first step
     # takes its own instead of working it out again
     plans: tuple[RunPlan, ...] = ()
-    # compiled judge graphs bound to this context, by mode: filled by debatrix.graphs.compiled (the context knows
-    # nothing of the graphs it serves)
+    # compiled judge graphs bound to this context, by mode: filled through :meth:`graph` by debatrix.graphs.compiled
+    # (the context knows nothing of the graphs it serves)
     _graphs: dict[str, Any] = field(default_factory=dict, repr=False)
     _variants: dict[tuple[tuple[str, Any], ...], JudgeContext] = field(default_factory=dict, repr=False)
     # False in a variant (with_options): the context it varies owns the model connection and server, and closes them
@@ -98,6 +98,13 @@ class JudgeContext:
     #: the mode its runs judge in, resolved once from its settings (an unknown mode is refused here, before any call);
     #: a graph of another mode runs its nodes with :meth:`for_mode`
     mode: Mode = field(init=False)
+
+    def graph(self, mode: str, build: Callable[[], Any]) -> Any:
+        """The graph of ``mode`` compiled for this context: built by ``build`` the first time, then kept."""
+        graph = self._graphs.get(mode)
+        if graph is None:
+            graph = self._graphs[mode] = build()
+        return graph
 
     def __post_init__(self) -> None:
         self.mode = get_mode(self.settings.mode)

@@ -118,11 +118,7 @@ def compiled(ctx: Any, mode: str) -> Any:
     as its nodes read them (one source of settings inside a run); compiled once per context and mode (a compiled
     graph holds no run state, so concurrent runs share it, and compiling is not free). ``mode="speech"``: the
     single-speech graph."""
-    graph = ctx._graphs.get(mode)
-    if graph is None:
-        graph = build_speech_graph(ctx) if mode == "speech" else build_graph(mode, ctx)
-        ctx._graphs[mode] = graph
-    return graph
+    return ctx.graph(mode, lambda: build_speech_graph(ctx) if mode == "speech" else build_graph(mode, ctx))
 
 
 def build_run_graph(ctx: JudgeContext, mode: str, *, checkpointer: Any = None) -> Any:

@@ -305,7 +305,7 @@ async def _with_missing_paragraphs(ctx: JudgeContext, messages: list[BaseMessage
         return text, [record]
     text = V.without_sections(text, names, [who for who, _ in added])  # what the new paragraphs replace
     lines = text.rstrip().split("\n")
-    cut = next((k for k, line in enumerate(lines) if V.WINNER_LINE.match(line.strip())), len(lines))
+    cut = next((k for k, line in enumerate(lines) if prob.WINNER_LINE.match(line.strip())), len(lines))
     new = [f"{who}: {part}" for who, part in added]
     return "\n".join([*lines[:cut], *new, *lines[cut:]]), [record]
 

@@ -41,7 +41,6 @@ from debatrix.core.errors import ConfigurationError, IncompleteJudgment
 from debatrix.core.flow import (
     GIST_ASKED,
     ID,
-    Passage,
     asked_pairs,
     asks_together,
     combined,
@@ -52,7 +51,8 @@ from debatrix.core.flow import (
     speech_note,
     speech_value,
 )
-from debatrix.core.models import Debate, DebaterJudgment, Line, Mark, SpeechAnalysis, SpeechFlow, SpeechJudgment, Verdict
+from debatrix.core.models import (Debate, DebaterJudgment, Line, Mark, Passage, SpeechAnalysis, SpeechFlow,
+                                  SpeechJudgment, Verdict)
 
 from .state import PANEL, JudgeState
 from .wiring import add_step

@@ -197,7 +197,6 @@ def debater_paragraph(judgment: str, name: str, names: list[str]) -> str:
 
 
 _LEAD = re.compile(r"^[\s>*_#•\-]+")
-WINNER_LINE = re.compile(r"^[\s*_#]*winner\s*[:：]", re.I)
 _NAMED_WINNER = re.compile(r"\bwinner\s*[:：]", re.I)
 _INLINE_WINNER = re.compile(r"(?<=[.!?])\s+[*_]*winner\s*[:：]", re.I)
 
@@ -222,14 +221,14 @@ def _headed(line: str, ordered: Sequence[str]) -> tuple[str | None, str]:
     if hit is None:
         return None, line
     rest = lead[len(hit):].lstrip("*_ ")
-    if WINNER_LINE.match(rest):  # "Ana Winner: Ana used sources ..." (the local model's heading)
-        content = WINNER_LINE.sub("", rest, count=1).strip(" *_")
+    if prob.WINNER_LINE.match(rest):  # "Ana Winner: Ana used sources ..." (the local model's heading)
+        content = prob.WINNER_LINE.sub("", rest, count=1).strip(" *_")
         # "Ana Winner: Ana" (the demo's source judgment): a name and nothing about the debater
         return hit, "" if content.strip(" .").lower() in {n.lower() for n in ordered} else content
     if rest[:1] in (":", "：", "-", "–", "—"):
         content = rest[1:].strip(" *_")
         # "KingArthur: Winner: Type1" (debateart_0616 on the local model): a Winner line, nothing on the debater
-        return hit, "" if WINNER_LINE.match(content) else content
+        return hit, "" if prob.WINNER_LINE.match(content) else content
     return hit, lead.replace("**", "").strip()  # the name starts a sentence about the debater: keep it
 
 
@@ -240,7 +239,7 @@ def without_sections(judgment: str, names: list[str], drop: Sequence[str]) -> st
     kept, who = [], None
     for raw in judgment.split("\n"):
         line = raw.strip()
-        if WINNER_LINE.match(line):
+        if prob.WINNER_LINE.match(line):
             who = None
         elif line:
             hit, _ = _headed(line, ordered)
@@ -275,7 +274,7 @@ def judgment_sections(judgment: str, names: list[str]) -> list[tuple[str | None,
         line = raw.strip()
         if not line:
             continue
-        if WINNER_LINE.match(line):
+        if prob.WINNER_LINE.match(line):
             flush()
             who, buf = None, []
             continue

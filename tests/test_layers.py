@@ -154,6 +154,12 @@ def test_no_name_is_defined_in_two_modules_of_the_judge():
             for node in ast.parse(path.read_text(encoding="utf-8")).body:
                 if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                     where.setdefault(node.name, []).append(str(path.relative_to(ROOT)))
+                # a public constant too: two WINNER_LINE patterns read "Winner:" lines two ways
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+                    node, ast.AnnAssign) else []
+                for t in targets:
+                    if isinstance(t, ast.Name) and t.id.isupper() and len(t.id) > 1 and not t.id.startswith("_"):
+                        where.setdefault(t.id, []).append(str(path.relative_to(ROOT)))
     assert {name: files for name, files in where.items() if len(files) > 1} == {}
 
 
@@ -166,3 +172,85 @@ def test_no_two_modules_of_the_judge_share_a_file_name():
             if path.name != "__init__.py" and "__pycache__" not in path.parts:
                 where.setdefault(path.name, []).append(str(path.relative_to(ROOT)))
     assert {name: files for name, files in where.items() if len(files) > 1} == {}
+
+
+def _modules() -> dict[str, Path]:
+    return {_module(f): f for room in ("debatrix", "graphs", "memory", "benchmarks")
+            for f in (ROOT / room).rglob("*.py") if "__pycache__" not in f.parts}
+
+
+def _imports_of(path: Path, known: set[str]) -> set[tuple[str, str]]:
+    """(module, name) for every import of a project module in ``path``, at the top or inside a function: ``from .
+    import messages`` is the submodule ``messages``, ``from .base import judge_item`` the module ``base`` (name
+    ``judge_item``)."""
+    module = _module(path)
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    # the package's own lazy API (its __getattr__ imports the judge's API on first use) is the documented way up
+    nodes = tree.body if module == "debatrix" else ast.walk(tree)
+    lazy = _lazy_names()
+    found = set()
+    for node in nodes:
+        if isinstance(node, ast.ImportFrom):
+            base = _resolve(node, package) if node.level else (node.module or "")
+            for alias in node.names:
+                if base == "debatrix" and alias.name in lazy:  # re-exported lazily: where it comes from
+                    found.add(("debatrix.app.api", alias.name))
+                elif f"{base}.{alias.name}" in known:
+                    found.add((f"{base}.{alias.name}", ""))
+                elif base in known:
+                    found.add((base, alias.name))
+        elif isinstance(node, ast.Import):
+            found |= {(a.name, "") for a in node.names if a.name in known}
+    return found
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan), each a circle of imports."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_the_import_graph_has_no_circle_and_no_private_name_crosses_a_module():
+    """No module imports, even inside a function, one that imports it back (a circle that works only because one
+    side imports late), and no module imports another's private name (``_EVIDENCE``): what another module needs
+    is public where it is defined."""
+    mods = _modules()
+    known = set(mods)
+    edges = {m: _imports_of(f, known) for m, f in mods.items()}
+    graph = {m: {d for d, _ in found if d != m} for m, found in edges.items()}
+    assert _circles(graph) == []
+    private = sorted(f"{m}: {d}.{n}" for m, found in edges.items() for d, n in found
+                     if n.startswith("_") and not n.startswith("__") and d != m)
+    assert private == []
+
+
+def test_the_circle_check_sees_a_circle():
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _circles({"a": {"b"}, "b": set()}) == []

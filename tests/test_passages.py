@@ -5,8 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings as hsettings, strategies as st
 
 from debatrix.core.models import Debate, Debater, Speech
-from debatrix.core.flow import ID, LIMIT_WORDS, MAX_WORDS, MIN_WORDS, passage_id, split_speech
-from debatrix.core.prompting import compact
+from debatrix.core.flow import ID
+from debatrix.core.passages import LIMIT_WORDS, MAX_WORDS, MIN_WORDS, passage_id, split_speech
+from debatrix.core.passages import compact
 
 WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=9)
 
@@ -76,7 +77,7 @@ def script_texts(draw: st.DrawFn) -> str:
 @given(script_texts())
 @hsettings(max_examples=60, deadline=None)
 def test_in_any_script_every_passage_is_within_the_limit_and_every_character_in_exactly_one(text):
-    from debatrix.core.flow import size
+    from debatrix.core.passages import size
 
     parts = split_speech(text)
     assert all(p.strip() for p in parts) and max(size(p) for p in parts) <= LIMIT_WORDS

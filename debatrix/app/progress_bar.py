@@ -23,7 +23,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-PANEL = "panel"
+from debatrix.graphs.state import PANEL
 
 
 class JudgeProgress:

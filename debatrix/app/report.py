@@ -25,7 +25,8 @@ from debatrix.core.errors import ConfigurationError, DebatrixError
 from debatrix.core.files import inside, write_atomic
 from debatrix.core.models import STATUS_MEANING, DimensionResult, JudgeResult
 from debatrix.core.settings import redact_url
-from debatrix.core.flow import ID, STATUS_ORDER, passage_id, split_speech, tally_line
+from debatrix.core.flow import ID, STATUS_ORDER, tally_line
+from debatrix.core.passages import passage_id, split_speech
 
 # one color per dimension column in the chart (cycled)
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2")

@@ -6,7 +6,7 @@ way every time, so a verdict can be recomputed from a stored result.
 
 The passage table (first below) is what the flow cites: every speech split once into numbered passages (``S3.2``:
 speech 3, passage 2). A passage is a few sentences that belong together: a paragraph of the speech as the model
-reads it (:func:`debatrix.core.prompting.compact`), long paragraphs cut at sentence ends, short ones (a heading, a
+reads it (:func:`debatrix.core.passages.compact`), long paragraphs cut at sentence ends, short ones (a heading, a
 quoted line of the opponent, a list of sources) joined to their neighbours. The sizes keep a speech of 700 words at
 about 8 passages: small enough that one passage makes one point, few enough that asking about each stays cheap.
 
@@ -20,10 +20,11 @@ import functools
 import math
 import re
 from dataclasses import dataclass
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 # the flow's types are domain types (a result carries them); they are defined with the others
 from debatrix.core.registry import Registry
+from debatrix.core.passages import UNSPACED
 from debatrix.core.models import (
     ARGUMENT_AT,
     Cell,
@@ -31,136 +32,12 @@ from debatrix.core.models import (
     Frozen,
     Ledger,
     Line,
-    Side,
     SpeechFlow,
     Tally,
     Thread,
 )
 
-# ------------------------------------------------------------------------------------------------- the passage table
-
-MIN_WORDS = 40  # a passage shorter than this joins its neighbour
-TARGET_WORDS = 80  # a passage this long ends at the next segment
-MAX_WORDS = 150  # a paragraph longer than this is cut at sentence ends, and a sentence longer than this anywhere
-# no passage is longer: a segment (at most MAX_WORDS) joins a passage still below MIN_WORDS, and a short tail
-# (below MIN_WORDS // 2) joins the passage before it
-LIMIT_WORDS = MAX_WORDS + MIN_WORDS + MIN_WORDS // 2
-# a sentence ends at . ! ? … followed by a space, or at the full stops of scripts written without spaces
-_SENTENCE = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+(?=\S)|(?<=[。！？；])\s*(?=\S)")
-# a line that starts a unit of its own: a heading, a quotation of the opponent, a list item, a numbered point
-_STARTS = re.compile(r"\s*(?:#|\*\*|>|[\"“]|[-*•]\s|\(?\d{1,2}[.):]\s|[A-Z]\d?[.):]\s|C\d|R\d)")
 ID = re.compile(r"S(\d{1,4})\.(\d{1,3})")
-# scripts written without spaces between words (Chinese, Japanese, Korean syllables run together in some text, Thai,
-# Lao, Khmer, Myanmar): a run of them is one ``\w+`` match, so its overlapping character pairs stand in for words
-_UNSPACED = re.compile(r"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
-                       r"\uac00-\ud7af\uf900-\ufaff]+")
-CHARS_A_WORD = 2  # characters of a script without spaces that count as one word in a passage's size
-
-
-def size(text: str) -> int:
-    """A text's length in words, in any script: space-separated words, and in scripts without spaces every
-    :data:`CHARS_A_WORD` characters (Chinese, Japanese, Thai ...), so a passage of any script is of a like size."""
-    total = 0
-    for token in text.split():
-        run = sum(len(m) for m in _UNSPACED.findall(token))
-        total += -(-run // CHARS_A_WORD) + (1 if len(token) > run else 0) if run else 1
-    return total
-
-
-def _cut(sentence: str, limit: int) -> list[str]:
-    """A sentence longer than ``limit`` words cut into runs of at most ``limit`` (a run of unspaced script by its
-    characters): text with no full stop is still split, and no word is lost or split in two but such a run."""
-    pieces: list[str] = []
-    run: list[str] = []
-    for token in sentence.split(" "):
-        n = size(token)
-        if n > limit:  # one "word" of unspaced script longer than a passage: cut by characters
-            if run:
-                pieces.append(" ".join(run))
-                run = []
-            step = limit * CHARS_A_WORD
-            pieces += [token[k:k + step] for k in range(0, len(token), step)]
-            continue
-        if run and size(" ".join(run)) + n > limit:
-            pieces.append(" ".join(run))
-            run = []
-        run.append(token)
-    if run:
-        pieces.append(" ".join(run))
-    return [p for p in pieces if p.strip()]
-
-
-class Passage(Frozen):
-    """One numbered passage of a speech."""
-
-    id: str  # "S3.2": the third speech's second passage
-    speech: int  # 0-based index of the speech
-    number: int  # 1-based within the speech
-    speaker: str
-    side: Side
-    text: str  # the compacted speech text of the passage (its lines joined by "\n")
-
-    @property
-    def words(self) -> int:
-        return size(self.text)
-
-
-def passage_id(speech: int, number: int) -> str:
-    """The id of passage ``number`` (1-based) of speech ``speech`` (0-based)."""
-    return f"S{speech + 1}.{number}"
-
-
-def _segments(lines: Sequence[str]) -> Iterator[str]:
-    """The lines, those longer than :data:`MAX_WORDS` cut into runs of sentences of about :data:`TARGET_WORDS` (a
-    sentence longer than :data:`MAX_WORDS` cut at that size)."""
-    for line in lines:
-        if size(line) <= MAX_WORDS:
-            yield line
-            continue
-        run: list[str] = []
-        for sentence in (piece for s in _SENTENCE.split(line) if s for piece in _cut(s, MAX_WORDS)):
-            if run and size(" ".join(run)) + size(sentence) > TARGET_WORDS * 1.25:
-                yield " ".join(run)
-                run = []
-            run.append(sentence)
-        if run:
-            yield " ".join(run)
-
-
-def split_speech(text: str) -> list[str]:
-    """A speech's passages, as their texts: what :func:`passages` numbers. Deterministic; every word of the
-    compacted speech is in exactly one passage, in order, and no passage is longer than :data:`LIMIT_WORDS` (sized
-    by :func:`size`, in any script)."""
-    from debatrix.core.prompting import compact
-
-    lines = [ln for ln in compact(text).split("\n") if ln.strip()]
-    out: list[list[str]] = []
-    total = 0
-    for seg in _segments(lines):
-        n = size(seg)
-        fresh = not out or (total >= MIN_WORDS and (total >= TARGET_WORDS or _STARTS.match(seg) is not None
-                                                    or total + n > MAX_WORDS))
-        if fresh:
-            out.append([seg])
-            total = n
-        else:
-            out[-1].append(seg)
-            total += n
-    if len(out) > 1 and size(" ".join(out[-1])) < MIN_WORDS // 2:  # a short tail joins the passage before
-        tail = out.pop()
-        out[-1] += tail
-    return ["\n".join(p) for p in out]
-
-
-def passages(debate: Debate) -> tuple[Passage, ...]:
-    """Every passage of the debate, speech by speech (use ``debate.passages``, which splits once)."""
-    out = []
-    for i, speech in enumerate(debate.speeches):
-        side = debate.debater(speech.speaker).side
-        for k, text in enumerate(split_speech(speech.content), 1):
-            out.append(Passage(id=passage_id(i, k), speech=i, number=k, speaker=speech.speaker, side=side,
-                               text=text))
-    return tuple(out)
 
 
 # ------------------------------------------------------------------------------------------------- the flow
@@ -288,11 +165,11 @@ def terms(text: str) -> list[str]:
     spaces the runs' character pairs (a lone character as itself)."""
     out: list[str] = []
     for w in _WORD.findall(text.lower()):
-        if not _UNSPACED.search(w):
+        if not UNSPACED.search(w):
             out.append(w[:STEM_CHARS])
             continue
         last = 0
-        for m in _UNSPACED.finditer(w):
+        for m in UNSPACED.finditer(w):
             if m.start() > last:
                 out.append(w[last:m.start()])
             run = m.group(0)

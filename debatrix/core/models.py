@@ -8,10 +8,12 @@ import unicodedata
 from functools import cached_property
 from datetime import datetime
 from enum import StrEnum
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from debatrix.core.passages import passage_id, size, split_speech
 
 RESULT_SCHEMA_VERSION = "1.9"  # 1.2: the speeches judged; 1.3: escalation, verdicts' orders_agreeing; 1.4: stale notes;
 # 1.5: misread "answers" sentences; 1.6: an escalation keeps the first judge's verdict (first), an order's judgment
@@ -151,6 +153,21 @@ def roster_problems(fmt: Any, debaters: list[tuple[Any, Any, Any]], speakers: li
     return out
 
 
+class Passage(Frozen):
+    """One numbered passage of a speech."""
+
+    id: str  # "S3.2": the third speech's second passage
+    speech: int  # 0-based index of the speech
+    number: int  # 1-based within the speech
+    speaker: str
+    side: Side
+    text: str  # the compacted speech text of the passage (its lines joined by "\n")
+
+    @property
+    def words(self) -> int:
+        return size(self.text)
+
+
 class Debate(Frozen):
     id: str = Field(min_length=1, max_length=200)
     motion: str = Field(min_length=1)
@@ -181,14 +198,15 @@ class Debate(Frozen):
         raise KeyError(name)
 
     @cached_property
-    def passages(self) -> tuple[Any, ...]:
-        """Every speech split once into numbered passages (:mod:`debatrix.core.flow`): what the flow cites."""
-        from debatrix.core.flow import passages
-
-        return passages(self)
+    def passages(self) -> tuple[Passage, ...]:
+        """Every speech split once into numbered passages (:func:`debatrix.core.passages.split_speech`): what the
+        flow cites."""
+        return tuple(Passage(id=passage_id(i, k), speech=i, number=k, speaker=s.speaker,
+                             side=self.debater(s.speaker).side, text=text)
+                     for i, s in enumerate(self.speeches) for k, text in enumerate(split_speech(s.content), 1))
 
     @cached_property
-    def passage_index(self) -> dict[str, Any]:
+    def passage_index(self) -> dict[str, Passage]:
         """The passages by id ("S3.2")."""
         return {p.id: p for p in self.passages}
 

@@ -164,8 +164,10 @@ def _common_prefix(words: Sequence[str]) -> int:
     return n
 
 
-# a line quoting a speech (it starts with the data mark "│") is not the judge's own Winner line
-WINNER_LINE = re.compile(r"(?im)^(?![^\S\n]*│)[\W_]*(?:overall\s+)?winner[\W_]*?[:\-–—]\s*[*_\"']*\s*")
+# the judge's "Winner: NAME" line, however the model dressed it ("**Overall winner** – Ana", "Winner：Ana"); one
+# pattern for every reader of a judgment. A line quoting a speech (it starts with the data mark "│") is not the
+# judge's own Winner line
+WINNER_LINE = re.compile(r"(?im)^(?![^\S\n]*│)[\W_]*(?:overall\s+)?winner[\W_]*?[:：\-–—]\s*[*_\"']*\s*")
 
 
 def reason_of(comment: str) -> str:

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from debatrix.core.errors import TemplateError
 from debatrix.core.models import Debate, DebateFormat, Speech, SpeechAnalysis
+from debatrix.core.passages import compact
 from debatrix.core.registry import Registry
 
 
@@ -299,52 +300,6 @@ def sanitize(text: str, fence: str) -> str:
     text = _CONTROL.sub("", text.replace("\r\n", "\n"))
     text = _ANSWER_KEYWORD.sub(r"\1 –", text)
     return _TEMPLATE_TAG.sub(_defused, text.replace(fence, "[marker removed]"))
-
-
-# ------------------------------------------------------------------ the speech as the model reads it
-
-# a web address keeps its site: that a source is cited, and where from, is what a judge weighs; the path (tracking
-# codes, article numbers) is what a reader cannot check while listening either. Parentheses inside the path are
-# kept in balance so a Markdown link's closing bracket is not taken for part of the address.
-_URL = re.compile(r"\bhttps?://(?:www\.)?([^\s/()<>\[\]\"'|]+)(?:[^\s()<>\[\]\"'|]|\([^\s()]*\))*", re.I)
-_WWW = re.compile(r"(?<![\w/.@])www\.([^\s/()<>\[\]\"'|]+\.[a-z]{2,})(?:/(?:[^\s()<>\[\]\"'|]|\([^\s()]*\))*)?", re.I)
-# a line that starts a block of its own (list item, heading, quotation or interjection, table row) is never run
-# into the line before it
-_BLOCK_START = re.compile(r"\s*(?:[-*+•>#|]|\d{1,3}[.):]\s|[IVXLC]{1,5}\.\s|\(?[A-Za-z0-9]\)\s)")
-_WRAPPED = 50  # a line this long that stops mid-sentence was wrapped, not ended (headings and labels are shorter)
-_SENTENCE_END = re.compile(r"""[.!?:;…]["'”’)\]*_]*$""")
-
-
-def _site(m: re.Match[str]) -> str:
-    """The site, and the sentence's punctuation the address ran into ("see cato.org/a/b." ends a sentence)."""
-    return m.group(1).rstrip(".,;:!?") + re.search(r"[.,;:!?]*$", m.group(0)).group(0)
-
-
-def compact(text: str) -> str:
-    """A speech as the model reads it: the same words in fewer tokens. Web addresses keep only their site, lines
-    broken inside a sentence (text pasted hard-wrapped) are joined, and blank lines go (every line the model reads
-    carries the data mark, so a blank line still costs tokens and says only "new paragraph", which the line break
-    already says). A line runs on into the next only where it stops mid-sentence and either the next goes on in
-    lower case or it is a full line of wrapped text (a short one before a capitalised line is a heading, a list
-    item before one is the list's last); a line that starts a block keeps its own line."""
-    text = _WWW.sub(_site, _URL.sub(_site, text))
-    out: list[str] = []
-    prev = ""  # the last line as written, "" after a line that ends its paragraph
-    for raw in text.split("\n"):
-        line = raw.strip()
-        hard_break = line.endswith("\\")  # Markdown's explicit line break
-        line = line.rstrip("\\").rstrip()
-        if not line:
-            prev = ""
-            continue
-        if prev and not _BLOCK_START.match(line) and (
-                line[0].islower() or (len(prev) >= _WRAPPED and not _BLOCK_START.match(prev))):
-            out[-1] = f"{out[-1]} {line}"
-        else:
-            out.append(line)
-        ends = hard_break or _SENTENCE_END.search(line) or line.startswith(("#", "|", ">"))
-        prev = "" if ends else line
-    return "\n".join(out)
 
 
 @lru_cache(maxsize=512)  # every prompt of an iterative run shows the earlier speeches again
