@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from debatrix.core.flow import EMPTY, flow_verdict
+from debatrix.core.flow import EMPTY, MEASURES
 from debatrix.core.models import JudgeResult
 
 from .metrics import roc_auc
@@ -93,8 +93,8 @@ def means(result: JudgeResult) -> dict[str, dict[str, float]]:
     out[WORDS] = words
     led = next((d.ledger for d in result.dimensions if d.ledger is not None), None)
     if led is not None:
-        for dim, row in LEDGER.items():
-            out[row] = dict(flow_verdict(led.model_copy(update={"dimension": dim, "measure": dim}), dim).strengths)
+        for dim, row in LEDGER.items():  # measured whether the measure votes or not (a blind one is measured too)
+            out[row] = {t.debater: MEASURES[dim].strength(t) for t in led.tallies}
         out[MADE] = {t.debater: math.log(EMPTY + t.arguments) for t in led.tallies}
     return out
 

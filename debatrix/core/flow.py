@@ -641,7 +641,14 @@ _register(Measure("clash", "the other side's arguments answered, and their own l
                              if t.engagement is not None else "nothing of the other side to answer")
                   + f", {t.standing:.1f} of their own standing",
                   lambda f: _mean([x.answers for x in f.lines]) if f.lines else _argues(f), _engaged,
-                  _clash_comment))
+                  _clash_comment,
+                  # measured on every gold source (`debatrix bench signals`, docs/measured.md): the answer decision
+                  # it rests on is at chance (IBM claims ROC AUC 0.57 [0.48, 0.68]; the known answers' engagement
+                  # change 0.62 of 8; DebateArt's overall vote 0.46 of 26) and the clash ledger saw the
+                  # engagement change in 0.50 of 8: until a reading that carries is found it decides nothing
+                  blind="the model's answers to \"does this passage answer that point?\" were measured at chance "
+                        "(IBM claims: ROC AUC 0.57 [0.48, 0.68]; the known answers' engagement change: the clash "
+                        "ledger saw it in 4 of 8 debates; docs/measured.md)"))
 _register(Measure("mean", "the mean of the judged measures", ("argues", "evidence", "answers"),
                   note=lambda f, d: _argued(f, d) + _answered(f, d), parts=("argument", "source", "clash")))
 
