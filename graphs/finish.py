@@ -30,6 +30,7 @@ from debatrix.context import JudgeContext
 from debatrix.core.confidence import CalibrationMap, calibration_for, resolved_layout, shown
 from debatrix.core.dimension import Dimension
 from debatrix.core.flow import ID, measure_of
+from debatrix.core.passages import UNSPACED
 from debatrix.core.models import (
     AnalysisCheck,
     CommentCheck,
@@ -232,7 +233,7 @@ with within without would yet you your
 """.split())
 
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "`": "'", "“": '"', "”": '"', "„": '"', "«": '"', "»": '"'})
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")  # letters and digits of any script; "don't" one word
 _QUOTED = re.compile(r'"([^"\n]{3,400})"')
 
 Grams = set[tuple[str, ...]]
@@ -244,7 +245,16 @@ def normalized(text: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    return _WORD.findall(normalized(text))
+    """A text's words in any script, lower-cased; in a script written without spaces (Chinese, Thai ...) each
+    character, so the quotation, copy and grounding checks compare such text too."""
+    out: list[str] = []
+    for w in _WORD.findall(normalized(text)):
+        if UNSPACED.search(w):
+            out += [c for piece in re.split(f"({UNSPACED.pattern})", w) if piece
+                    for c in (piece if UNSPACED.fullmatch(piece) else [piece])]
+        else:
+            out.append(w)
+    return out
 
 
 def content_words(text: str) -> list[str]:

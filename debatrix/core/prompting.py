@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from debatrix.core.errors import TemplateError
 from debatrix.core.models import Debate, DebateFormat, Speech, SpeechAnalysis
-from debatrix.core.passages import compact
+from debatrix.core.passages import CHARS_A_WORD, UNSPACED, compact, size
 from debatrix.core.registry import Registry
 
 
@@ -361,7 +361,10 @@ def quotable_passages(content: str, max_words: int = 18) -> list[str]:
     out, each once. An analysis chooses its quotations among them, so every quotation is the speaker's own words."""
     out: list[str] = []
     lines = [ln for ln in content.replace("\r\n", "\n").split("\n") if not ln.lstrip().startswith(">")]
-    for sentence in re.split(r"(?<=[.!?])\s+|\n+", "\n".join(lines)):
+    for sentence in re.split(r"(?<=[.!?])\s+|(?<=[。！？；])\s*|\n+", "\n".join(lines)):
+        if UNSPACED.search(sentence):  # Chinese, Thai ...: sized and cut by characters, at clause marks first
+            out += _unspaced_quotes(sentence.strip(), max_words, first=not out)
+            continue
         ws = sentence.split()
         if len(ws) < 4 or ws[0].startswith(">"):
             continue
@@ -378,6 +381,27 @@ def quotable_passages(content: str, max_words: int = 18) -> list[str]:
         if len(chunk) >= 4 or (chunk and not out):  # a fragment of three words says nothing quotable
             out.append(" ".join(chunk))
     return list(dict.fromkeys(out))
+
+
+def _unspaced_quotes(sentence: str, max_words: int, first: bool) -> list[str]:
+    """:func:`quotable_passages` of a sentence in a script without spaces: its clauses joined up to ``max_words``
+    (:func:`debatrix.core.passages.size`), a longer clause cut every ``max_words`` words' worth of characters."""
+    if size(sentence) < 4 and not first:
+        return []
+    out: list[str] = []
+    step = max_words * CHARS_A_WORD
+    chunk = ""
+    for part in re.split(r"(?<=[，；：、,;:])", sentence):
+        if chunk and size(chunk + part) > max_words:
+            out.append(chunk.strip())
+            chunk = ""
+        chunk += part
+        while size(chunk) > max_words:
+            out.append(chunk[:step].strip())
+            chunk = chunk[step:]
+    if chunk.strip() and (size(chunk) >= 4 or not out):
+        out.append(chunk.strip())
+    return [q for q in out if q]
 
 
 def debate_header(debate: Debate, fence: str, order: Sequence[str] | None = None) -> str:
