@@ -77,3 +77,34 @@ def test_the_largest_request_is_found_without_rendering_every_prompt(mode, monke
     found = budget.largest_request(debate, mode, settings, dims)
     monkeypatch.setattr(budget, "_largest_candidates", lambda d, s: list(range(len(d.speeches))))
     assert budget.largest_request(debate, mode, settings, dims) == found
+
+
+def _nodes(graph, seen=None):
+    """Every node function of a compiled graph and of the graphs its nodes call (a column, the panel)."""
+    import inspect
+
+    seen = set() if seen is None else seen
+    for name, spec in graph.builder.nodes.items():
+        fn = getattr(spec.runnable, "afunc", None) or getattr(spec.runnable, "func", None)
+        yield name, fn
+        for cell in (inspect.getclosurevars(fn).nonlocals.values() if fn else ()):
+            if hasattr(cell, "builder") and id(cell) not in seen:  # a compiled subgraph the node calls
+                seen.add(id(cell))
+                yield from _nodes(cell, seen)
+
+
+@pytest.mark.parametrize("mode", ["flow", "direct", "debatrix", "chronological", "dimensional", "noniterative"])
+def test_every_step_is_a_native_langgraph_node_reading_its_context_from_the_runtime(mode):
+    """What LangGraph runs is ``node(state, runtime)`` (the judge's steps, bound by graphs/wiring.py) or a node that
+    calls a subgraph (``node(state, config)``), in the graph of every mode and in the graphs it calls; the only
+    node with neither is where the columns join."""
+    import inspect
+
+    from debatrix.graphs.build import build_graph
+
+    found = list(_nodes(build_graph(mode)))
+    assert len(found) >= 4
+    for name, fn in found:
+        params = list(inspect.signature(fn).parameters)
+        assert params in (["state", "runtime"], ["state", "config"]) or name == "columns_done", (name, params)
+    assert sum(list(inspect.signature(fn).parameters) == ["state", "runtime"] for _, fn in found) >= 3
