@@ -1,5 +1,5 @@
 """How far a verdict's winner probability can be trusted, measured against human gold (PanelBench DebateArt), and
-the map that makes it mean what it says (:mod:`debatrix.core.confidence` applies it).
+the map that makes it mean what it says (:mod:`debatrix.core.probabilities` applies it).
 
 A verdict's winner probability ``p`` (the model's token probability, averaged over the orders) is compared with
 whether the named winner is the audience's: the expected calibration error (ECE: per bin of ``p``, the gap
@@ -129,13 +129,13 @@ def platt(p: np.ndarray, right: np.ndarray, prior: float = PRIOR) -> tuple[float
 
 
 def mapped(p: np.ndarray, a: float, b: float) -> np.ndarray:
-    """The map as shown (:class:`debatrix.core.confidence.CalibrationMap`): symmetric in the debaters."""
+    """The map as shown (:class:`debatrix.core.probabilities.CalibrationMap`): symmetric in the debaters."""
     z = a * _logit(p)
     return (1 / (1 + np.exp(-(z + b))) + 1 / (1 + np.exp(-(z - b)))) / 2
 
 
 def ceiling(v: Verdicts) -> float:
-    """The most a map fitted on ``v`` shows (:class:`debatrix.core.confidence.CalibrationMap`): the share right
+    """The most a map fitted on ``v`` shows (:class:`debatrix.core.probabilities.CalibrationMap`): the share right
     among the verdicts at or above the median winner probability."""
     upper = v.right[v.p >= np.median(v.p)]
     return round(float(upper.mean()), 4) if len(upper) else 1.0
@@ -215,7 +215,7 @@ def reliability_plot(path: Path, modes: dict[str, Verdicts], bins: int = BINS) -
 
 def place_shares(result: dict[str, Any], dimension: str = "general") -> list[float] | None:
     """The share of a result's winner probability each speaking place got, averaged over the orders as the model
-    gave them (before any place prior): what :class:`debatrix.core.confidence.PlacePrior` averages. None where
+    gave them (before any place prior): what :class:`debatrix.core.probabilities.PlacePrior` averages. None where
     the verdict has no probabilities or the orders put everything on a tie."""
     part = result.get("general") if dimension == "general" else next(
         (d for d in result.get("dimensions") or [] if d.get("name") == dimension), None)

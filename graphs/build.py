@@ -44,8 +44,7 @@ from .column import build_iterative_column, build_raw_column
 from .finish import finish
 from .reading import add_flow, answer_question, passage_messages, questions_of, to_flow
 from .panel import add_panel
-from .serde import with_judge_types
-from .state import Accumulated, JudgeInput, JudgeOutput, JudgeRun, JudgeState
+from .state import Accumulated, JudgeInput, JudgeOutput, JudgeRun, JudgeState, with_judge_types
 from .wiring import bind, subgraph_node
 
 
@@ -176,6 +175,8 @@ def largest_request(debate: Debate, mode: str, settings: JudgeSettings, dims: li
     """The largest request (prompt + answer room) a ``mode`` run on ``debate`` makes, rendered by the same
     functions the nodes use."""
     shape = get_mode(mode)
+    if shape.context == "flow":  # small decisions: the largest is a passage's questions
+        return _largest_decision(debate, settings)
     fence = P.fence_for(debate)
     cap_out = settings.llm.max_output_tokens
     analysis_cap = min(analysis_answer_tokens(settings.analysis_words), cap_out)
@@ -188,8 +189,6 @@ def largest_request(debate: Debate, mode: str, settings: JudgeSettings, dims: li
         if tokens > best.tokens:
             best = Request(tokens, what)
 
-    if shape.context == "flow":
-        return _largest_decision(debate, settings)
     n = len(debate.speeches)
     candidates = _largest_candidates(debate, settings) if shape.per_speech else []
     for dim in dims:

@@ -27,7 +27,7 @@ from typing import Any
 
 from debatrix import __version__
 from debatrix.context import JudgeContext
-from debatrix.core.confidence import CalibrationMap, calibration_for, resolved_layout, shown
+from debatrix.core.probabilities import CalibrationMap, calibration_for, resolved_layout, shown
 from debatrix.core.dimension import Dimension
 from debatrix.core.flow import ID, measure_of
 from debatrix.core.passages import UNSPACED

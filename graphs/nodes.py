@@ -14,7 +14,7 @@ from langgraph.types import Send
 
 from debatrix.core import prompting as P
 from debatrix.context import JudgeContext
-from debatrix.core.confidence import PlacePrior, place_prior_for, resolved_layout
+from debatrix.core.probabilities import PlacePrior, place_prior_for, resolved_layout
 from debatrix.core.errors import IncompleteJudgment, StructuredOutputError, UnreadableAnalyses
 from debatrix.core.settings import JudgeSettings
 from debatrix.core.models import Debate, Judgment, SpeechAnalysis, SpeechJudgment

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from debatrix.core import probabilities as prob
-from debatrix.core.confidence import PlacePrior
+from debatrix.core.probabilities import PlacePrior
 from debatrix.core.models import Debate, DebaterJudgment, Judgment, Verdict
 
 

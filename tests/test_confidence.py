@@ -8,7 +8,7 @@ import math
 import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
-from debatrix.core.confidence import TOO_CLOSE, UNCALIBRATED, CalibrationMap, maps, shown
+from debatrix.core.probabilities import TOO_CLOSE, UNCALIBRATED, CalibrationMap, maps, shown
 
 # a map that shrinks the model's overconfidence: logit halved
 HALF = CalibrationMap(model="m", mode="direct", a=0.5, b=0.0, n=40)
@@ -70,7 +70,7 @@ def test_a_map_never_shows_more_than_its_ceiling():
 
 
 def test_the_shipped_place_prior_is_the_default_models_lean_toward_the_first_speaker():
-    from debatrix.core.confidence import place_prior_for, resolved_layout
+    from debatrix.core.probabilities import place_prior_for, resolved_layout
 
     prior = place_prior_for("qwen2.5-coder-1.5b", "direct")
     assert prior is not None and prior.n >= 20 and 0.5 < prior.shares[0] < 0.7 and sum(prior.shares) == 1.0

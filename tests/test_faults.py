@@ -190,7 +190,7 @@ async def test_usage_that_is_not_a_count_is_counted_locally(uniforms, transport,
 async def test_an_escalation_server_echoing_the_authorization_header_leaks_no_password(uniforms, monkeypatch):
     import base64
 
-    from debatrix.core.confidence import CalibrationMap
+    from debatrix.core.probabilities import CalibrationMap
     from debatrix.core.settings import EscalationSettings
     from debatrix.graphs import finish
 

@@ -160,7 +160,7 @@ def test_calibrate_a_results_folder(tmp_path):
     import json
 
     from debatrix.benchmarks import calibration as C
-    from debatrix.core.confidence import CalibrationMap
+    from debatrix.core.probabilities import CalibrationMap
 
     # ties (gold 0.5), tie verdicts and verdicts without a probability are left out
     pairs = [(0.9, 1.0, 1.0), (0.2, 0.0, 1.0), (0.7, 1.0, 0.0), (0.6, 1.0, 1.0), (0.1, 0.0, 0.0)] * 3
@@ -236,7 +236,7 @@ def test_a_map_fitted_on_several_sources_reports_how_each_fares_under_a_fit_on_t
     import json
 
     from debatrix.benchmarks import calibration as C
-    from debatrix.core.confidence import CalibrationMap
+    from debatrix.core.probabilities import CalibrationMap
 
     art, con = tmp_path / "art", tmp_path / "con"
     recs_art = _records([(0.9, 1.0, 1.0), (0.1, 0.0, 1.0)] * 6 + [(0.7, 1.0, 1.0), (0.3, 0.0, 0.0)])

@@ -228,7 +228,7 @@ def test_a_place_prior_takes_a_lean_toward_a_speaking_place_out(uniforms):
     """Read once in speaking order, the model's lean toward a place is in every order's answer: the orders'
     mean is divided by the prior's share of each debater's speaking place, the debaters' total (and a tie's
     probability) kept; answers without probabilities are votes, left as they are."""
-    from debatrix.core.confidence import PlacePrior
+    from debatrix.core.probabilities import PlacePrior
 
     first, second = V.speaking_places(uniforms)
     assert first == uniforms.speeches[0].speaker and second != first
@@ -258,8 +258,8 @@ async def test_auto_layout_reads_once_where_a_place_prior_was_measured(uniforms,
     """The default order layout: where a place prior was measured for the model and mode, every order reads the
     same transcript in speaking order (a prompt cache reads it once) and the prior takes the lean out; elsewhere
     each order reads the debate grouped its own way, and no prior is applied."""
-    from debatrix.core import confidence
-    from debatrix.core.confidence import PlacePrior
+    from debatrix.core import probabilities as confidence
+    from debatrix.core.probabilities import PlacePrior
 
     s = settings("direct")
     first = uniforms.speeches[0].speaker
@@ -287,7 +287,7 @@ async def test_auto_layout_reads_once_where_a_place_prior_was_measured(uniforms,
     grouped = await ajudge_debate(uniforms, s.model_copy(update={"order_layout": "grouped"}), explicit)
     assert grouped.general.verdict.place_prior is None and grouped.settings["order_layout_used"] == "grouped"
     # a prior measured on two debaters says nothing of four teams' places: a BP debate is read grouped
-    from debatrix.core.confidence import resolved_layout
+    from debatrix.core.probabilities import resolved_layout
 
     assert resolved_layout("auto", lean.model, "direct", 2) == "shared"
     assert resolved_layout("auto", lean.model, "direct", 4) == "grouped"

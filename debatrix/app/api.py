@@ -11,8 +11,8 @@ from langchain_core.runnables import RunnableConfig
 
 from debatrix.graphs import MODES, build_run_graph, compiled
 from debatrix.graphs.build import plan_run
-from debatrix.graphs.progress import ProgressEvent
-from debatrix.graphs.serde import checkpoint_serializer, checkpoint_types
+from debatrix.graphs.wiring import ProgressEvent
+from debatrix.graphs.state import checkpoint_serializer, checkpoint_types
 
 from debatrix.context import JudgeContext, run_settings
 from debatrix.core.errors import ConfigurationError, ContextWindowExceeded

@@ -35,7 +35,7 @@ from debatrix.core.files import check_writable, write_atomic
 from debatrix.core.loader import load_debate
 from debatrix.core.flow import STATUS_ORDER, tally_line
 from debatrix.core.models import STATUS_MEANING, Debate, DebateFormat, JudgeResult, Status
-from debatrix.core.confidence import TOO_CLOSE, UNCALIBRATED
+from debatrix.core.probabilities import TOO_CLOSE, UNCALIBRATED
 from debatrix.core.modes import MODES
 from debatrix.app.runtime import settle_heap
 from debatrix.core.settings import (DEFAULT_LOCAL_MODEL, DEFAULT_MODE, Environment, EscalationSettings,

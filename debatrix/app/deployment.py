@@ -106,7 +106,7 @@ async def postgres_checkpointer() -> AsyncIterator[Any]:
     except ImportError:
         raise ConfigurationError("the PostgreSQL checkpointer needs langgraph-checkpoint-postgres: pip install "
                                  "'debatrix[postgres]'") from None
-    from debatrix.graphs.serde import checkpoint_serializer
+    from debatrix.graphs.state import checkpoint_serializer
 
     async with AsyncPostgresSaver.from_conn_string(url, serde=checkpoint_serializer()) as saver:
         await saver.setup()

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -45,6 +47,13 @@ class Dimension(BaseModel):
         return name
 
 
+@functools.lru_cache(maxsize=256)
+def _parsed(content: bytes, label: str) -> Any:
+    """A dimension file's YAML, parsed once per content (every run opens a registry; the package's files rarely
+    change, and a changed file is parsed again). Validated into frozen models by the caller: never changed."""
+    return strict_yaml(content, label)
+
+
 class DimensionRegistry:
     """Dimensions from the package's ``dimensions/`` folder plus any user folders (later folders win)."""
 
@@ -64,7 +73,7 @@ class DimensionRegistry:
             if not entry.name.endswith((".yaml", ".yml")):
                 continue
             try:
-                data = strict_yaml(entry.read_bytes(), f"{label}/{entry.name}")
+                data = _parsed(entry.read_bytes(), f"{label}/{entry.name}")
             except InvalidDebateError as e:
                 raise ConfigurationError(str(e).replace("\n", "; ")) from None
             except OSError as e:

@@ -404,12 +404,12 @@ class Verdict(Frozen):
     # mean probability the orders gave whoever they listed first, minus 1/n (0: no preference for the first place)
     position_bias: float | None = None
     # where the orders read the debate once, in speaking order: the share of the winner probability the model
-    # gives each speaking place on average (debatrix.core.confidence.PlacePrior), which ``probabilities`` were
+    # gives each speaking place on average (debatrix.core.probabilities.PlacePrior), which ``probabilities`` were
     # divided by (the orders' own answers are kept as the model gave them)
     place_prior: tuple[float, ...] | None = None
     consistent: bool = True  # the comment argues for the winner named
     warnings: tuple[str, ...] = ()
-    # what the winner's probability means (debatrix.core.confidence): calibrated against human verdicts where a map
+    # what the winner's probability means (debatrix.core.probabilities): calibrated against human verdicts where a map
     # exists for the model and mode; ``confidence`` is the text shown beside the winner ("72%", "too close to
     # call", "uncalibrated", or "" without probabilities)
     calibrated_probability: float | None = None

@@ -238,7 +238,7 @@ class JudgeSettings(_Frozen):
         "in its own order (cancels a lean toward whoever comes first; each order reads it all); shared, every order "
         "the same material in speaking order with only the task in its order after it (a prompt cache reads it "
         "once), the lean taken out by the place prior measured for the model and mode where there is one "
-        "(debatrix.core.confidence.PlacePrior); auto: shared where such a prior exists, else grouped")
+        "(debatrix.core.probabilities.PlacePrior); auto: shared where such a prior exists, else grouped")
     flow_questions: Literal["auto", "apart", "together"] = Field(
         default="auto", description="how the flow asks a passage's questions: apart, each a one-token answer read at "
         "its first token (as the decisions were measured; a prompt cache reads the passage once); together, one "
