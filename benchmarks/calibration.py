@@ -91,7 +91,8 @@ def cross_source(sources: dict[str, Verdicts]) -> list[dict[str, Any]]:
     return out
 
 
-def _logit(p: np.ndarray) -> np.ndarray:
+def logit(p: np.ndarray) -> np.ndarray:
+    """The log-odds of probabilities, clipped away from 0 and 1."""
     q = np.clip(p, 1e-6, 1 - 1e-6)
     return np.log(q / (1 - q))
 
@@ -102,7 +103,7 @@ def platt(p: np.ndarray, right: np.ndarray, prior: float = PRIOR) -> tuple[float
     bootstrap resample of a summary makes cheap). The map is fitted symmetric in the debaters: every verdict counts
     once as itself and once mirrored (the other debater's probability 1 - p, right where it was wrong), so b comes
     out 0 and an even call maps to an even call (the prior is doubled with the data)."""
-    x, y = _logit(p), right.astype(float)
+    x, y = logit(p), right.astype(float)
     x, y, prior = np.concatenate([x, -x]), np.concatenate([y, 1 - y]), 2 * prior
 
     def loss(t: np.ndarray) -> float:
@@ -130,7 +131,7 @@ def platt(p: np.ndarray, right: np.ndarray, prior: float = PRIOR) -> tuple[float
 
 def mapped(p: np.ndarray, a: float, b: float) -> np.ndarray:
     """The map as shown (:class:`debatrix.core.probabilities.CalibrationMap`): symmetric in the debaters."""
-    z = a * _logit(p)
+    z = a * logit(p)
     return (1 / (1 + np.exp(-(z + b))) + 1 / (1 + np.exp(-(z - b)))) / 2
 
 

@@ -145,13 +145,14 @@ def _records(folder: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise SignalsError(f"{folder}: no items.jsonl (give the folder of a `debatrix bench` run)")
     out = []
-    for k, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for k, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
             out.append(json.loads(line))
         except json.JSONDecodeError:
-            if k < len(path.read_text(encoding="utf-8").splitlines()):  # a killed write cuts only the last line
+            if k < len(lines):  # a killed write cuts only the last line
                 raise SignalsError(f"{path}: line {k} is not JSON") from None
     return out
 
@@ -265,12 +266,17 @@ def cells(folders: Sequence[Path]) -> list[Cell]:
             else:
                 for key, values in READERS[kind](Path(folder), mine).items():
                     shares.setdefault(key, []).extend(values)
-    out = [Cell(s, d, *interval(v)[:3], n=len(v), p=interval(v)[3]) for (s, d), v in shares.items() if v]
-    out += [Cell(s, d, *auc_interval(g)[:3], n=len(g), p=auc_interval(g)[3]) for (s, d), g in aucs.items() if g]
+    out = [_cell(s, d, interval(v), len(v)) for (s, d), v in shares.items() if v]
+    out += [_cell(s, d, auc_interval(g), len(g)) for (s, d), g in aucs.items() if g]
     if not out:
         raise SignalsError("no complete flow judgments (or decision runs) with gold in "
                            + ", ".join(str(f) for f in folders))
     return out
+
+
+def _cell(source: str, decision: str, figures: tuple[float, float, float, float], n: int) -> Cell:
+    value, low, high, p = figures
+    return Cell(source, decision, value, low, high, n=n, p=p)
 
 
 def table(found: Sequence[Cell]) -> str:

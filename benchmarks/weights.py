@@ -23,6 +23,7 @@ from debatrix.core.flow import JUDGED, flow_verdict
 from debatrix.core.models import JudgeResult, Side
 
 from .base import p_coded
+from .calibration import logit
 from .panelbench import DebateArt
 
 FEATURES = JUDGED  # the measures that decide: a blind one would be a feature of noise
@@ -85,10 +86,6 @@ def rows(folder: Path, data: Path | None = None) -> list[Row]:
     return out
 
 
-def logit(p: float) -> float:
-    p = min(max(p, 1e-4), 1 - 1e-4)
-    return float(np.log(p / (1 - p)))
-
 
 def _loss(w: np.ndarray, x: np.ndarray, y: np.ndarray, l2: float) -> tuple[float, np.ndarray]:
     """The penalised log loss and its gradient (given, so a fit costs a few evaluations, not one per weight)."""
@@ -147,7 +144,7 @@ def weigh(all_rows: list[Row]) -> dict[str, Any]:
                            "sources": {}}
     jury = all(r.direct is not None for r in all_rows)
     if jury:  # the flow's measures and direct's comparison (its log-odds) weighed together, scored the same ways
-        xj = np.column_stack([x, [logit(r.direct) for r in all_rows]])
+        xj = np.column_stack([x, logit(np.array([r.direct for r in all_rows], float))])
         nested_jury = held_out(xj, y, groups)
         lam_jury = choose(xj, y, groups)
         out["jury"] = {"features": [*FEATURES, "direct"], "l2": lam_jury,
