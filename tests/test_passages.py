@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from debatrix.core.models import Debate, Debater, Speech
 from debatrix.core.flow import ID
@@ -75,7 +75,7 @@ def script_texts(draw: st.DrawFn) -> str:
 
 
 @given(script_texts())
-@hsettings(max_examples=60, deadline=None)
+@hsettings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.data_too_large])  # long speeches are the point
 def test_in_any_script_every_passage_is_within_the_limit_and_every_character_in_exactly_one(text):
     from debatrix.core.passages import size
 
