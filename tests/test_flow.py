@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
-from debatrix.core.flow import BLIND, gist, ledger
+from debatrix.core.flow import BLIND, FlowVerdict, gist, ledger
 from debatrix.core.models import Line, Mark, SpeechFlow
 from debatrix.core.models import Debate, Debater, Speech
 
@@ -265,8 +265,9 @@ def test_refuting_an_argument_moves_the_argument_verdict_to_the_other_side():
 def test_the_panel_is_the_weighted_mean_of_the_judged_dimensions_and_sums_to_one():
     d = _debate()
     led = ledger(d, _flows(d, lines=[Line(speech=1, target="S1.1", answers=0.9)]), "argument")
-    a, s, lang = (flow_verdict(led.model_copy(update={"dimension": m, "measure": m})) for m in
-                  ("argument", "source", "language"))
+    a, lang = (flow_verdict(led.model_copy(update={"dimension": m, "measure": m})) for m in ("argument", "language"))
+    s = FlowVerdict(dimension="source", strengths={"Ana": 0.0, "Ben": 0.4}, probabilities={"Ana": 0.4, "Ben": 0.6},
+                    reason="")  # a second judged dimension
     panel = combined("panel", [(3, a), (1, s), (2, lang)])  # language is not judged: its weight goes nowhere
     assert panel.probabilities["Ben"] == pytest.approx((3 * a.probabilities["Ben"] + s.probabilities["Ben"]) / 4,
                                                        abs=1e-3)

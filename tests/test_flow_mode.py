@@ -11,7 +11,7 @@ import pytest
 from debatrix import JudgeSettings, MemorySettings
 from debatrix.app.api import ajudge_debate
 from debatrix.core import prompting as P
-from debatrix.core.flow import flow_calls
+from debatrix.core.flow import BLIND, flow_calls
 from debatrix.core.models import JudgeResult, Status
 from debatrix.testing import ScriptedChatModel, decided
 
@@ -61,9 +61,9 @@ async def test_a_flow_run_asks_each_passage_each_speech_and_the_rows_it_proposes
     # the verdicts come from the ledger, in every dimension, and the result carries what they were computed from
     for d in result.dimensions:
         assert d.ledger is not None and d.ledger.dimension == d.name
-        if d.name == "language":  # measured blind: not judged, says why, no score, weighs nothing
+        if d.name in BLIND:  # measured blind: not judged, says why, no score, weighs nothing
             assert d.verdict.not_judged and d.verdict.winner is None and not d.speech_judgments
-            assert not d.debater_judgments and "language" not in result.general.verdict.comment.split("Not")[0]
+            assert not d.debater_judgments and f"{d.name} ×" not in result.general.verdict.comment
             continue
         assert len(d.speech_judgments) == len(uniforms.speeches)
     back = JudgeResult.model_validate_json(result.model_dump_json())
@@ -88,7 +88,8 @@ async def test_a_decision_answered_outside_its_options_is_missing_and_the_debate
 
 
 async def test_the_flow_verdict_follows_the_decisions_not_the_listing(uniforms):
-    """Ana's passages argued with evidence and Ben's not: Ana wins argument and source, however listed."""
+    """Ana's passages argued with evidence and Ben's not: Ana wins argument (and source, where it is judged),
+    however listed."""
     def answer(call):
         if _kind(call) in ("argues", "evidence"):
             return "yes" if uniforms.passage_index[call.target].speaker == uniforms.debaters[0].name else "no"
@@ -98,7 +99,7 @@ async def test_the_flow_verdict_follows_the_decisions_not_the_listing(uniforms):
         result = await ajudge_debate(debate, settings(), ScriptedChatModel(script={"flow_speech": answer}))
         first = uniforms.debaters[0].name
         assert result.dimension("argument").verdict.winner == first
-        assert result.dimension("source").verdict.winner == first
+        assert result.dimension("source").verdict.winner == (None if "source" in BLIND else first)
         assert result.winner == first
 
 
@@ -189,17 +190,17 @@ weight: 1
 
 async def test_a_dimension_added_by_one_yaml_file_is_judged_by_the_measure_it_names(uniforms, tmp_path):
     """A user's dimension names a registered measure and nothing else: the flow reads it so (its verdict, scores
-    and notes are the source measure's, under its own name), beside the built-in source dimension."""
-    (tmp_path / "evidence_use.yaml").write_text(DIMENSION.format(name="evidence_use", measure="measure: source\n"))
+    and notes are the argument measure's, under its own name), beside the built-in argument dimension."""
+    (tmp_path / "evidence_use.yaml").write_text(DIMENSION.format(name="evidence_use", measure="measure: argument\n"))
     s = settings().model_copy(update={"dimensions": ("argument", "source", "evidence_use"),
                                       "dimension_dirs": (tmp_path,)})
     result = await ajudge_debate(uniforms, s, ScriptedChatModel())
     assert result.status is Status.COMPLETE, result.incomplete_reason
-    mine, source = result.dimension("evidence_use"), result.dimension("source")
-    assert mine.ledger.measure == "source" and mine.verdict.probabilities == source.verdict.probabilities
+    mine, source = result.dimension("evidence_use"), result.dimension("argument")
+    assert mine.ledger.measure == "argument" and mine.verdict.probabilities == source.verdict.probabilities
     assert [j.expected_score for j in mine.speech_judgments] == [j.expected_score for j in source.speech_judgments]
     assert [a.analysis for a in mine.analyses] == [a.analysis for a in source.analyses]
-    assert "backed by evidence" in mine.verdict.comment
+    assert "arguments standing" in mine.verdict.comment and mine.verdict.winner is not None
 
 
 @pytest.mark.parametrize("measure, words", [

@@ -627,7 +627,15 @@ _register(Measure("source", "arguments backed by evidence", ("argues", "evidence
                   lambda t: math.log(EMPTY + t.evidence),
                   lambda t: f"{t.evidence:.1f} of {t.arguments:.1f} arguments backed by evidence",
                   lambda f: _mean([m.evidence for m in f.marks if m.evidence is not None]), _evidenced,
-                  _evidence_comment))
+                  _evidence_comment,
+                  # measured on every gold source (`debatrix bench signals`, docs/measured.md): a debater's mean
+                  # P(evidence) named the intact side in 2 of 8 known answers whose sources were removed and the
+                  # sources vote's winner in 5 of 10 DebateArt debates; the ledger's 0.75 and 0.60 are not shown
+                  # above chance (p 0.14, 0.38): until a reading that carries is found it decides nothing
+                  blind="the model's answers to \"does this passage back its point with evidence?\" were not shown "
+                        "above chance on any gold source (the intact side had the higher mean in 2 of 8 known "
+                        "answers whose sources were removed, the sources vote's winner in 5 of 10 DebateArt "
+                        "debates; docs/measured.md)"))
 # the clarity decision was asked of every speech until it was measured: it gave garbled prose the same P(clear) as
 # intact prose and fell with the speech's place, so it voted for whoever spoke first (docs/measured.md,
 # "language"); it is no longer asked, and the dimension says why it is not judged
