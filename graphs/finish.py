@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -222,15 +223,8 @@ COPY_N = 5
 GROUND_N = 3  # content-word n-grams for grounding
 QUOTE_MIN_WORDS = 3  # shorter quoted strings are scare quotes or terms, not quotations
 
-# Function words, left out of the content-word n-grams that measure grounding (they match in any text).
-STOPWORDS = frozenset("""
-a about after all also am an and any are as at be because been before being between both but by can could did do
-does doing down during each even for from had has have having he her here hers him his how however i if in into is
-it its itself just may me might more most much must my no nor not now of off on once one only or other our out over
-own same shall she should since so some such than that the their them then there these they this those though
-through to too under until up upon us very was we were what when where whether which while who whom whose why will
-with within without would yet you your
-""".split())
+#: the share of a debate's running words its most frequent words make up that are taken as its function words
+FUNCTION_SHARE = 0.4
 
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "`": "'", "“": '"', "”": '"', "„": '"', "«": '"', "»": '"'})
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")  # letters and digits of any script; "don't" one word
@@ -257,8 +251,31 @@ def words(text: str) -> list[str]:
     return out
 
 
-def content_words(text: str) -> list[str]:
-    return [w for w in words(text) if w not in STOPWORDS and len(w) > 1]
+def function_words(texts: Iterable[str]) -> frozenset[str]:
+    """The words of ``texts`` (a debate's speeches) that say nothing of which text they are in, found in the texts
+    themselves, in any language (no word list): the most frequent words that together make up
+    :data:`FUNCTION_SHARE` of the running words (function words lead every language's frequency list), and any word
+    found in every text. Against the English list it replaced it finds most of the running words that list held,
+    and takes some words every speech uses with them, which cannot tell speeches apart either (docs/measured.md,
+    "Function words")."""
+    each = [words(t) for t in texts]
+    counts = Counter(w for ws in each for w in ws)
+    total, taken, out = sum(counts.values()), 0, set()
+    for w, k in counts.most_common():
+        if taken >= FUNCTION_SHARE * total or k == 1:  # a word said once is no function word, however short the text
+            break
+        out.add(w)
+        taken += k
+    filled = [set(ws) for ws in each if ws]
+    if len(filled) > 1:
+        out |= set.intersection(*filled)
+    return frozenset(out)
+
+
+def content_words(text: str, function: frozenset[str] = frozenset()) -> list[str]:
+    """``text``'s words less the ``function`` words (:func:`function_words`) and single characters of spaced
+    scripts."""
+    return [w for w in words(text) if w not in function and (len(w) > 1 or UNSPACED.fullmatch(w))]
 
 
 def ngrams(tokens: Sequence[str], n: int) -> Grams:
@@ -274,10 +291,12 @@ def shared_share(text: str, other: str, n: int = COPY_N) -> float:
 def grounding(text: str, own: str, others: Iterable[str], n: int = GROUND_N) -> tuple[float, float, int]:
     """(share of ``text``'s content-word n-grams found in ``own``, share found only in ``others`` and not in
     ``own``, how many n-grams ``text`` has). An analysis about its speech has the first well above the second."""
+    others = list(others)
+    function = function_words([own, *others])
     elsewhere: Grams = set()
     for o in others:
-        elsewhere |= ngrams(content_words(o), n)
-    return _grounding(ngrams(content_words(text), n), ngrams(content_words(own), n), elsewhere)
+        elsewhere |= ngrams(content_words(o, function), n)
+    return _grounding(ngrams(content_words(text, function), n), ngrams(content_words(own, function), n), elsewhere)
 
 
 def _grounding(mine: Grams, own: Grams, elsewhere: Grams) -> tuple[float, float, int]:
@@ -303,10 +322,11 @@ def quote_found(quote: str, source: str) -> bool:
 @lru_cache(maxsize=64)
 def _said(debate: Debate, n: int) -> tuple[frozenset, frozenset]:
     """(the speeches' content-word n-grams, the motion's and the debaters' names'): once per debate."""
+    function = _function_words(debate)
     said: Grams = set()
     for s in debate.speeches:
-        said |= ngrams(content_words(s.content), n)
-    common = ngrams(content_words(debate.motion), n)
+        said |= ngrams(content_words(s.content, function), n)
+    common = ngrams(content_words(debate.motion, function), n)
     names = {w for d in debate.debaters for w in words(d.name)}
     return frozenset(said), frozenset(common | {g for g in said if set(g) <= names})
 
@@ -315,7 +335,12 @@ def cites_debate(text: str, debate: Debate, n: int = 2) -> bool:
     """Whether ``text`` repeats something said in a speech: a content-word n-gram of a speech that is neither the
     motion's nor made of debater names (a reason built from weights and names alone has none)."""
     said, common = _said(debate, n)
-    return bool((ngrams(content_words(text), n) & said) - common)
+    return bool((ngrams(content_words(text, _function_words(debate)), n) & said) - common)
+
+
+@lru_cache(maxsize=64)
+def _function_words(debate: Debate) -> frozenset[str]:
+    return function_words(s.content for s in debate.speeches)
 
 
 # what in a flow's text is not the judge's own citing: a passage's quoted first words (the debater's, which may
@@ -348,7 +373,8 @@ def cited(text: str, debate: Debate, speaker: str) -> tuple[list[str], list[str]
 def check_analyses(debate: Debate, dimension: str, analyses: Sequence[tuple[int, str, str]]) -> list[AnalysisCheck]:
     """The measurements of one prose column; ``analyses``: (speech index, speaker, text), in speaking order."""
     speeches = [s.content for s in debate.speeches]
-    grams = [ngrams(content_words(t), GROUND_N) for t in speeches]  # once, not once per analysis
+    function = _function_words(debate)
+    grams = [ngrams(content_words(t, function), GROUND_N) for t in speeches]  # once, not once per analysis
     out: list[AnalysisCheck] = []
     for k, (i, speaker, text) in enumerate(analyses):
         best, share = None, 0.0
@@ -357,7 +383,7 @@ def check_analyses(debate: Debate, dimension: str, analyses: Sequence[tuple[int,
             if s > share:
                 best, share = j, s
         elsewhere = set().union(*(g for m, g in enumerate(grams) if m != i))
-        own, foreign, _ = _grounding(ngrams(content_words(text), GROUND_N), grams[i], elsewhere)
+        own, foreign, _ = _grounding(ngrams(content_words(text, function), GROUND_N), grams[i], elsewhere)
         qs = quotes(text)
         out.append(AnalysisCheck(
             dimension=dimension, index=i, speaker=speaker, words=len(words(text)),

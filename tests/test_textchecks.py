@@ -292,3 +292,21 @@ def test_the_mode_says_whether_a_panel_wrote_the_reason_not_the_usage_table(unif
     assert direct.status.value == "complete" and direct.checks.panel_grounded is None
     old = direct.model_copy(update={"mode": "retired", "dimensions": direct.dimensions * 2})
     assert T.check_result(old, uniforms).panel_grounded is False  # "It was close." cites nothing said
+
+
+def test_grounding_needs_no_word_list_in_any_script():
+    """The function words are the debate's own most frequent ones, so an analysis that restates a speech is grounded
+    in it, and not in the other, in Chinese, Russian and Arabic as in English (the English list this replaced left
+    every Chinese character out, and kept every Russian function word in)."""
+    from .many_scripts import two_rounds
+
+    for language in ("zh", "ru", "ar", "en"):
+        debate = two_rounds(language)
+        first, second = (s.content for s in debate.speeches[:2])
+        about_first = " ".join(first.split("\n")[0].split()[:30]) if " " in first else first[:60]
+        own, foreign, n = T.grounding(about_first, first, [second])
+        assert n > 0 and own > 0.5 and foreign == 0.0, (language, own, foreign, n)
+        own, foreign, n = T.grounding(about_first, second, [first])
+        assert own < 0.5 < foreign, (language, own, foreign)
+        function = T.function_words([first, second])
+        assert function and not set(T.content_words(about_first, function)) <= function
