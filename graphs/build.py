@@ -260,7 +260,7 @@ def plan_run(debate: Debate, settings: JudgeSettings, registry: DimensionRegistr
     mode = mode or settings.mode
     dims = resolve_dimensions(mode, settings.dimensions, debate.format,
                               registry or DimensionRegistry(settings.dimension_dirs))
-    calls = calls_of(mode, settings, debate, len(dims))
+    calls = calls_of(mode, settings, debate, len(dims), measures=[d.measure for d in dims])
     over = over_budget(mode, calls, settings)
     return RunPlan(debate, mode, tuple(dims), calls, None if over else largest_request(debate, mode, settings, dims))
 

@@ -9,9 +9,11 @@ far, ``state["flows"]``), each of its passages p is read once and asked:
     does p make this point of the other side, or argue about it: "<its first words>"?    P(answers the row)
 
 (the first two as ``debatrix bench decisions`` measured them: a three-way question, argues with evidence / without /
-neither, gave every passage of a debate nearly the same probabilities). Whether a passage reads clearly is no longer
-asked: measured on the known answers, that decision was blind (docs/measured.md), so the language dimension is not
-judged (:data:`debatrix.core.flow.MEASURES`).
+neither, gave every passage of a debate nearly the same probabilities). A question is asked only where a judged
+dimension rests on it (:func:`debatrix.core.flow.asked_kinds`): measured on every gold source, whether a passage cites
+evidence decides nothing on the default model, so while source is not judged it is not asked (``--flow-ask all``
+asks it, to measure it again: ``debatrix bench signals``). Whether a passage reads clearly is no longer asked at all:
+that decision was blind (docs/measured.md), so the language dimension is not judged.
 
 The rows a speech may answer are the other side's earlier passages the flow holds as arguments. Each pair of a
 passage and a row is scored by the row's rarer words the passage shares and by how close the two are in meaning
@@ -31,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import functools
+from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -41,6 +44,7 @@ from debatrix.core.errors import ConfigurationError, IncompleteJudgment
 from debatrix.core.flow import (
     GIST_ASKED,
     ID,
+    asked_kinds,
     asked_pairs,
     asks_together,
     combined,
@@ -183,7 +187,9 @@ async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     decide = ctx.gateway.decision
     meaning_later(debate, ctx.settings.memory.embedding)  # started with the first speech, which answers nothing
     meaning, proposed_by = (await meaning_upto(debate, ctx.settings.memory.embedding, i)) if i else (None, "")
-    pairs = asked_pairs(debate, earlier, i, meaning) if i else {}
+    kinds = asked_kinds((d.measure or "mean" for d in state.get("dimensions", [])), ctx.settings.flow_ask == "all")
+    pairs = asked_pairs(debate, earlier, i, meaning) if i and "answers" in kinds else {}
+    marks = [k for k in ("argues", "evidence") if k in kinds]
     asked = _Asked()
 
     def meta(p: Passage) -> dict[str, Any]:
@@ -203,10 +209,10 @@ async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     async def together(p: Passage) -> None:  # every question about p in one request, one JSON answer
         rows = {f"point_{k}": row for k, row in enumerate(pairs.get(p.id, []), 1)}
         dists, record = await ctx.gateway.decisions(
-            passage_messages(debate, p, questions_of(debate, p, list(rows.values()))),
-            ["argues", "evidence", *rows], YES_NO, node="flow_speech", meta=meta(p))
+            passage_messages(debate, p, questions_of(debate, p, list(rows.values()), marks)),
+            [*marks, *rows], YES_NO, node="flow_speech", meta=meta(p))
         asked.calls.append(record)
-        for kind in ("argues", "evidence"):
+        for kind in marks:
             asked.mark(p.id, kind, dists[kind], record)
         for key, row in rows.items():
             asked.answer(p.id, row, dists[key], record)
@@ -214,11 +220,10 @@ async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     own = [p for p in debate.passages if p.speech == i]
     questions = []
     if asks_together(ctx.settings.flow_questions, ctx.settings.llm.prompt_cache, ctx.gateway.openai_compatible):
-        questions = [functools.partial(together, p) for p in own]
+        questions = [functools.partial(together, p) for p in own if marks or pairs.get(p.id)]
     else:
         for p in own:
-            questions += [functools.partial(mark, p, "argues", "flow_argues.j2"),
-                          functools.partial(mark, p, "evidence", "flow_evidence.j2")]
+            questions += [functools.partial(mark, p, kind, f"flow_{kind}.j2") for kind in marks]
             questions += [functools.partial(answer, p, row) for row in pairs.get(p.id, [])]
     try:
         if ctx.settings.llm.prompt_cache:
@@ -249,12 +254,13 @@ def _entry(debate: Debate, i: int, asked: _Asked, proposed_by: str, unasked: str
     return {"flows": [flow], "calls": asked.calls, "index": i + 1}
 
 
-def questions_of(debate: Debate, p: Passage, rows: list[str]) -> str:
-    """Every question about passage ``p`` at once: whether it argues, cites evidence, and answers each of ``rows``
-    (each point restated, as the one-question form restates it)."""
+def questions_of(debate: Debate, p: Passage, rows: list[str], kinds: Sequence[str] = ("argues", "evidence")) -> str:
+    """Every question about passage ``p`` at once: those of ``kinds`` about it alone (whether it argues, whether it
+    cites evidence), and whether it answers each of ``rows`` (each point restated, as the one-question form
+    restates it)."""
     fence = P.fence_for(debate)
     index = debate.passage_index
-    return P.render("flow_questions.j2", P.FlowQuestionsVars(fence=fence, id=p.id, rows=[
+    return P.render("flow_questions.j2", P.FlowQuestionsVars(fence=fence, id=p.id, kinds=list(kinds), rows=[
         P.FlowRow(key=f"point_{k}", target=r, speaker=index[r].speaker,
                   text=P.quoted(gist(index[r].text, GIST_ASKED), fence)) for k, r in enumerate(rows, 1)]))
 

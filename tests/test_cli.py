@@ -82,12 +82,17 @@ def test_judge_incomplete_exits_3(tmp_path):
     (["--mode", "fancy"], "fancy"),
     (["--memory", "cloud"], "cloud"),  # the choices are typed: click names the bad value
     (["--dimensions", "style"], "unknown dimension 'style'"),
+    (["--orders", "0"], "orders"),  # a zero is a value given, not an option left out: refused, not ignored
+    (["--analysis-words", "0"], "analysis_words"),
+    (["--comment-words", "0"], "comment_words"),
+    (["--flow-ask", "some"], "some"),
 ])
 def test_bad_options(args, message):
     with FakeOpenAIServer() as server:
         res = runner.invoke(app, ["judge", str(EXAMPLES / "school_uniforms.yaml"), "--base-url", server.base_url,
                                   *args])
-    assert res.exit_code == 2 and message in res.output
+    assert res.exit_code == 2 and message in res.output, res.output
+    assert not server.requests  # refused before any call
 
 
 @data_required
@@ -477,7 +482,7 @@ def test_each_settings_option_shows_its_fields_description_and_sets_that_field(m
              "rps": (2.0, 2.0), "structured_output": ("tool", "tool"), "transport": ("langchain", "langchain"),
              "merge_score_call": (True, True), "score_in_analysis": (False, False), "orders": (1, 1),
              "temperature": (0.3, 0.3), "order_layout": ("shared", "shared"), "flow_questions": ("together", "together"),
-             "escalate_below": (0.8, 0.8),
+             "flow_ask": ("all", "all"), "escalate_below": (0.8, 0.8),
              "retrieval": (True, True), "memory": ("http", "http"), "memory_path": (tmp_path, tmp_path),
              "chroma_host": ("10.0.0.7", "10.0.0.7"), "chroma_port": (9001, 9001), "embedding": ("hash", "hash"),
              "log_calls": (True, True), "escalate_to": ("smollm2-135m", "smollm2-135m"), "decision_samples": (5, 5)}

@@ -22,7 +22,7 @@ import pytest
 
 from debatrix import ConfigurationError, load_debate
 from debatrix.app.deployment import PER_RUN, RunOptions, run_context, deployment_settings, result_of
-from debatrix.core.flow import flow_calls
+from debatrix.core.flow import flow_calls, open_rows
 from debatrix.llm.local import free_port
 from debatrix.testing import FakeOpenAIServer
 
@@ -139,10 +139,12 @@ async def test_a_parent_agent_judges_the_example_through_remote_graph(served_jud
     debate = load_debate(path)
     assert result.status == "complete" and result.mode == "flow"  # the default mode
     assert result.settings["orders"] == 1
-    # an endpoint without a prompt cache: every passage asked its questions (argues, evidence, the points proposed)
-    # in one request
+    # an endpoint without a prompt cache: every passage asked its questions (argues, the points proposed) in one
+    # request
     assert result.usage.llm_calls == len(fake.requests) == len(debate.passages) == flow_calls(debate, together=True)
-    assert all(f.lines for f in result.flow[1:])  # the later speeches were asked about earlier points
+    # each later speech was asked about the earlier points of the other side the flow held as arguments
+    assert all(bool(f.lines) == bool(open_rows(debate, result.flow[:f.index], f.index)) for f in result.flow[1:])
+    assert any(f.lines for f in result.flow)
     assert [f.index for f in result.flow] == list(range(len(debate.speeches)))
     assert state["feedback"].splitlines()[0] == f"Winner: {result.general.verdict.winner}."
 

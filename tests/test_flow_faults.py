@@ -221,6 +221,6 @@ async def test_every_answer_paid_before_the_server_failed_is_kept_in_the_result(
     per_request = 1 if questions == "apart" else None
     if per_request:
         assert kept == keep
-    else:  # a request asks all of a passage's questions: each answered request gave at least two decisions
-        assert kept >= 2 * keep
+    else:  # a request asks all of a passage's questions: each answered request gave at least one (whether it
+        assert kept >= keep  # argues), and more where the passage was asked about earlier points
     assert any("the run stopped" in f.missing for f in result.flow)

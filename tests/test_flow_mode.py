@@ -3,6 +3,7 @@ result carries (the flow, each dimension's ledger, comments that cite passages).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 
@@ -39,7 +40,8 @@ async def test_a_flow_run_asks_each_passage_each_speech_and_the_rows_it_proposes
     assert result.status is Status.COMPLETE, result.incomplete_reason
     asked = Counter(_kind(c) for c in model.calls)
     answers = [c for c in model.calls if _kind(c) == "answers"]
-    assert asked == {"argues": len(uniforms.passages), "evidence": len(uniforms.passages), "answers": len(answers)}
+    # whether a passage cites evidence is not asked while no judged dimension rests on it (source is measured blind)
+    assert asked == {"argues": len(uniforms.passages), "answers": len(answers)}
     # several points a passage at most, and each point once a speech
     per_passage = Counter(c.target for c in answers)
     assert max(per_passage.values()) <= 3
@@ -70,6 +72,44 @@ async def test_a_flow_run_asks_each_passage_each_speech_and_the_rows_it_proposes
     assert back.flow == result.flow and back.dimensions[0].ledger == result.dimensions[0].ledger
     assert result.checks.flags == ()
     assert all(c.own_cited >= 1 for c in result.checks.comments)
+
+
+@pytest.mark.parametrize("questions", ["apart", "together"])
+async def test_a_decision_no_judged_dimension_rests_on_is_not_asked_unless_every_kind_is_wanted(uniforms, monkeypatch,
+                                                                                               questions):
+    """Source is blind, so the evidence question decides nothing and is not paid for; ``flow_ask="all"`` asks it
+    (to measure it) and changes no verdict; a source measure that is judged asks it by default. The planner's
+    count is the most the run sends either way (on the fake server, which answers JSON with probabilities)."""
+    from debatrix import LLMSettings
+    from debatrix.core.flow import MEASURES
+    from debatrix.graphs.build import plan_run
+    from debatrix.testing import FakeOpenAIServer
+
+    async def run(**extra):
+        with FakeOpenAIServer() as srv:
+            run_settings = settings().model_copy(update={
+                "flow_questions": questions, **extra,
+                "llm": LLMSettings(base_url=srv.base_url, model="fake-model", max_retries=0)})
+            result = await ajudge_debate(uniforms, run_settings)
+            sent = [str(b["messages"][-1]["content"]) for b in srv.requests]
+        assert result.status is Status.COMPLETE, result.incomplete_reason
+        assert result.usage.llm_calls == len(sent) <= plan_run(uniforms, run_settings).calls
+        return result, sum(text.count("cite evidence") for text in sent), len(sent)
+
+    judged, evidence, calls = await run()
+    assert evidence == 0
+    every, evidence_all, calls_all = await run(flow_ask="all")
+    assert evidence_all == len(uniforms.passages)
+    assert calls_all == calls + (0 if questions == "together" else len(uniforms.passages))
+    assert [d.verdict.winner for d in every.dimensions] == [d.verdict.winner for d in judged.dimensions]
+    assert every.general.verdict.winner == judged.general.verdict.winner
+    assert all(m.evidence is None for f in judged.flow for m in f.marks)
+    assert all(m.evidence is not None for f in every.flow for m in f.marks)
+
+    monkeypatch.setitem(MEASURES._entries, "source", dataclasses.replace(MEASURES["source"], blind=""))
+    sourced, evidence_judged, _ = await run()
+    assert evidence_judged == len(uniforms.passages)
+    assert not next(d for d in sourced.dimensions if d.name == "source").verdict.not_judged
 
 
 async def test_a_decision_answered_outside_its_options_is_missing_and_the_debate_is_still_judged(uniforms):

@@ -80,6 +80,7 @@ MemoryBackend = _field_choices("MemoryBackend", _MEMORY, "backend")
 Embedding = _field_choices("Embedding", _MEMORY, "embedding")
 OrderLayout = _field_choices("OrderLayout", JudgeSettings.model_fields, "order_layout")
 FlowQuestions = _field_choices("FlowQuestions", JudgeSettings.model_fields, "flow_questions")
+FlowAsk = _field_choices("FlowAsk", JudgeSettings.model_fields, "flow_ask")
 
 
 def setting_help(path: str) -> str:
@@ -107,6 +108,7 @@ OPTION_FIELDS: dict[str, str] = {
     "structured_output": "llm.structured_output", "transport": "llm.transport",
     "merge_score_call": "merge_score_call", "score_in_analysis": "score_in_analysis", "orders": "orders",
     "temperature": "llm.temperature", "order_layout": "order_layout", "flow_questions": "flow_questions",
+    "flow_ask": "flow_ask",
     "escalate_to": "escalate.llm",
     "escalate_below": "escalate.below", "retrieval": "memory.retrieval", "memory": "memory.backend",
     "memory_path": "memory.path", "chroma_host": "memory.host", "chroma_port": "memory.port",
@@ -164,6 +166,7 @@ SETTINGS_OPTIONS: tuple[inspect.Parameter, ...] = (
     _setting("temperature", float | None),
     _setting("order_layout", OrderLayout | None),
     _setting("flow_questions", FlowQuestions | None),
+    _setting("flow_ask", FlowAsk | None),
     _setting("decision_samples", int | None),
     _setting("escalate_to", str | None),
     _option("escalate_base_url", Annotated[str | None, typer.Option(
@@ -284,7 +287,8 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
                    rps: float | None = None, structured_output: str | None = None, transport: str | None = None,
                    merge_score_call: bool | None = None, score_in_analysis: bool | None = None,
                    orders: int | None = None, temperature: float | None = None, order_layout: str | None = None,
-                   flow_questions: str | None = None, decision_samples: int | None = None,
+                   flow_questions: str | None = None, flow_ask: str | None = None,
+                   decision_samples: int | None = None,
                    escalate_to: str | None = None, escalate_base_url: str | None = None,
                    escalate_below: float | None = None, retrieval: bool = False, memory: str | None = None,
                    memory_path: Path | None = None, chroma_host: str | None = None, chroma_port: int | None = None,
@@ -333,7 +337,8 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
             llm=llm,
             **{k: v for k, v in (("analysis_words", analysis_words), ("comment_words", comment_words),
                                  ("orders", orders), ("order_layout", _plain(order_layout)),
-                                 ("flow_questions", _plain(flow_questions))) if v},
+                                 ("flow_questions", _plain(flow_questions)), ("flow_ask", _plain(flow_ask)))
+               if v is not None},
             **{k: v for k, v in (("merge_score_call", merge_score_call), ("score_in_analysis", score_in_analysis))
                if v is not None},
             memory=MemorySettings(**{k: _plain(v) for k, v in (
@@ -539,7 +544,7 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
     from debatrix.app.api import ajudge_debate, refused
     from debatrix.context import JudgeContext, run_settings
     from debatrix.core.errors import ContextWindowExceeded
-    from debatrix.core.modes import calls_of_run, get_mode, order_count, steps_per_row
+    from debatrix.core.modes import calls_of, get_mode, order_count, steps_per_row
     from debatrix.app.progress_bar import JudgeProgress
     from debatrix.graphs.build import plan_run
 
@@ -571,7 +576,7 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
                           f"({ctx.settings.llm.context_window} tokens of context: what this debate needs, "
                           f"up to what the model allows)", highlight=False)
         dims, run = plan.dimensions, ctx.settings
-        total, single = plan.calls, calls_of_run(run, debate, len(dims), 1)
+        total, single = plan.calls, calls_of(run.mode, run, debate, len(dims), 1, [d.measure for d in dims])
         orders = (f" ({total - single} of them to judge in {order_count(len(debate.debaters), run.orders)} "
                   "orders of the debaters; --orders 1 judges in one)" if total > single else "")
         console.print(f"judging [bold]{plain(debate.id)}[/] ({debate.format.value}, {len(debate.speeches)} speeches) in "

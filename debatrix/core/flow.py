@@ -20,7 +20,7 @@ import functools
 import math
 import re
 from dataclasses import dataclass
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 # the flow's types are domain types (a result carries them); they are defined with the others
 from debatrix.core.registry import Registry
@@ -226,18 +226,43 @@ def asked_budget(own: int, rows: int) -> int:
     return min(rows, ASK_PER_PASSAGE * own)
 
 
-def flow_calls(debate: Debate, together: bool = False) -> int:
-    """The requests a complete flow run sends at most (no retries): per passage, whether it argues and with
-    evidence; per speech after the first, whether it answers each earlier passage of the other side, within
-    :func:`asked_budget`. ``together``: a passage's questions in one request, so one a passage."""
+#: the kinds of decision the flow can ask of a passage: whether it argues the motion, whether it cites evidence,
+#: whether it answers an earlier point of the other side
+KINDS = ("argues", "evidence", "answers")
+
+
+def asked_kinds(measures: Iterable[str], every: bool = False) -> tuple[str, ...]:
+    """The kinds of decision a flow run asks (in :data:`KINDS` order): those some judged one of ``measures`` rests
+    on (a composite's judged parts). A decision only blind measures rest on decides nothing, so it is not paid for;
+    ``every`` (``--flow-ask all``): every kind, to measure them against gold (``debatrix bench signals``)."""
+    if every:
+        return KINDS
+
+    def rests_on(name: str) -> set[str]:
+        m = MEASURES.get_or_raise(name)
+        if m.blind:
+            return set()
+        return set().union(*(rests_on(x) for x in m.parts)) if m.parts else set(m.weighs)
+
+    wanted = set().union(*(rests_on(x) for x in measures))
+    return tuple(k for k in KINDS if k in wanted)
+
+
+def flow_calls(debate: Debate, together: bool = False, kinds: Sequence[str] = KINDS) -> int:
+    """The requests a complete flow run sends at most (no retries) asking ``kinds``: per passage, whether it
+    argues and whether it cites evidence; per speech after the first, whether it answers each earlier passage of
+    the other side, within :func:`asked_budget`. ``together``: a passage's questions in one request, so one a
+    passage at most."""
+    budget = 0
+    if "answers" in kinds:
+        for i, s in enumerate(debate.speeches):
+            side = debate.debater(s.speaker).side
+            own = sum(1 for p in debate.passages if p.speech == i)
+            budget += asked_budget(own, sum(1 for q in debate.passages if q.speech < i and q.side is not side))
+    marks = sum(1 for k in ("argues", "evidence") if k in kinds)
     if together:
-        return len(debate.passages)
-    total = 2 * len(debate.passages)
-    for i, s in enumerate(debate.speeches):
-        side = debate.debater(s.speaker).side
-        own = sum(1 for p in debate.passages if p.speech == i)
-        total += asked_budget(own, sum(1 for q in debate.passages if q.speech < i and q.side is not side))
-    return total
+        return len(debate.passages) if marks else min(budget, len(debate.passages))
+    return marks * len(debate.passages) + budget
 
 
 def asks_together(questions: str, prompt_cache: bool, openai_compatible: bool) -> bool:
@@ -552,8 +577,9 @@ def own_range(debate: Debate, speech: int) -> str:
 
 def flow_line(flow: SpeechFlow) -> str:
     """One speech's decisions by id alone (what the page shows while the judge reads)."""
-    parts = [f"{m.id} argues {m.argument:.2f}, evidence {m.evidence:.2f}" for m in flow.marks
-             if m.argument is not None and m.evidence is not None]
+    parts = [f"{m.id} " + ", ".join(f"{name} {value:.2f}" for name, value in
+                                    (("argues", m.argument), ("evidence", m.evidence)) if value is not None)
+             for m in flow.marks if m.argument is not None or m.evidence is not None]
     parts += [f"{x.by or 'it'} answers {x.target} {x.answers:.2f}" for x in flow.lines]
     return " · ".join(parts) + (f" · missing: {flow.missing}" if flow.missing else "")
 

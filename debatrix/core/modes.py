@@ -17,12 +17,13 @@ This module is light (no LangGraph), so the CLI can list the modes without loadi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from debatrix.core.dimension import Dimension, DimensionRegistry
 from debatrix.core.errors import ConfigurationError, UnknownModeError
-from debatrix.core.flow import MEASURES
+from debatrix.core.flow import KINDS, MEASURES, asked_kinds, asks_together, flow_calls
 from debatrix.core.models import DebateFormat
 from debatrix.core.registry import Registry
 
@@ -127,20 +128,18 @@ def expected_calls(mode: str, n_speeches: int, n_debaters: int, n_dimensions: in
     return per_dim * n_dimensions + (steps * k if shape.panel else 0)
 
 
-def calls_of_run(settings: JudgeSettings, debate: Debate, n_dimensions: int, orders: int | None = None) -> int:
-    """:func:`expected_calls` of judging ``debate`` with ``settings`` (in ``orders`` orders, the settings' by
-    default): what a display promises before the run."""
-    return calls_of(settings.mode, settings, debate, n_dimensions, orders)
-
-
-def calls_of(mode: str, settings: JudgeSettings, debate: Debate, n_dimensions: int, orders: int | None = None) -> int:
-    """:func:`calls_of_run` in ``mode``: a flow run asks per passage and per answer, whatever the dimensions."""
+def calls_of(mode: str, settings: JudgeSettings, debate: Debate, n_dimensions: int, orders: int | None = None,
+             measures: Sequence[str | None] | None = None) -> int:
+    """The LLM requests judging ``debate`` in ``mode`` with ``settings`` makes (in ``orders`` orders, the
+    settings' by default): what a display promises before the run (:func:`expected_calls`). A flow run asks per
+    passage and per answer the kinds of decision its dimensions' ``measures`` rest on (None: every kind, the most
+    it can ask)."""
     if get_mode(mode).context == "flow":
-        from debatrix.core.flow import asks_together, flow_calls
-
+        kinds = KINDS if measures is None else asked_kinds((m or "mean" for m in measures),
+                                                           settings.flow_ask == "all")
         # before the run the model is known only by its settings: an endpoint is any model not served locally
         return flow_calls(debate, asks_together(settings.flow_questions, settings.llm.prompt_cache,
-                                                not settings.llm.uses_local))
+                                                not settings.llm.uses_local), kinds)
     return expected_calls(mode, len(debate.speeches), len(debate.debaters), n_dimensions,
                           settings.merge_score_call, settings.orders if orders is None else orders,
                           settings.speech_score_merged(mode))

@@ -186,6 +186,7 @@ class FlowRow(_Vars):
 class FlowQuestionsVars(_Vars):
     fence: str
     id: str  # the passage asked about
+    kinds: list[str]  # the questions about it alone ("argues", "evidence"), as the run asks them
     rows: list[FlowRow]  # the earlier points it is asked whether it answers
 
 

@@ -244,6 +244,11 @@ class JudgeSettings(_Frozen):
         "its first token (as the decisions were measured; a prompt cache reads the passage once); together, one "
         "JSON answer per passage, each value's probabilities read at its token (the passage is sent once: fewer "
         "prompt tokens billed); auto: together for an OpenAI-compatible endpoint without a prompt cache, else apart")
+    flow_ask: Literal["judged", "all"] = Field(
+        default="judged", description="which decisions the flow asks: judged, only those a judged dimension rests on "
+        "(a decision measured to carry no signal, such as whether a passage cites evidence while source is not "
+        "judged, decides nothing and is not paid for); all, every kind (argues, evidence, answers), to measure them "
+        "against gold (debatrix bench signals)")
     max_llm_calls: int = Field(default=2000, ge=1, description="a debate needing more calls is refused before "
                                                                 "any is sent (500 speeches would take thousands)")
     # the shape of the graph (which steps it takes), not of a request: read where the graph is built and by its nodes
