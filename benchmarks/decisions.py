@@ -26,6 +26,9 @@ Variants (``debatrix bench decisions --variant V``):
   most of the point's rarer words (the flow's word weighting; unlike the flow, every point is asked, so that every
   pair of the gold is scored), with that passage alone as the prompt and the flow's own question
   (:func:`debatrix.graphs.reading.passage_messages`); the speech's score is that passage's P(yes).
+- ``on-topic-flow`` and ``evidence-flow``: the ``on-topic`` and ``evidence`` gold asked in the very request the flow
+  sends (the passage alone, then the flow's own template: prompts/flow_argues.j2, prompts/flow_evidence.j2), so what
+  is measured is what the flow asks.
 - ``address-proposals``: the ``address`` gold read as the flow's proposals (no call): the claims as the points open
   to the speech, its passages as the ones asked, and for each rule (:data:`PROPOSAL_RULES`: today's three a passage
   by words and meaning, within the flow's budget, beside one a passage and the rule before it) the share of the
@@ -40,6 +43,7 @@ Variants (``debatrix bench decisions --variant V``):
 from __future__ import annotations
 
 import csv
+import functools
 import re
 import time
 from dataclasses import dataclass
@@ -58,7 +62,8 @@ from .base import Benchmark, BenchmarkDataError, Item, MetricRow, benchmark, cal
 from .contrast import Contrast
 from .metrics import roc_auc
 
-VARIANTS = ("address", "on-topic", "language", "evidence", "engages", "address-flow", "address-lexical",
+VARIANTS = ("address", "on-topic", "language", "evidence", "engages", "address-flow", "on-topic-flow", "evidence-flow",
+            "address-lexical",
             "on-topic-lexical", "engages-lexical", "address-proposals")
 #: the proposal rules ``address-proposals`` compares: passages' rows at most, and whether meaning is used
 PROPOSAL_RULES = {"one a passage, words (before)": (1, False), "one a passage, words": (1, False),
@@ -84,6 +89,16 @@ async def _yes(context: JudgeContext, debate: Debate, p: Any, question: str, fen
     ask = P.render("decide_passage.j2", P.DecidePassageVars(id=p.id, text=P.one_line(p.text, fence), question=question))
     dist, record = await context.gateway.decision(_messages(debate, P.passage_block(debate, p.speech, fence), ask),
                                                   ["yes", "no"], node="decide_passage")
+    return (None if dist is None else round(dist["yes"], 5)), record
+
+
+async def _flow_yes(context: JudgeContext, debate: Debate, p: Any, template: str) -> tuple[float | None, Any]:
+    """P(yes) to one of the flow's own questions about passage ``p`` (``template``), in the very request the flow
+    sends (:func:`debatrix.graphs.reading.about_passage`: the passage alone, then the question)."""
+    from debatrix.graphs.reading import about_passage
+
+    dist, record = await context.gateway.decision(about_passage(debate, p, template), ["yes", "no"],
+                                                  node="flow_speech")
     return (None if dist is None else round(dist["yes"], 5)), record
 
 
@@ -179,7 +194,7 @@ class Decisions(Benchmark):
             speeches, _ = self._ibm()
             return [DecisionItem(id=sid) for sid in sorted(speeches)]
         kind = {"on-topic": "argument", "evidence": "source", "engages": "clash"}.get(
-            self.variant.removesuffix("-lexical"), "language")
+            self.variant.removesuffix("-lexical").removesuffix("-flow"), "language")
         return [DecisionItem(id=it.id, contrast=it.id) for it in self.contrast.load() if it.perturbation == kind]
 
     def gold_record(self, item: Item) -> dict[str, Any]:
@@ -192,6 +207,8 @@ class Decisions(Benchmark):
         ask = {"address": self._address, "address-flow": self._address_flow, "on-topic": self._on_topic,
                "language": self._language,
                "evidence": self._evidence, "engages": self._engages,
+               "on-topic-flow": functools.partial(self._on_topic, flow=True),
+               "evidence-flow": functools.partial(self._evidence, flow=True),
                "address-lexical": self._address_lexical, "on-topic-lexical": self._on_topic_lexical,
                "engages-lexical": self._engages_lexical, "address-proposals": self._address_proposals}[self.variant]
         pred, calls = await ask(item, context)
@@ -239,7 +256,8 @@ class Decisions(Benchmark):
             scores[k] = None if dist is None else round(dist["yes"], 5)
         return {"scores": scores, "gold": [c["label"] != "Negative" for c in claims]}, calls
 
-    async def _on_topic(self, item: Item, context: JudgeContext) -> tuple[dict[str, Any], list[Any]]:
+    async def _on_topic(self, item: Item, context: JudgeContext, flow: bool = False
+                        ) -> tuple[dict[str, Any], list[Any]]:
         contrast = self.contrast
         it = self._contrast_item(item)
         debate, base = contrast.debate(it), contrast._base(it.base)
@@ -247,14 +265,16 @@ class Decisions(Benchmark):
         scores, gold, intact, calls = [], [], [], []
         for p in debate.passages:
             changed = p.side is it.degraded
-            score, record = await _yes(context, debate, p, ON_TOPIC, fence)
+            score, record = await (_flow_yes(context, debate, p, "flow_argues.j2") if flow
+                                   else _yes(context, debate, p, ON_TOPIC, fence))
             calls.append(record)
             scores.append(score)
             gold.append(not changed or _own_share(p, base) >= 0.5)
             intact.append(not changed)
         return {"scores": scores, "gold": gold, "intact": intact}, calls
 
-    async def _evidence(self, item: Item, context: JudgeContext) -> tuple[dict[str, Any], list[Any]]:
+    async def _evidence(self, item: Item, context: JudgeContext, flow: bool = False
+                        ) -> tuple[dict[str, Any], list[Any]]:
         from .contrast import EVIDENCE
 
         it = self._contrast_item(item)
@@ -262,7 +282,8 @@ class Decisions(Benchmark):
         fence = P.fence_for(debate)
         scores, gold, calls = [], [], []
         for p in debate.passages:
-            score, record = await _yes(context, debate, p, EVIDENCE, fence)
+            score, record = await (_flow_yes(context, debate, p, "flow_evidence.j2") if flow
+                                   else _yes(context, debate, p, EVIDENCE, fence))
             calls.append(record)
             scores.append(score)
             gold.append(bool(EVIDENCE.search(p.text)))

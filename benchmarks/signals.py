@@ -46,7 +46,8 @@ ROWS = (*DECISIONS, *LEDGER.values(), MADE, WORDS)
 CHANGE_SEEN = {"argues": "argument", "evidence": "source", "answers": "clash", LEDGER["argument"]: "argument",
                LEDGER["source"]: "source", LEDGER["clash"]: "clash", MADE: "argument"}
 ART_VOTES = {"arguments": "argument", "sources": "source", "overall": "general"}
-DECISION_OF_VARIANT = {"address": "answers", "address-flow": "answers", "on-topic": "argues", "evidence": "evidence"}
+DECISION_OF_VARIANT = {"address": "answers", "address-flow": "answers", "on-topic": "argues", "evidence": "evidence",
+                      "on-topic-flow": "argues", "evidence-flow": "evidence"}
 RESAMPLES = 2000
 LEVEL = 0.05  # a decision carries where chance would do as well this rarely
 

@@ -5,6 +5,7 @@ takes one, and an answer that is none of them is a missing decision, never a def
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 from hypothesis import given, settings as hsettings, strategies as st
@@ -170,3 +171,33 @@ async def test_the_flow_asks_each_point_of_one_passage_read_once_and_pairs_it_wi
         assert read == sorted(read, key=lambda k: int(k))
     auc = next(r.value for r in report.summary if r.metric == "roc_auc")
     assert auc == (1.0 if oracle else 0.0)
+
+
+@data_required
+@pytest.mark.parametrize("variant, template", [("evidence-flow", "flow_evidence.j2"),
+                                               ("on-topic-flow", "flow_argues.j2")])
+async def test_the_flow_variants_send_the_flows_own_requests(tmp_path, variant, template):
+    """``evidence-flow`` and ``on-topic-flow`` measure what the flow asks: each request is the one a flow run sends
+    about that passage (its template, the passage alone), and a server that answers from the suite's own mark of
+    evidence, read from the passage in the request, scores ROC AUC 1 on the evidence gold."""
+    from debatrix.benchmarks.contrast import EVIDENCE
+    from debatrix.graphs.reading import about_passage
+
+    bench = make_benchmark("decisions", variant=variant)
+    item = bench.subset(bench.load(), 1, seed=3)[0]
+    it = bench._contrast_item(item)
+    debate = bench.contrast._base(it.base) if variant == "evidence-flow" else bench.contrast.debate(it)
+
+    def by_mark(body, n):
+        asked = re.search(r"(S\d+\.\d+)", body["messages"][-1]["content"].strip().rsplit("\n", 1)[1]).group(1)
+        said = bool(EVIDENCE.search(debate.passage_index[asked].text))  # the passage the question names
+        return _answer("yes" if said else "no", {"yes": 0.8 if said else 0.15, "no": 0.2 if said else 0.85})
+
+    with FakeOpenAIServer(responder=by_mark) as server:
+        settings = JudgeSettings(llm=LLMSettings(base_url=server.base_url, model="m", grammar=True))
+        report = await run_benchmark(bench, settings, tmp_path / "dec", modes=["flow"], limit=1, seed=3)
+        sent = [r["messages"] for r in server.requests]
+    flow = [[str(m.content) for m in about_passage(debate, p, template)] for p in debate.passages]
+    assert [[m["content"] for m in x] for x in sent] == flow
+    if variant == "evidence-flow":
+        assert next(r.value for r in report.summary if r.metric == "roc_auc" and r.mode == "flow") == 1.0
