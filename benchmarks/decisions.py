@@ -25,7 +25,7 @@ Variants (``debatrix bench decisions --variant V``):
 - ``address-flow``: the ``address`` gold asked as the flow mode asks it: of the one passage of the speech sharing
   most of the point's rarer words (the flow's word weighting; unlike the flow, every point is asked, so that every
   pair of the gold is scored), with that passage alone as the prompt and the flow's own question
-  (:func:`debatrix.graphs.reading.passage_messages`); the speech's score is that passage's P(yes).
+  (:func:`debatrix.graphs.flow_nodes.passage_messages`); the speech's score is that passage's P(yes).
 - ``on-topic-flow`` and ``evidence-flow``: the ``on-topic`` and ``evidence`` gold asked in the very request the flow
   sends (the passage alone, then the flow's own template: prompts/flow_argues.j2, prompts/flow_evidence.j2), so what
   is measured is what the flow asks.
@@ -94,8 +94,8 @@ async def _yes(context: JudgeContext, debate: Debate, p: Any, question: str, fen
 
 async def _flow_yes(context: JudgeContext, debate: Debate, p: Any, template: str) -> tuple[float | None, Any]:
     """P(yes) to one of the flow's own questions about passage ``p`` (``template``), in the very request the flow
-    sends (:func:`debatrix.graphs.reading.about_passage`: the passage alone, then the question)."""
-    from debatrix.graphs.reading import about_passage
+    sends (:func:`debatrix.graphs.flow_nodes.about_passage`: the passage alone, then the question)."""
+    from debatrix.graphs.flow_nodes import about_passage
 
     dist, record = await context.gateway.decision(about_passage(debate, p, template), ["yes", "no"],
                                                   node="flow_speech")
@@ -233,7 +233,7 @@ class Decisions(Benchmark):
 
     async def _address_flow(self, item: Item, context: JudgeContext) -> tuple[dict[str, Any], list[Any]]:
         from debatrix.core.flow import GIST_ASKED, debate_idf
-        from debatrix.graphs.reading import passage_messages
+        from debatrix.graphs.flow_nodes import passage_messages
 
         speeches, pairs = self._ibm()
         row, claims = speeches[item.id], pairs.get(item.id, [])
@@ -336,7 +336,7 @@ class Decisions(Benchmark):
                  context: JudgeContext | None) -> list[Any]:
         """The passage of the speech each claim is asked of, as the flow picks it (:func:`propose` with no cap:
         shared rare words plus closeness in meaning, with the run's embedder)."""
-        from debatrix.graphs.reading import MEANING_WORDS, embedded, embedder
+        from debatrix.graphs.flow_nodes import MEANING_WORDS, embedded, embedder
 
         rows = [(f"C{k + 1}", c["GP-claim-text-for-motion"]) for k, c in enumerate(claims)]
         asking = [(p.id, p.text) for p in own]
@@ -352,7 +352,7 @@ class Decisions(Benchmark):
     async def _address_proposals(self, item: Item, context: JudgeContext) -> tuple[dict[str, Any], list[Any]]:
         """Which of a speech's gold claims the flow would ask it about (no call): the claims as the open rows, the
         speech's passages as the asking ones, under each proposal rule beside today's (:data:`PROPOSAL_RULES`)."""
-        from debatrix.graphs.reading import MEANING_WORDS, embedded, embedder
+        from debatrix.graphs.flow_nodes import MEANING_WORDS, embedded, embedder
 
         speeches, pairs = self._ibm()
         claims = pairs.get(item.id, [])

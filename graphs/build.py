@@ -42,7 +42,7 @@ from . import messages as M
 from .answers import analysis_answer_tokens
 from .column import build_iterative_column, build_raw_column
 from .finish import finish
-from .reading import add_flow, answer_question, passage_messages, questions_of, to_flow
+from .flow_nodes import add_flow, answer_question, passage_messages, questions_of, to_flow
 from .panel import add_panel
 from .state import Accumulated, JudgeInput, JudgeOutput, JudgeRun, JudgeState, with_judge_types
 from .wiring import bind, subgraph_node

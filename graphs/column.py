@@ -34,7 +34,7 @@ from langgraph.graph import END, START, StateGraph
 from debatrix.context import JudgeContext
 from debatrix.core.modes import Mode
 
-from .nodes import column_sends, decide_debate, earlier_analyses, earlier_speeches, judge_dimension, \
+from .prose_nodes import column_sends, decide_debate, earlier_analyses, earlier_speeches, judge_dimension, \
     make_analyze_speech, score_speech
 from .state import Accumulated, ColumnState
 from .wiring import add_step

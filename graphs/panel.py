@@ -16,7 +16,8 @@ from debatrix.core.models import Judgment
 
 from . import messages as M
 from .answers import winner_answer
-from .finish import cites_debate, judged_debaters
+from .checks import cites_debate
+from .finish import judged_debaters
 from .state import PANEL, JudgeState, PanelOutput, PanelState
 from .wiring import add_step, subgraph_node
 
@@ -36,7 +37,7 @@ def _panel_messages(state: PanelState, ctx: JudgeContext, order: tuple[str, ...]
 async def panel_comment(state: PanelState, ctx: JudgeContext) -> dict[str, Any]:
     """The chair's decision over the dimensions' reports, once per order of the debaters."""
     from . import verdicts as V
-    from .nodes import gathered, orders_of
+    from .prose_nodes import gathered, orders_of
 
     debate = state["debate"]
     orders = orders_of(debate, ctx.settings)
@@ -82,7 +83,7 @@ async def panel_comment(state: PanelState, ctx: JudgeContext) -> dict[str, Any]:
 async def panel_decide(state: PanelState, ctx: JudgeContext) -> dict[str, Any]:
     """The overall winner, read from each order's chair comment alone, the orders combined."""
     from . import verdicts as V
-    from .nodes import gathered
+    from .prose_nodes import gathered
 
     debate = state["debate"]
 

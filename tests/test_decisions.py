@@ -181,7 +181,7 @@ async def test_the_flow_variants_send_the_flows_own_requests(tmp_path, variant, 
     about that passage (its template, the passage alone), and a server that answers from the suite's own mark of
     evidence, read from the passage in the request, scores ROC AUC 1 on the evidence gold."""
     from debatrix.benchmarks.contrast import EVIDENCE
-    from debatrix.graphs.reading import about_passage
+    from debatrix.graphs.flow_nodes import about_passage
 
     bench = make_benchmark("decisions", variant=variant)
     item = bench.subset(bench.load(), 1, seed=3)[0]

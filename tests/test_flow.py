@@ -158,7 +158,7 @@ def test_a_missing_speech_keeps_what_it_has_and_the_rest_is_judged():
 
 # ------------------------------------------------------------------ verdicts, comments and checks from the ledger
 
-from debatrix.graphs.finish import check_result  # noqa: E402
+from debatrix.graphs.checks import check_result  # noqa: E402
 from debatrix.core.flow import (  # noqa: E402
     asked_pairs,
     combined,

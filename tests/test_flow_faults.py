@@ -180,7 +180,7 @@ def test_the_missing_note_and_quoted_words_are_not_citations_but_the_judges_own_
 
     from debatrix.core.models import Debate, DebaterJudgment, Debater, DimensionResult, JudgeResult, \
         SpeechAnalysis, Speech
-    from debatrix.graphs.finish import check_result
+    from debatrix.graphs.checks import check_result
 
     words = " ".join(f"w{k}" for k in range(60))
     d = Debate(id="d", motion="m", debaters=(Debater(name="Maya", side="pro"), Debater(name="Theo", side="con")),

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from hypothesis import given, settings as hsettings, strategies as st
 
-from debatrix.graphs import finish as T
+from debatrix.graphs import checks as T
 from debatrix.core.models import (Debate, Debater, DebaterJudgment, DimensionResult, JudgeResult, Side, Speech,
                                   SpeechAnalysis)
 from debatrix.graphs.verdicts import debater_paragraph

@@ -29,7 +29,7 @@ from .answers import (
     analysis_answer_tokens,
     decision_answer,
 )
-from .finish import COPY_SHARE, shared_share
+from .checks import COPY_SHARE, shared_share
 from .messages import analysis_messages, judgment_messages, judgment_words, names_of, ties_allowed
 from .state import ColumnState, ScoreTask
 from .wiring import Node

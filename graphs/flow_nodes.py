@@ -33,16 +33,11 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import functools
-from collections.abc import Sequence
 from typing import Any
 
-from langchain_core.messages import HumanMessage, SystemMessage
-
 from debatrix.context import JudgeContext
-from debatrix.core import prompting as P
 from debatrix.core.errors import ConfigurationError, IncompleteJudgment
 from debatrix.core.flow import (
-    GIST_ASKED,
     ID,
     asked_kinds,
     asked_pairs,
@@ -58,32 +53,11 @@ from debatrix.core.flow import (
 from debatrix.core.models import (Debate, DebaterJudgment, Line, Mark, Passage, SpeechAnalysis, SpeechFlow,
                                   SpeechJudgment, Verdict)
 
+from .messages import about_passage, answer_question, passage_messages, questions_of
 from .state import PANEL, JudgeState
 from .wiring import add_step
 
 YES_NO = ("yes", "no")
-
-
-def passage_messages(debate: Debate, p: Passage, question: str) -> list[Any]:
-    """A question about passage ``p``: the debate's header and the passage, then the question (every question about
-    one passage shares its prompt up to the question). The preflight sizes the flow with the same messages."""
-    fence = P.fence_for(debate)
-    material = P.header(debate) + P.render("flow_passage.j2", P.FlowPassageVars(
-        fence=fence, id=p.id, speaker=p.speaker, side=P.side_label(debate, p.speaker),
-        text=P.quoted(p.text, fence)))
-    return [SystemMessage(content=P.system_text(fence)), HumanMessage(content=material + question)]
-
-
-def about_passage(debate: Debate, p: Passage, template: str) -> list[Any]:
-    """One of the questions about passage ``p`` alone (argues, evidence, clear), with its prompt."""
-    return passage_messages(debate, p, P.render(template, P.FlowQuestionVars(id=p.id)))
-
-
-def answer_question(debate: Debate, p: Passage, row: Passage) -> str:
-    """Whether passage ``p`` answers the earlier point ``row``, the point restated."""
-    fence = P.fence_for(debate)
-    return P.render("flow_answer.j2", P.FlowAnswerVars(fence=fence, id=p.id, target=row.id, speaker=row.speaker,
-                                                       text=P.quoted(gist(row.text, GIST_ASKED), fence)))
 
 
 def embedder(embedding: str) -> tuple[Any, str]:
@@ -252,17 +226,6 @@ def _entry(debate: Debate, i: int, asked: _Asked, proposed_by: str, unasked: str
                       missing="; ".join(missing), decided=asked.decided, missed=asked.missed, counted=asked.counted,
                       sampled=asked.sampled, proposed_by=proposed_by)
     return {"flows": [flow], "calls": asked.calls, "index": i + 1}
-
-
-def questions_of(debate: Debate, p: Passage, rows: list[str], kinds: Sequence[str] = ("argues", "evidence")) -> str:
-    """Every question about passage ``p`` at once: those of ``kinds`` about it alone (whether it argues, whether it
-    cites evidence), and whether it answers each of ``rows`` (each point restated, as the one-question form
-    restates it)."""
-    fence = P.fence_for(debate)
-    index = debate.passage_index
-    return P.render("flow_questions.j2", P.FlowQuestionsVars(fence=fence, id=p.id, kinds=list(kinds), rows=[
-        P.FlowRow(key=f"point_{k}", target=r, speaker=index[r].speaker,
-                  text=P.quoted(gist(index[r].text, GIST_ASKED), fence)) for k, r in enumerate(rows, 1)]))
 
 
 async def gather_all(tasks: list[Any]) -> None:
