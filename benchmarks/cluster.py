@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from debatrix.core.errors import ConfigurationError, require_extra
+from debatrix.core.errors import ConfigurationError, ServiceUnavailable, require_extra
 from debatrix.core.settings import JudgeSettings
 
 NAMESPACE = "debatrix"
@@ -30,7 +30,8 @@ TASK_RETRIES = 3  # a task whose worker died is run again this many times before
 
 def connect(address: str) -> None:
     """Join the cluster at ``address`` ("auto": the one this machine belongs to; "local": start one here for this
-    run; else host:port or ray://host:port). Raises a :class:`ConfigurationError` when it cannot be reached."""
+    run; else host:port or ray://host:port). Raises a :class:`ConfigurationError` for an address that is none of
+    those, and :class:`ServiceUnavailable` (exit 4: try again) where no cluster can be joined."""
     require_extra("ray", "--ray (judging on a Ray cluster)", "cluster")
     import ray
 
@@ -41,7 +42,7 @@ def connect(address: str) -> None:
         ray.init(address=None if address == "local" else address, namespace=NAMESPACE, include_dashboard=False,
                  log_to_driver=False, configure_logging=False)
     except (ConnectionError, RuntimeError, ValueError) as e:
-        raise ConfigurationError(f"--ray {address}: no Ray cluster could be joined ({e})") from None
+        raise ServiceUnavailable(f"--ray {address}: no Ray cluster could be joined ({e})") from None
 
 
 def _reachable(address: str) -> None:
@@ -56,7 +57,7 @@ def _reachable(address: str) -> None:
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=5).close()
     except OSError as e:
-        raise ConfigurationError(f"--ray {address}: no Ray cluster answers there ({e.strerror or e})") from None
+        raise ServiceUnavailable(f"--ray {address}: no Ray cluster answers there ({e.strerror or e})") from None
 
 
 def _model_name(node_id: str) -> str:

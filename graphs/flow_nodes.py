@@ -206,7 +206,8 @@ async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
         else:
             await gather_all([q() for q in questions])
     except IncompleteJudgment as e:  # the run stops here; the speech's paid answers are kept in its flow entry
-        stopped = f"flow_speech: {type(e).__name__}: {e}"
+        # said by speech, as a coach reads the flow (the error itself names the step and what the server did)
+        stopped = f"reading speech {i + 1} ({debate.speeches[i].speaker}): {type(e).__name__}: {e}"
         out = _entry(debate, i, asked, proposed_by, f"the rest (the run stopped: {type(e).__name__})")
         return {**out, "calls": [*asked.calls, *getattr(e, "calls", [])], "failures": [stopped]}
     return _entry(debate, i, asked, proposed_by)

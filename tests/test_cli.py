@@ -533,7 +533,28 @@ def test_help_names_values_as_a_reader_says_them_not_as_python_types(command):
                          capture_output=True, text=True, env={**os.environ, "COLUMNS": "120"}, timeout=60)
     assert out.returncode == 0, out.stderr
     types = re.findall(r"<(int|float|str|path|list\[\w+\]|int range|float range)>", out.stdout)
-    assert not types and ("Options:" in out.stdout)
+    assert not types and re.search(r"^(\w+ ?)*options:$", out.stdout, re.I | re.M), out.stdout  # a panel of options
+
+
+def test_judge_help_is_in_panels_and_ends_in_examples():
+    res = runner.invoke(app, ["judge", "--help"], env={"COLUMNS": "80"}, terminal_width=80)
+    text = res.output
+    heads = [line[:-1] for line in text.splitlines() if line and not line.startswith(" ") and line.endswith(":")]
+    assert heads[:heads.index("Output") + 1] == ["Arguments", "Judging", "Model and endpoint", "Context memory",
+                                                 "Many debates", "Output"], heads
+    # each option in the panel it belongs to
+    panel = {}
+    for line in text.splitlines():
+        if line in {h + ":" for h in heads}:
+            current = line[:-1]
+        found = re.match(r"\s+(--[\w-]+)", line)
+        if found:
+            panel.setdefault(found.group(1), current)
+    assert panel["--mode"] == panel["--orders"] == panel["--flow-ask"] == "Judging"
+    assert panel["--base-url"] == panel["--escalate-base-url"] == panel["--cache"] == "Model and endpoint"
+    assert panel["--out"] == panel["--json"] == "Output" and panel["--out-dir"] == "Many debates"
+    examples = text.split("Examples:")[1].split("\n")
+    assert sum(line.strip().startswith("debatrix judge ") for line in examples) == 3
 
 
 def test_report_of_two_result_files_says_what_a_comparison_reads(tmp_path):
@@ -593,3 +614,25 @@ def test_the_summary_says_what_its_words_mean_where_they_appear():
     notes = " ".join(_table_notes([v("Ana", None, "uncalibrated"), v("Ben", "Ben", "too close to call")]))
     assert "winner (scores) compares" in notes and "uncalibrated:" in notes and "too close to call:" in notes
     assert _table_notes([v("Ana", "Ana", "72%"), NS(verdict=None)]) == []
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    """The installed command's own entry point (its main wraps what typer prints), as a user runs it."""
+    return subprocess.run([sys.executable, "-m", "debatrix.app.cli", *args], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "COLUMNS": "100"})
+
+
+def test_a_refused_choice_reads_as_plain_words_from_the_command():
+    res = _cli("judge", str(EXAMPLES / "four_day_week.yaml"), "--mode", "flwo")
+    assert res.returncode == 2
+    assert "'flwo' is not one of" in res.stderr and "Value error" not in res.stderr + res.stdout
+    assert "Traceback" not in res.stderr
+
+
+def test_a_model_server_that_is_down_is_one_line_and_no_empty_table():
+    res = _cli("judge", str(EXAMPLES / "four_day_week.yaml"), "--base-url", "http://127.0.0.1:9/v1", "--model", "m",
+               "--retries", "0", "--quiet")
+    assert res.returncode == 3, res.stdout + res.stderr
+    said = res.stdout + res.stderr
+    assert "cannot reach the model server" in said and "nothing was answered" in said
+    assert "┏" not in said and "winner (judge)" not in said and "Traceback" not in said

@@ -43,3 +43,15 @@ def test_the_documentation_site_builds_strictly(tmp_path):
     assert out.returncode == 0, out.stderr[-3000:]
     pages = {p.parent.name for p in (tmp_path / "site").glob("*/index.html")}
     assert {"coaches", "researchers", "agents", "measured", "developers"} <= pages
+
+
+def test_the_tables_the_code_knows_are_the_codes_own():
+    """The modes table (calls from the run planner) and the exit statuses (from the code's one list) are printed
+    into their pages by ``python -m debatrix.app.doctables --write``: a page that differs is stale."""
+    from debatrix.app.doctables import TABLES, rendered, stale
+
+    assert stale() == [], "run: python -m debatrix.app.doctables --write"
+    # the check can fail: a page whose table is edited by hand is stale
+    page = (ROOT / TABLES["exit-codes"][1]).read_text(encoding="utf-8")
+    edited = page.replace("| 3 |", "| 5 |", 1)
+    assert edited != page and rendered(edited) == page

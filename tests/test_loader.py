@@ -94,8 +94,13 @@ def test_bad_yaml_and_missing_file(tmp_path):
         load_debate(p)
     with pytest.raises(InvalidDebateError, match="file not found"):
         load_debate(tmp_path / "nope.yaml")
-    with pytest.raises(InvalidDebateError, match="expected a mapping"):
+    with pytest.raises(InvalidDebateError, match="expected motion, debaters and speeches at the top level, got a list"):
         load_debate(write(tmp_path, ["a"]))
+    for nothing in ("", "# only a comment\n", "\n\n"):  # YAML reads these as nothing: said so, not "NoneType"
+        p.write_text(nothing)
+        with pytest.raises(InvalidDebateError, match="the file is empty") as e:
+            load_debate(p)
+        assert "NoneType" not in str(e.value)
 
 
 def test_preset_pair_mismatch(tmp_path):

@@ -460,7 +460,8 @@ def test_a_ray_address_nobody_answers_at_is_one_line_at_once(tmp_path, address):
                                        server.base_url, "--model", "fake-model", "--out-dir", str(tmp_path / "o"),
                                        "--ray", address])
         waited = time.monotonic() - started
-        assert res.exit_code == 2 and f"--ray {address}" in res.output, res.output
+        # an address that is none: refused (2); one nobody answers at: a service that is down (4, try again)
+        assert res.exit_code == (2 if address == "nonsense" else 4) and f"--ray {address}" in res.output, res.output
         assert "Traceback" not in res.output and not server.requests
     # "at once": a correctness bound, not a speed figure (Ray's own retrying of a dead address runs for minutes)
     assert waited < 60, f"refusing a dead --ray address took {waited:.0f} s"

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Annotated, Any, get_args
 
 import typer
+from typer.core import TyperCommand
 from pydantic import BaseModel, ValidationError
 from rich import box
 from rich.console import Console
@@ -24,6 +25,7 @@ from rich.table import Table
 
 from debatrix import __version__
 from debatrix.core.errors import (
+    ExitCode,
     ConfigurationError,
     DebatrixError,
     InvalidDebateError,
@@ -116,9 +118,49 @@ OPTION_FIELDS: dict[str, str] = {
 }
 
 
+#: the examples ``judge --help`` ends with (each line as written)
+JUDGE_EXAMPLES = """Examples:
+
+\b
+  debatrix judge examples/four_day_week.yaml    # offline: the embedded model
+  debatrix judge my.yaml --out r.json --base-url http://127.0.0.1:8000/v1
+  debatrix judge debates/*.yaml --out-dir league/   # one result each
+"""
+
+
+#: the panels a command's help groups its options in, in this order (:class:`PanelledCommand`)
+INPUT, JUDGING, MODEL, MEMORY, OUTPUT, RUNS = ("Input", "Judging", "Model and endpoint", "Context memory", "Output",
+                                               "Many debates")
+PANELS = (INPUT, JUDGING, MODEL, MEMORY, RUNS, OUTPUT)
+_PANEL_OF = {**dict.fromkeys(("dimensions", "dimension_dir", "analysis_words", "comment_words", "merge_score_call",
+                              "score_in_analysis", "orders", "order_layout", "flow_questions", "flow_ask"), JUDGING),
+             **dict.fromkeys(("retrieval", "memory", "memory_path", "chroma_host", "chroma_port", "embedding"),
+                             MEMORY)}
+
+
 def _described(name: str, kind: Any, *decls: str, also: str = "") -> Any:
     """Option ``name``'s type with its help: its settings field's description, and what only the CLI adds."""
-    return Annotated[kind, typer.Option(*decls, help=" ".join(x for x in (setting_help(OPTION_FIELDS[name]), also) if x))]
+    return Annotated[kind, typer.Option(*decls, help=" ".join(x for x in (setting_help(OPTION_FIELDS[name]), also) if x),
+                                        rich_help_panel=_PANEL_OF.get(name, MODEL))]
+
+
+class PanelledCommand(TyperCommand):
+    """A command whose help lists its options in panels (:data:`PANELS`: what is read, how it is judged, which
+    model, what is written), each option in the panel its declaration names, the rest last, then the examples
+    of its epilog as written (a paragraph starting with a ``\\b`` line is not rewrapped)."""
+
+    def format_options(self, ctx: Any, formatter: Any) -> None:
+        groups: dict[str, list[tuple[str, str]]] = {}
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is None:
+                continue
+            panel = ("Arguments" if param.param_type_name == "argument"
+                     else getattr(param, "rich_help_panel", None) or "Other options")
+            groups.setdefault(panel, []).append(record)
+        for panel in sorted(groups, key=lambda p: ("Arguments", *PANELS, "Other options").index(p)):
+            with formatter.section(panel):
+                formatter.write_dl(groups[panel])
 
 
 # Options that judge, bench and validate share, declared once
@@ -170,7 +212,8 @@ SETTINGS_OPTIONS: tuple[inspect.Parameter, ...] = (
     _setting("decision_samples", int | None),
     _setting("escalate_to", str | None),
     _option("escalate_base_url", Annotated[str | None, typer.Option(
-        help="OpenAI-compatible base URL of the --escalate-to judge (its key: $OPENAI_API_KEY)")]),
+        help="OpenAI-compatible base URL of the --escalate-to judge (its key: $OPENAI_API_KEY)",
+        rich_help_panel=MODEL)]),
     _setting("escalate_below", float | None),
     _setting("retrieval", bool, False),
     _setting("memory", MemoryBackend, MemoryBackend(_MEMORY["backend"].default)),
@@ -206,7 +249,7 @@ def plain(text: object) -> str:
     return escape(printable(text))
 
 
-def _fail(message: str, code: int = 2) -> None:
+def _fail(message: str, code: int = ExitCode.REFUSED) -> None:
     console.print(f"[bold red]error:[/] {plain(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
@@ -274,9 +317,9 @@ def validate(
                           f"({need.what}), {'within' if fits else 'more than'} {limit}",
                           highlight=False, soft_wrap=True)
     if bad:
-        raise typer.Exit(2)
+        raise typer.Exit(ExitCode.REFUSED)
     if too_big:
-        raise typer.Exit(3)
+        raise typer.Exit(ExitCode.INCOMPLETE)
 
 
 def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: list[Path] | None = None,
@@ -394,7 +437,7 @@ def _run(work: Any, files_too: bool = False) -> Any:
     try:
         return asyncio.run(work)
     except ServiceUnavailable as e:
-        _fail(str(e), code=4)
+        _fail(str(e), code=ExitCode.SERVICE_DOWN)
         raise
     except DebatrixError as e:
         _fail(str(e).replace("\n", "; "))
@@ -459,31 +502,34 @@ def _judge_batch(paths: list[Path], settings: JudgeSettings, out_dir: Path, max_
                           plain(r["result_file"]) if r.get("result_file") else plain(r.get("reason")))
     out_console.print(table)
     if any(latest[i]["status"] != "complete" for i in shown):
-        raise typer.Exit(3)
+        raise typer.Exit(ExitCode.INCOMPLETE)
 
 
-@app.command()
+@app.command(cls=PanelledCommand, epilog=JUDGE_EXAMPLES)
 @settings_options
 def judge(
     paths: Annotated[list[Path], typer.Argument(help="debate file(s) (YAML/JSON, or a preset motion/<id>.yml); "
                                                      "several need --out-dir")],
-    mode: Annotated[Mode, typer.Option(help="judge mode (the paper's ablations)")] = Mode(DEFAULT_MODE),  # type: ignore
-    out: Annotated[Path | None, typer.Option(help="write the result JSON here")] = None,
+    mode: Annotated[Mode, typer.Option(help="judge mode (the paper's ablations)", rich_help_panel=JUDGING)] = Mode(DEFAULT_MODE),  # type: ignore
+    out: Annotated[Path | None, typer.Option(help="write the result JSON here", rich_help_panel=OUTPUT)] = None,
     cache: Annotated[str | None, typer.Option(help="SQLite file, or postgresql:// URL shared by several machines, "
                                                    "caching LLM answers: rerunning after a crash or with the same "
-                                                   "inputs pays for no answered call")] = None,
-    json_output: Annotated[bool, typer.Option("--json", help="print the result JSON to stdout")] = False,
-    quiet: Annotated[bool, typer.Option(help="no progress lines")] = False,
+                                                   "inputs pays for no answered call", rich_help_panel=MODEL)] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="print the result JSON to stdout", rich_help_panel=OUTPUT)] = False,
+    quiet: Annotated[bool, typer.Option(help="no progress lines", rich_help_panel=OUTPUT)] = False,
     out_dir: Annotated[Path | None, typer.Option(help="judge every file into this folder: one result each, a "
-                                                      "table of winners; a rerun judges only what is missing")] = None,
-    max_samples: Annotated[int, typer.Option(min=1, help="with --out-dir: debates judged at once")] = 1,
+                                                      "table of winners; a rerun judges only what is missing",
+                                                      rich_help_panel=RUNS)] = None,
+    max_samples: Annotated[int, typer.Option(min=1, help="with --out-dir: debates judged at once",
+                                                  rich_help_panel=RUNS)] = 1,
     ray: Annotated[str | None, typer.Option(
         "--ray", metavar="ADDRESS", help="with --out-dir: judge the debates as tasks on a Ray cluster (auto, local "
-        "or its address)")] = None,
+        "or its address)", rich_help_panel=RUNS)] = None,
     retry_incomplete: Annotated[bool, typer.Option(help="with --out-dir: judge again the debates that ended "
-                                                        "incomplete")] = False,
+                                                        "incomplete", rich_help_panel=RUNS)] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="with --out-dir: cache no answer (by default they "
-                                                              "are cached in the folder)")] = False,
+                                                              "are cached in the folder)",
+                                                              rich_help_panel=RUNS)] = False,
     **settings: Any,
 ) -> None:
     """Judge debates: winners, scores and reasons per dimension.
@@ -513,7 +559,7 @@ def judge(
     if out:
         console.print(f"result written to {plain(out)}", highlight=False)
     if result.status is not Status.COMPLETE:  # 4: a service the run needs was lost (try again), 3: incomplete
-        raise typer.Exit(4 if service_lost(result.incomplete_reason) else 3)
+        raise typer.Exit(ExitCode.SERVICE_DOWN if service_lost(result.incomplete_reason) else ExitCode.INCOMPLETE)
 
 
 def _check_writable(out: Path) -> None:
@@ -661,10 +707,24 @@ def _judged_winner(v: Any, short: dict[str, str] | None = None) -> str:
     return f"{name} ({said})" if said else name
 
 
+def _nothing_decided(result: JudgeResult) -> bool:
+    """Whether an incomplete run got no answer at all (a model server that is down): no analysis, score, decision
+    or verdict to show, so a table of dashes would say nothing."""
+    dims = [*result.dimensions, *([result.general] if result.general is not None else [])]
+    return (result.status is not Status.COMPLETE and not any(f.decided for f in result.flow)
+            and not any(d.analyses or d.speech_judgments or d.debater_judgments or (d.verdict and d.verdict.winner)
+                        for d in dims))
+
+
 def print_summary(result: JudgeResult, con: Console) -> None:
     if not result.dimensions and result.general is None:  # refused before judging: the status line says why
         con.print(f"status: {result.status.value} ({plain(result.incomplete_reason)}) | no LLM call was made",
                   highlight=False)
+        return
+    if _nothing_decided(result):  # one line: what failed, and what it cost
+        u = result.usage
+        con.print(f"status: {result.status.value} ({plain(result.incomplete_reason)}) | nothing was answered: "
+                  f"{u.llm_calls} LLM calls, {u.retries} retries, {u.wall_seconds:.1f}s", highlight=False)
         return
     names: list[str] = []
     for d in result.dimensions:
@@ -803,10 +863,29 @@ def _print_reasons(result: JudgeResult, rows: list[Any], con: Console) -> None:
 
 
 @app.command("modes")
-def list_modes() -> None:
-    """List the judge modes."""
-    for mode in MODES.values():
-        out_console.print(f"{mode.name}: {mode.description}", highlight=False, markup=False)
+def list_modes(
+    calls: Annotated[bool, typer.Option("--calls", help="with the LLM calls each makes on a debate, as the run "
+                                                        "planner counts them")] = False,
+    path: Annotated[Path | None, typer.Argument(help="the debate counted with --calls (default: the demo's, "
+                                                     "examples/four_day_week.yaml)")] = None,
+) -> None:
+    """List the judge modes, and with --calls their cost on a debate."""
+    if path is not None and not calls:
+        _fail("a debate file is counted with --calls: give --calls FILE")
+    if not calls:
+        for mode in MODES.values():
+            out_console.print(f"{mode.name}: {mode.description}", highlight=False, markup=False)
+        return
+    from debatrix.app.doctables import EXAMPLE, mode_calls
+
+    debate = _load(path or EXAMPLE)
+    table = Table(title=f"{plain(debate.id)}: {len(debate.speeches)} speeches, {len(debate.passages)} passages; "
+                        "judge's defaults")
+    for column in ("mode", "what it does", "LLM calls"):
+        table.add_column(column, overflow="fold")
+    for name, what, n in mode_calls(debate):
+        table.add_row(name, plain(what), plain(n.replace("`", "")))
+    out_console.print(table)
 
 
 @app.command("dimensions")
@@ -913,7 +992,7 @@ def serve(
     finally:
         server.stop()
     if not stop["now"]:
-        _fail(f"the model server stopped unexpectedly: {server.log_tail()}", code=1)
+        _fail(f"the model server stopped unexpectedly: {server.log_tail()}", code=ExitCode.SERVER_STOPPED)
     console.print("server stopped")
 
 
@@ -1013,7 +1092,7 @@ def bench(
     if report.incomplete:  # as `judge` says of one debate: the figures above leave these out
         console.print(f"[yellow]{report.incomplete} incomplete (their reasons are in items.jsonl; "
                       "--retry-incomplete judges them again)[/]", highlight=False)
-        raise typer.Exit(3)
+        raise typer.Exit(ExitCode.INCOMPLETE)
 
 
 def _need_bench_extra() -> None:
@@ -1282,14 +1361,25 @@ def plain_metavars(command: Any) -> Any:
     return command
 
 
+#: what every usage error the command line raises is (typer exposes only its subclass BadParameter)
+_UsageError = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
+
+
 def main() -> None:
     # psycopg's pool logs each reconnection attempt to a lost database; the run says once what was lost (exit 4)
     logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
+    command = plain_metavars(typer.main.get_command(app))
     try:
-        plain_metavars(typer.main.get_command(app))(prog_name="debatrix")
-    except KeyboardInterrupt:
+        code = command.main(prog_name="debatrix", standalone_mode=False)
+    except (KeyboardInterrupt, typer.Abort):
         console.print("interrupted")
-        sys.exit(130)
+        sys.exit(ExitCode.INTERRUPTED)
+    except _UsageError as e:  # a value the options refuse: one line in plain words (typer's checks read like
+        # pydantic's, "Value error, 'flwo' is not one of ..."), the usage line above it, exit 2 as before
+        e.message = e.message.removeprefix("Value error, ")
+        e.show()
+        sys.exit(e.exit_code)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

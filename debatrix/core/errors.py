@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from enum import IntEnum
+
 import re
 
 
@@ -133,3 +135,44 @@ def printable(text: object) -> str:
     """Text from an input file, a model or a server, safe to write to a terminal, a log or a chart: control
     characters (the ESC of ANSI/OSC sequences, BEL) and bidi overrides shown as "\ufffd"."""
     return _UNPRINTABLE.sub("\ufffd", str(text))
+
+
+class ExitCode(IntEnum):
+    """The exit statuses of ``debatrix judge``, ``validate`` and ``bench``, in one list: the CLI exits with these,
+    and the table on docs/coaches.md is printed from :data:`EXIT_MEANINGS` (``debatrix exit-codes``; a test fails
+    when the page differs)."""
+
+    COMPLETE = 0
+    SERVER_STOPPED = 1
+    REFUSED = 2
+    INCOMPLETE = 3
+    SERVICE_DOWN = 4
+    INTERRUPTED = 130
+
+
+EXIT_MEANINGS: dict[ExitCode, str] = {
+    ExitCode.COMPLETE: "complete (`validate`: every file valid and within the context)",
+    ExitCode.SERVER_STOPPED: "`debatrix serve`: the embedded model server stopped by itself (its log's last lines are "
+                             "printed)",
+    ExitCode.REFUSED: "bad input or options, refused before any LLM call, in one line on stderr naming the file, the "
+                      "field or the option and what is wrong (never an option's value, which may hold a password): an "
+                      "empty, unreadable or invalid debate or dimension file, an unknown mode, dimension or choice, a "
+                      "zero or negative count or length, a `--base-url` that is not an http(s) address, an `--out` "
+                      "that cannot be written, a corrupt `--cache` file, a damaged results folder",
+    ExitCode.INCOMPLETE: "the judgment is incomplete: the reason is printed and stored, and an incomplete result "
+                         "carries no verdict that was not made. So it ends when the model server cannot be reached "
+                         "or keeps failing, and when Ctrl-C stops a run (what was answered is kept); `bench` and "
+                         "`judge --out-dir`: any item of the run; `validate`: a debate does not fit the model's "
+                         "context",
+    ExitCode.SERVICE_DOWN: "a service the run needs besides the model does not answer (a chromadb server for "
+                           "`--memory http`, a Ray cluster), or stopped answering mid-run (the `--cache` database: "
+                           "the result is written, incomplete, with every answered call): not the input's fault, try "
+                           "again, and the cache pays for nothing twice",
+    ExitCode.INTERRUPTED: "interrupted (Ctrl-C) outside a run: while reading the files, or a second Ctrl-C",
+}
+
+
+def exit_code_table() -> str:
+    """The exit statuses as the Markdown table docs/coaches.md shows."""
+    return "| status | meaning |\n|---|---|\n" + "".join(f"| {int(code)} | {meaning} |\n"
+                                                        for code, meaning in EXIT_MEANINGS.items())

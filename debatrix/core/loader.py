@@ -144,8 +144,14 @@ def validated(data: Any, source: str) -> Debate:
 
 def debate_from_dict(data: Any, source: str = "<debate>", default_id: str = "debate") -> Debate:
     """Validate a project-schema mapping into a :class:`Debate`."""
+    if data is None:  # YAML reads an empty file (or only comments) as nothing at all
+        raise InvalidDebateError(source, [("", "the file is empty: a debate needs motion, debaters and speeches "
+                                               "(examples/four_day_week.yaml shows the shape)")])
     if not isinstance(data, dict):
-        raise InvalidDebateError(source, [("", f"expected a mapping at the top level, got {type(data).__name__}")])
+        kind = {list: "a list", str: "a line of text", int: "a number", float: "a number", bool: "true or false"}.get(
+            type(data), type(data).__name__)
+        raise InvalidDebateError(source, [("", f"expected motion, debaters and speeches at the top level, got "
+                                               f"{kind}")])
     problems: list[tuple[str, str]] = []
     unknown = sorted(set(data) - _PROJECT_KEYS)
     if unknown:
