@@ -55,8 +55,8 @@ def roc_auc(scores: Sequence[float], positive: Sequence[bool]) -> float:
     pos, neg = s[y], s[~y]
     if pos.size == 0 or neg.size == 0:
         return math.nan
-    ranks = stats.rankdata(s)
-    return float((ranks[y].sum() - pos.size * (pos.size + 1) / 2) / (pos.size * neg.size))
+    # the Mann-Whitney U of the positives over the negatives, scaled: the same area, computed by scipy
+    return float(stats.mannwhitneyu(pos, neg).statistic / (pos.size * neg.size))
 
 
 def f1_per_class(pred: Sequence[str], gold: Sequence[str], classes: Sequence[str]) -> dict[str, float]:

@@ -7,7 +7,6 @@ import random
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from debatrix.benchmarks.metrics import (accuracy, critique_weighted_loss, f1_per_class, kendall_tau_c, mean_ci,
                                          quadratic_weighted_kappa, rmse100, roc_auc,
@@ -32,6 +31,14 @@ def test_mean_ci_by_hand_and_t_distribution():
     # sd = 1, n = 3: half-width = t(0.975, 2) / sqrt(3) = 4.302653 / 1.732051
     assert m == 2.0 and h == pytest.approx(4.302653 / math.sqrt(3), rel=1e-5)
     assert math.isnan(mean_ci([])[0])
+
+
+def test_cohens_kappa_on_the_published_worked_example():
+    """Cohen's kappa (two labels, where quadratic weights are plain disagreement) on the textbook example (Wikipedia,
+    "Cohen's kappa": 50 proposals, both readers yes 20, A yes B no 5, A no B yes 10, both no 15): 0.4."""
+    a = ["yes"] * 20 + ["yes"] * 5 + ["no"] * 10 + ["no"] * 15
+    b = ["yes"] * 20 + ["no"] * 5 + ["yes"] * 10 + ["no"] * 15
+    assert quadratic_weighted_kappa(a, b, ["yes", "no"]) == pytest.approx(0.4)
 
 
 def test_kendall_tau_c_by_hand():
@@ -59,13 +66,15 @@ def test_qwk_by_hand_and_against_an_independent_formula():
     assert quadratic_weighted_kappa(a, b, lab) == pytest.approx(1 - (w * po).sum() / (w * np.outer(pa, pb)).sum())
 
 
-def test_roc_auc_by_hand_and_against_mann_whitney():
+def test_roc_auc_by_hand_and_against_counting_every_pair():
     assert roc_auc([0.1, 0.4, 0.35, 0.8], [False, False, True, True]) == pytest.approx(0.75)
     assert roc_auc([1, 1], [True, False]) == pytest.approx(0.5)
+    assert math.isnan(roc_auc([0.3, 0.4], [True, True]))
     rng = np.random.default_rng(2)
-    s, y = rng.normal(size=300), rng.random(300) < 0.4
-    u = stats.mannwhitneyu(s[y], s[~y]).statistic
-    assert roc_auc(s.tolist(), y.tolist()) == pytest.approx(u / (y.sum() * (~y).sum()))
+    s, y = rng.integers(0, 20, size=300) / 20, rng.random(300) < 0.4  # with ties
+    # independent: every positive-negative pair, a tie counting half
+    pairs = [(1.0 if a > b else 0.5 if a == b else 0.0) for a in s[y] for b in s[~y]]
+    assert roc_auc(s.tolist(), y.tolist()) == pytest.approx(sum(pairs) / len(pairs))
 
 
 def test_f1_and_accuracy_by_hand():
