@@ -122,7 +122,7 @@ async def test_a_benchmark_folder_page_links_every_item_to_its_own_page(tmp_path
     for href, name in links:
         item_page = (out / href).read_text()
         assert (out / href) in pages and offline(item_page) and '<details class="speech">' in item_page  # direct: the speeches
-        assert '../../../report.html">← the run' in item_page
+        assert '../../../report.html">↑ the run' in item_page
         # gold and prediction in names (not the 0 / 0.5 / 1 codes), right or wrong per dimension
         rec = by_item[name]
         gold = rec["gold"]["general"]
@@ -377,7 +377,7 @@ async def test_a_debateart_report_in_a_real_browser_leads_with_table_5_and_its_i
                 assert not re.search(r"\b0\.5\b|\bdp\b", gold)  # names, not the gold's codes
                 assert page.evaluate("document.documentElement.scrollWidth") <= view["width"] + 1
                 page.screenshot(path=str(artifacts / f"bench-item-{width}.png"), full_page=False)
-                page.click("text=← the run's report")
+                page.click("text=↑ the run's report")
                 page.wait_for_selector("#headline")
             finally:
                 browser.close()

@@ -1295,7 +1295,8 @@ def ui(
 
 @app.command()
 def report(
-    path: Annotated[Path, typer.Argument(help="a result JSON (debatrix judge --out) or a benchmark results folder")],
+    path: Annotated[Path, typer.Argument(help="a result JSON (debatrix judge --out), a benchmark results folder, or "
+                                              "a folder of such folders (an index of every run in it)")],
     other: Annotated[Path | None, typer.Argument(
         help="a second benchmark results folder: a page comparing the two runs, paired over their common items")
     ] = None,
@@ -1307,8 +1308,11 @@ def report(
 ) -> None:
     """Write an HTML report of a judgment or a benchmark run.
 
-    Given two benchmark folders, a page comparing the runs on their common items. It opens offline. A benchmark folder's items get their own pages beside their result files, linked from it."""
-    from .report import ReportError, check_comparable, write_comparison, write_report
+    Given two benchmark folders, a page comparing the runs on their common items. Given a folder of runs, an index
+    of every run under it (mode, model, date, headline figure, cost), each linked to its report, from which any two
+    can be picked to compare. It opens offline. A benchmark folder's items get their own pages beside their result
+    files, linked from it and from each other."""
+    from .report import ReportError, check_comparable, is_results_root, write_comparison, write_index, write_report
 
     for given in (path, other):
         if given is not None and not given.exists():
@@ -1319,15 +1323,18 @@ def report(
         except ReportError as e:
             _fail(str(e))
         target = out or other / f"compare-with-{path.resolve().name}.html"
+    elif is_results_root(path):
+        target = out or path / "index.html"
     else:
         target = out or (path / "report.html" if path.is_dir() else path.with_suffix(".html"))
     _check_writable(target)
     try:
-        pages = write_comparison(path, other, target, mode) if other is not None else write_report(path, target)
+        pages = (write_comparison(path, other, target, mode) if other is not None
+                 else write_index(path, target) if is_results_root(path) else write_report(path, target))
     except ReportError as e:
         _fail(str(e))
         raise
-    extra = f" (and {len(pages) - 1} item pages)" if len(pages) > 1 else ""
+    extra = f" (and {len(pages) - 1} more pages)" if len(pages) > 1 else ""
     console.print(f"report written to {plain(target)}{extra}", highlight=False)
 
 

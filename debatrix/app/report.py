@@ -395,7 +395,8 @@ def write_report(path: Path, out: Path) -> list[Path]:
     items = _items(path)
     written = []
     pages: dict[str, str] = {}
-    for rec in items:
+    paged = []  # (record, its result, its page): in the run page's order, each page linked to the next and previous
+    for rec in sorted(items, key=lambda r: (str(r.get("mode")), str(r.get("item")), r.get("repeat") or 0)):
         rel = rec.get("result_file")
         source = inside(path, rel) if isinstance(rel, str) and rel else None  # never a file outside the folder
         if source is None or rel in pages or not source.is_file():
@@ -404,15 +405,60 @@ def write_report(path: Path, out: Path) -> list[Path]:
             result = load_result(source)
         except ReportError:
             continue  # not a judge result (a benchmark that stores its own records): no page
-        page = source.with_suffix(".html")
+        pages[rel] = _relative(source.with_suffix(".html"), out.parent)
+        paged.append((rec, result, source.with_suffix(".html")))
+    for k, (rec, result, page) in enumerate(paged):
         pred, gold, read = _in_words(rec)
+        near = _near(paged, k, page)
         write_atomic(page, result_html(result, {"back": _relative(out, page.parent), "gold": gold, "pred": pred,
                                                 "right": _right(rec), "readings": read,
-                                                "name": str(rec.get("item", ""))}))
+                                                "name": str(rec.get("item", "")), **near}))
         written.append(page)
-        pages[rel] = _relative(page, out.parent)
     write_atomic(out, bench_html(path, items, pages))
     return [out, *written]
+
+
+def is_results_root(path: Path) -> bool:
+    """Whether ``path`` is a folder holding benchmark run folders but is not one itself."""
+    from debatrix.benchmarks.frames import run_folders
+
+    return path.is_dir() and not (path / "items.jsonl").exists() and bool(run_folders(path))
+
+
+def write_index(root: Path, out: Path) -> list[Path]:
+    """An index of every run under ``root`` (a row per run folder and mode: benchmark, model, when, items, the
+    headline figure, the cost), each linked to its report, written here where it is missing or older than the
+    run's items; from the index any two runs of one benchmark can be picked to compare. Returns the pages
+    written."""
+    from datetime import UTC, datetime
+
+    from debatrix.benchmarks.frames import run_folders, runs_frame
+
+    written: list[Path] = []
+    pages = {}
+    for folder in run_folders(root):
+        page = folder / "report.html"
+        if (folder / "summary.csv").exists():
+            if not page.exists() or page.stat().st_mtime < (folder / "items.jsonl").stat().st_mtime:
+                written += write_report(folder, page)
+            pages[folder] = _relative(page, out.parent)
+    frame = runs_frame(root)
+    runs = [{**row, "page": pages.get(root / row["run"] if row["run"] != "." else root),
+             "value": _number(row["headline_value"])} for row in frame.to_dict("records")]
+    write_atomic(out, env().get_template("index.html.j2").render(
+        root=str(root), runs=runs, written=datetime.now(UTC).strftime("%Y-%m-%d %H:%M")))
+    return [out, *written]
+
+
+def _near(paged: list[tuple[dict[str, Any], Any, Path]], k: int, page: Path) -> dict[str, Any]:
+    """The previous and next item pages of the ``k``-th, as links from ``page`` (none before the first or after
+    the last)."""
+    out = {}
+    for side, j in (("prev", k - 1), ("next", k + 1)):
+        if 0 <= j < len(paged):
+            rec, _, other = paged[j]
+            out[side] = {"href": _relative(other, page.parent), "name": f"{rec.get('item')} ({rec.get('mode')})"}
+    return out
 
 
 def _relative(target: Path, base: Path) -> str:
