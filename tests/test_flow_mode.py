@@ -152,7 +152,7 @@ async def test_the_report_the_page_and_the_summary_show_each_rows_status_in_the_
     from debatrix.app.cli import print_summary
     from debatrix.app.report import result_html
     from debatrix.app.ui import summary
-    from debatrix.core.flow import tally_line
+    from debatrix.core.flow import tally_line, weighed_line
     from debatrix.core.models import STATUS_MEANING
 
     theo_first = next(p.id for p in uniforms.passages if p.speaker == "Theo")
@@ -186,7 +186,18 @@ async def test_the_report_the_page_and_the_summary_show_each_rows_status_in_the_
     for status in {t.status for t in led.threads}:
         assert f"{status}: {STATUS_MEANING[status]}" in text and STATUS_MEANING[status] in H.unescape(html)
         assert page["flow"]["legend"][status] == STATUS_MEANING[status]
-    assert "Theo: 0.0 of 0.0 arguments standing" in text
+    assert "Theo: 0 of 0 arguments standing" in text
+    # the counts are rows, as a coach counts them; what the verdict weighs is said beside them, the same everywhere
+    maya_rows = [t for t in led.threads if t.speaker == "Maya"]
+    up = sum(t.status != "answered" for t in maya_rows)
+    assert f"Maya: {up} of {len(maya_rows)} arguments standing" in text
+    weighed = weighed_line(led)
+    assert weighed in " ".join(text.split()) and weighed in H.unescape(html) and page["flow"]["weighed"] == weighed
+    # each answer cell says in words whether it was answered, its figures on hover, on the page as in the report
+    cells = [c for r in rows for c in r["cells"] if c["kind"] in ("answers", "ignores")]
+    assert cells and all(c["words"] in ("not answered", f"answered by {theo_first}") for c in cells)
+    for c in cells:
+        assert f'title="{c["hover"]}"' in H.unescape(html) and "P(it answers)" in c["hover"]
 
 
 async def test_scores_are_the_decisions_on_one_to_ten_and_the_panel_is_a_distribution(uniforms):

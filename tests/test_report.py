@@ -48,6 +48,18 @@ def offline(page: str) -> bool:
     return not re.search(r"<script[^>]*\bsrc|<link|<iframe|\bsrc=\"(?!data:)|url\(|@import", page, re.I)
 
 
+async def test_a_debater_with_three_speeches_or_more_gets_a_chart_of_their_scores(uniforms):
+    """A chart per debater (speakers alternate: one line over all speeches would join the two), a line per
+    dimension, the speeches named on its axis."""
+    longer = uniforms.model_copy(update={"id": "longer", "speeches": (*uniforms.speeches, *uniforms.speeches[:2])})
+    model = ScriptedChatModel(script=winner_script({"argument": "Maya", "source": "Theo", "language": "Maya"},
+                                                   panel="Maya"))
+    result = await ajudge_debate(longer, settings("debatrix"), model)
+    page = result_html(result)
+    assert page.count("<polyline") == 2 * len(result.dimensions)
+    assert "<h3>Maya</h3>" in page and ">speech 1<" in page and ">speech 5<" in page
+
+
 async def test_a_result_page_shows_the_matrix_verdicts_and_usage_and_opens_offline(uniforms, tmp_path):
     model = ScriptedChatModel(script=winner_script({"argument": "Maya", "source": "Theo", "language": "Maya"},
                                                    panel="Maya"))
@@ -65,10 +77,8 @@ async def test_a_result_page_shows_the_matrix_verdicts_and_usage_and_opens_offli
             text = cells.cells[(dim.name, a.index + 1)]
             assert a.analysis in html.unescape(text) and f"{s.expected_score or s.score:.3g}" in text
     assert len(cells.cells) == len(uniforms.speeches) * len(result.dimensions)
-    # a chart per debater (speakers alternate: one line over all speeches would join the two), a line per dimension,
-    # the speeches named on its axis
-    assert page.count("<polyline") == 2 * len(result.dimensions)
-    assert "<h3>Maya</h3>" in page and ">speech 1<" in page and ">speech 2<" in page
+    # two speeches a debater: a line through two points says no more than the matrix's two scores, so no chart
+    assert "<polyline" not in page and "Scores per speech" not in page
     # every speech, collapsed beside its analyses
     assert page.count('<details class="speech">') == len(uniforms.speeches)
     assert html.escape(uniforms.speeches[1].content.splitlines()[0]) in page
@@ -434,3 +444,19 @@ def test_comparing_folders_of_an_older_record_format_says_how_to_update_them(tmp
     res = CliRunner().invoke(app, ["report", str(tmp_path / "a"), str(tmp_path / "b")])
     assert res.exit_code == 2 and "run the same `debatrix bench` command on this folder again" in res.output
     assert "Traceback" not in res.output and not (tmp_path / "b" / "compare-with-a.html").exists()
+
+
+async def test_the_flows_calls_are_grouped_by_speech_in_the_call_log(uniforms):
+    """The flow's decisions belong to no one dimension: the call log groups them speech by speech ("the flow ·
+    speech 2 (Theo)"), every call in the group of the speech it asked about, none under the panel."""
+    from debatrix.app.report import call_groups
+
+    run = settings("flow").model_copy(update={"llm": settings("flow").llm.model_copy(update={"log_calls": True})})
+    result = await ajudge_debate(uniforms, run, ScriptedChatModel())
+    groups = call_groups(result)
+    speakers = [s.speaker for s in uniforms.speeches]
+    assert [g["title"] for g in groups] == [f"the flow · speech {i + 1} ({who})" for i, who in enumerate(speakers)]
+    assert sum(len(g["calls"]) for g in groups) == result.usage.llm_calls
+    for i, g in enumerate(groups):
+        assert all(c.index == i for c in g["calls"])
+    assert "panel · speech" not in result_html(result)

@@ -7,6 +7,7 @@ from debatrix.core.flow import BLIND
 import asyncio
 import json
 import os
+import re
 import shutil
 import threading
 import time
@@ -259,6 +260,49 @@ def test_the_page_judges_the_example_live_in_a_real_browser(served_ui, width):
         finally:
             browser.close()
     assert (ARTIFACTS / f"ui-judged-{width}.png").stat().st_size > 10_000
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [1400, 390], ids=["desktop", "phone"])
+def test_the_default_flow_on_the_page_has_one_winner_line_and_its_sheet_in_words(served_ui, width):
+    """The page in the default mode as a coach meets it: the orders option (which changes nothing in the flow) is
+    not offered, one winner line, no verdict box for the panel, the sheet's cells in words with their figures on
+    hover, and nothing wider than the screen (the sheet scrolls inside its box). Screenshots in tests/artifacts/."""
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("no chromium: install Debian's package (apt-get install chromium; make test does it as root)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (the dev extra)")
+    with FakeOpenAIServer(latency=0.02) as fake, sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync"])
+        try:
+            page = browser.new_page(viewport={"width": width, "height": 900})
+            page.goto(served_ui)
+            page.click("#example")
+            assert page.input_value("#mode") == "flow" and not page.is_visible("#orders")
+            page.select_option("#mode", "debatrix")
+            assert page.is_visible("#orders")  # offered where it does something
+            page.select_option("#mode", "flow")
+            assert not page.is_visible("#orders")
+            page.select_option("#backend", "endpoint")
+            page.fill("#base_url", fake.base_url)
+            page.fill("#model", "fake")
+            page.click("#start")
+            page.wait_for_selector("#winner:not(:empty)", timeout=60_000)
+            page.wait_for_selector("#flow-sheet tr")
+            said = page.inner_text("main")
+            assert said.count("Winner: ") == 1 + sum(  # the panel's line, and each judged dimension's own
+                1 for b in page.query_selector_all(".verdict .dim-winner") if b.inner_text().startswith("Winner: "))
+            assert not page.query_selector('.verdict[data-dimension="panel"]')
+            cells = page.eval_on_selector_all("#flow-sheet td.cell[title]", "els => els.map(e => [e.textContent, e.title])")
+            assert cells and all(t in ("not answered",) or t.startswith("answered") for t, _ in cells)
+            assert all("P(it answers)" in title for _, title in cells)
+            assert re.search(r"Ana: \d+ of \d+ arguments? standing", page.inner_text("#flow-tallies"))
+            assert page.evaluate("document.documentElement.scrollWidth") <= width
+            ARTIFACTS.mkdir(exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / f"ui-flow-{width}.png"), full_page=True)
+        finally:
+            browser.close()
 
 
 async def test_a_preset_pair_is_read_like_the_files_and_its_problems_are_named():

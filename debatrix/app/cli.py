@@ -35,7 +35,7 @@ from debatrix.core.errors import (
 )
 from debatrix.core.files import check_writable, write_atomic
 from debatrix.core.loader import load_debate
-from debatrix.core.flow import STATUS_ORDER, tally_line
+from debatrix.core.flow import STATUS_ORDER, tally_line, weighed_line
 from debatrix.core.models import STATUS_MEANING, Debate, DebateFormat, JudgeResult, Status
 from debatrix.core.probabilities import TOO_CLOSE, UNCALIBRATED
 from debatrix.core.modes import MODES
@@ -800,6 +800,7 @@ def _print_flow(result: JudgeResult, con: Console) -> None:
     shown = {x.status for x in led.threads}
     for status in (s for s in STATUS_ORDER if s in shown):
         con.print(f"  {status}: {STATUS_MEANING[status]}", highlight=False)
+    con.print(f"  {plain(weighed_line(led))}", highlight=False)
 
 
 def _usage_table(u: Any) -> Table:

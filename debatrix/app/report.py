@@ -25,7 +25,7 @@ from debatrix.core.errors import ConfigurationError, DebatrixError
 from debatrix.core.files import inside, write_atomic
 from debatrix.core.models import STATUS_MEANING, DimensionResult, JudgeResult
 from debatrix.core.settings import redact_url
-from debatrix.core.flow import ID, STATUS_ORDER, tally_line
+from debatrix.core.flow import ID, STATUS_ORDER, answer_words, measure_of, tally_line, weighed_line
 from debatrix.core.passages import passage_id, split_speech
 
 # one color per dimension column in the chart (cycled)
@@ -57,7 +57,9 @@ def matrix(result: JudgeResult) -> tuple[list[dict[str, Any]], list[str]]:
     A mode that reads the debate whole (``direct``, ``dimensional``) has no cell per speech: its rows are the
     speeches alone, so the report still carries what was judged."""
     per_speech = any(d.analyses or d.speech_judgments for d in result.dimensions)
-    dims = list(result.dimensions) if per_speech else []
+    # a dimension not judged for want of a decision that carries says why once, under the table, not once a speech
+    dims = [d for d in result.dimensions if not (d.verdict and d.verdict.not_judged and not d.speech_judgments
+                                                 and _blind(d))] if per_speech else []
     n = max((a.index + 1 for d in dims for a in d.analyses), default=0)
     n = max(n, max((s.index + 1 for d in dims for s in d.speech_judgments), default=0), len(result.speeches))
     rows = []
@@ -73,6 +75,17 @@ def matrix(result: JudgeResult) -> tuple[list[dict[str, Any]], list[str]]:
                               s.expected_score if s else None))
         rows.append({"number": i + 1, "speaker": speaker, "cells": cells})
     return rows, [d.name for d in dims]
+
+
+def _blind(d: DimensionResult) -> bool:
+    """Whether dimension ``d`` names no winner because its measure decides nothing (not for a run's failure)."""
+    return d.ledger is not None and bool(measure_of(d.ledger).blind)
+
+
+def unjudged(result: JudgeResult) -> list[tuple[str, str]]:
+    """The dimensions the model cannot judge here (measured blind), and why: said once on the page."""
+    return [(d.name, d.verdict.not_judged) for d in result.dimensions if d.verdict and d.verdict.not_judged
+            and _blind(d)]
 
 
 def headline(v: Any) -> tuple[str, bool]:
@@ -107,6 +120,10 @@ def score_charts(result: JudgeResult) -> list[tuple[str, str]]:
     dimension: (debater, svg). Speakers alternate, so one line over all speeches would join two debaters."""
     speakers = list(dict.fromkeys(s.speaker for d in result.dimensions for s in
                                   sorted(d.speech_judgments, key=lambda s: s.index)))
+    spoken = {who: len({s.index for d in result.dimensions for s in d.speech_judgments if s.speaker == who})
+              for who in speakers}
+    if max(spoken.values(), default=0) < 3:  # a line through two points says no more than the table's two scores
+        return []
     charts = []
     for who in speakers:
         svg = score_chart(result, who)
@@ -164,7 +181,9 @@ def call_groups(result: JudgeResult) -> list[dict[str, Any]]:
     groups: dict[tuple[str, int], dict[str, Any]] = {}
     order = {d.name: k for k, d in enumerate(result.dimensions)}
     for call in result.call_log:
-        dim = "panel" if call.node.startswith("panel") or not call.dimension else call.dimension
+        # the flow's decisions belong to no one dimension (every dimension weighs its part): grouped by speech
+        dim = ("the flow" if call.node.startswith("flow") else "panel" if call.node.startswith("panel")
+               or not call.dimension else call.dimension)
         about = call.index if call.index is not None else 10**9
         title = (f"{dim} · speech {call.index + 1}" + (f" ({speakers[call.index]})" if call.index in speakers else "")
                  if call.index is not None else f"{dim} · the debate")
@@ -189,14 +208,15 @@ def flow_sheet(result: JudgeResult) -> dict[str, Any] | None:
             if j == own:
                 cells.append({"kind": "own", "id": t.id, "gist": t.gist, "text": texts.get(t.id, "")})
             elif cell is not None:  # an answer counts by how far it stands above the debate's usual answer
-                weight = cell.answered if cell.counts is None else cell.counts
-                cells.append({"kind": "answers" if weight >= 0.5 else "ignores", "p": cell.answered,
-                              "counts": weight, "by": cell.by or ""})
+                words, figures = answer_words(cell.answered, cell.counts, cell.by or "", led.baseline)
+                cells.append({"kind": "answers" if words != "not answered" else "ignores", "words": words,
+                              "hover": figures})
             else:
                 cells.append({"kind": ""})
-        rows.append({"t": t, "status": t.status, "meaning": STATUS_MEANING[t.status], "cells": cells})
+        rows.append({"t": t, "status": t.status, "meaning": STATUS_MEANING[t.status], "cells": cells,
+                     "argument": f"P(argument) {t.argument:.2f}"})
     return {"rows": rows, "speakers": [s.speaker for s in result.speeches], "tallies": led.tallies,
-            "lines": [tally_line(led, t.debater) for t in led.tallies],
+            "lines": [tally_line(led, t.debater) for t in led.tallies], "weighed": weighed_line(led),
             "legend": {s: STATUS_MEANING[s] for s in STATUS_ORDER}, "baseline": baseline_words(led.baseline)}
 
 
@@ -216,7 +236,8 @@ def result_html(result: JudgeResult, item: dict[str, Any] | None = None) -> str:
     debaters = list(dict.fromkeys(j.debater for d in result.judged for j in d.debater_judgments))
     speeches = {i: s.content for i, s in enumerate(result.speeches)}
     return env().get_template("report.html.j2").render(
-        r=result, rows=rows, dims=dims, debaters=debaters, verdicts=result.judged, charts=score_charts(result),
+        r=result, rows=rows, dims=dims, unjudged=unjudged(result), debaters=debaters, verdicts=result.judged,
+        charts=score_charts(result),
         palette=PALETTE, speeches=speeches, headline=headline, score_line=score_line, calls=call_groups(result),
         sheet=flow_sheet(result), item=item)
 

@@ -35,6 +35,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from debatrix.core.dimension import DimensionRegistry
+from debatrix.core.flow import FLOW_LINE_LEGEND
 from debatrix.core.errors import ContextWindowExceeded, DebatrixError, InvalidDebateError, UnknownModeError
 from debatrix.core.loader import debate_from_dict, debate_from_text, preset_from_text
 from debatrix.core.models import Debate, JudgeResult
@@ -185,7 +186,8 @@ class JudgeUI:
         registry = DimensionRegistry()
         self.page = env().get_template("ui.html.j2").render(
             modes=list(MODES.values()), base=self.base, token=self.token, allow_local=self.allow_local,
-            dimension_names=registry.names, dimension_sets=registry.set_names, example=example_debate())
+            dimension_names=registry.names, dimension_sets=registry.set_names, example=example_debate(),
+            flow_legend=FLOW_LINE_LEGEND)
         self.app = Starlette(routes=[
             Route("/", self.index),
             Route("/api/runs", self.start, methods=["POST"]),
@@ -452,7 +454,7 @@ def page_sheet(result: JudgeResult) -> dict[str, Any] | None:
     return {"speakers": sheet["speakers"],
             "rows": [{"id": r["t"].id, "status": r["status"], "meaning": r["meaning"], "speaker": r["t"].speaker,
                       "cells": r["cells"]} for r in sheet["rows"]],
-            "lines": sheet["lines"], "legend": sheet["legend"], "baseline": sheet["baseline"],
+            "lines": sheet["lines"], "weighed": sheet["weighed"], "legend": sheet["legend"], "baseline": sheet["baseline"],
             "tallies": [{"debater": t.debater, "standing": t.standing, "arguments": t.arguments}
                         for t in sheet["tallies"]]}
 

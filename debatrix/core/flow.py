@@ -380,7 +380,7 @@ class Measure:
     what: str
     weighs: tuple[str, ...] = ()
     strength: Callable[[Tally], float] = lambda t: 0.0
-    said: Callable[[Tally], str] = lambda t: ""
+    said: Callable[[Ledger, Tally], str] = lambda led, t: ""
     value: Callable[[SpeechFlow], float | None] = lambda f: None
     note: Callable[[SpeechFlow, Debate], list[str]] = lambda f, d: []
     comment: Callable[[Ledger, Debate, str, list[Thread]], str] | None = None
@@ -428,7 +428,7 @@ def flow_verdict(led: Ledger, measure: str | None = None, flows: Sequence[Speech
     values = {t.debater: round(m.strength(t), 4) for t in led.tallies}
     probs = softmax(values)
     unit = "share of answers" if counted else "P estimated from samples" if sampled else "P"
-    reason = f"Weighed: {m.what}. " + "; ".join(f"{t.debater}: {m.said(t)} ({unit} {probs[t.debater]:.2f})"
+    reason = f"Weighed: {m.what}. " + "; ".join(f"{t.debater}: {m.said(led, t)} ({unit} {probs[t.debater]:.2f})"
                                                 for t in led.tallies) + "."
     return FlowVerdict(dimension=dimension, strengths=values, probabilities=probs, reason=reason)
 
@@ -560,14 +560,39 @@ def _standing_comment(led: Ledger, debate: Debate, debater: str, mine: list[Thre
 STATUS_ORDER = ("standing", "extended", "dropped", "answered")
 
 
+def standing_words(led: Ledger, debater: str) -> str:
+    """How many of a debater's arguments stand, counted as a coach counts rows: "2 of 3 arguments standing" (a row
+    stands unless the other side answered it and that answer stood: :attr:`Thread.status`)."""
+    rows = [x for x in led.threads if x.speaker == debater]
+    up = sum(x.status != "answered" for x in rows)
+    return f"{up} of {len(rows)} argument{'' if len(rows) == 1 else 's'} standing"
+
+
 def tally_line(led: Ledger, debater: str) -> str:
-    """One debater's rows by status, as the summary, the report and the page all print it: "Ana: 0.9 of 1.6
+    """One debater's rows by status, as the summary, the report and the page all print it: "Ana: 1 of 2
     arguments standing; standing S3.1; answered S1.1" (statuses from :attr:`Thread.status`, in
     :data:`STATUS_ORDER`)."""
-    t = led.tally(debater)
     groups = {s: [x.id for x in led.threads if x.speaker == debater and x.status == s] for s in STATUS_ORDER}
-    return f"{debater}: {t.standing:.1f} of {t.arguments:.1f} arguments standing" + "".join(
+    return f"{debater}: {standing_words(led, debater)}" + "".join(
         f"; {status} {', '.join(ids)}" for status, ids in groups.items() if ids)
+
+
+def weighed_line(led: Ledger) -> str:
+    """What the verdict weighs beside the counts, as every surface prints it: each argument by how surely the
+    model read it as one, each answer by how far it stands above the debate's usual answer."""
+    return ("The verdict weighs each argument by how surely the model read it as one, and each answer by how far it "
+            "stands above this debate's usual answer: " + ", ".join(
+                f"{t.debater} {t.standing:.1f} of {t.arguments:.1f} standing" for t in led.tallies) + ".")
+
+
+def answer_words(answered: float, counts: float | None, by: str, base: float | None) -> tuple[str, str]:
+    """A sheet cell in words (what a coach reads) and its figures (shown on hover): whether the later speech
+    answered the row (its answer counts by how far it stands above the debate's usual answer ``base``)."""
+    weight = answered if counts is None else counts
+    words = ("answered" + (f" by {by}" if by else "")) if weight >= 0.5 else "not answered"
+    figures = f"P(it answers) {answered:.2f}" + (f"; this debate's usual answer {base:.2f}" if base is not None
+                                                  else "") + f"; counts {weight:.2f} of 1 toward felling the row"
+    return words, figures
 
 
 def own_range(debate: Debate, speech: int) -> str:
@@ -575,12 +600,18 @@ def own_range(debate: Debate, speech: int) -> str:
     return ids[0] if len(ids) == 1 else f"{ids[0]}–{ids[-1]}"
 
 
+#: what the figures of :func:`flow_line` are, said wherever it is shown
+FLOW_LINE_LEGEND = ("P: the model's probability, 0 to 1, that the passage is an argument about the motion, or that "
+                    "it answers that earlier point")
+
+
 def flow_line(flow: SpeechFlow) -> str:
-    """One speech's decisions by id alone (what the page shows while the judge reads)."""
-    parts = [f"{m.id} " + ", ".join(f"{name} {value:.2f}" for name, value in
-                                    (("argues", m.argument), ("evidence", m.evidence)) if value is not None)
+    """One speech's decisions by id, as the page shows them while the judge reads (:data:`FLOW_LINE_LEGEND`
+    says what the figures are): "S2.1 argument P 0.16 · S2.1 answers S1.1, P 0.70"."""
+    parts = [f"{m.id} " + ", ".join(f"{name} P {value:.2f}" for name, value in
+                                    (("argument", m.argument), ("evidence", m.evidence)) if value is not None)
              for m in flow.marks if m.argument is not None or m.evidence is not None]
-    parts += [f"{x.by or 'it'} answers {x.target} {x.answers:.2f}" for x in flow.lines]
+    parts += [f"{x.by or 'it'} answers {x.target}, P {x.answers:.2f}" for x in flow.lines]
     return " · ".join(parts) + (f" · missing: {flow.missing}" if flow.missing else "")
 
 
@@ -645,13 +676,13 @@ def _register(m: Measure) -> None:
     MEASURES.add(m.name, m)
 
 
-_register(Measure("argument", "arguments standing at the end", ("argues", "answers"),
+_register(Measure("argument", "arguments standing at the end, each by how surely it is one", ("argues", "answers"),
                   lambda t: math.log(EMPTY + t.standing),
-                  lambda t: f"{t.standing:.1f} of {t.arguments:.1f} arguments standing",
+                  lambda led, t: f"{standing_words(led, t.debater)}, weighed {t.standing:.1f} of {t.arguments:.1f}",
                   _argues, lambda f, d: _argued(f, d) + _answered(f, d)))
 _register(Measure("source", "arguments backed by evidence", ("argues", "evidence"),
                   lambda t: math.log(EMPTY + t.evidence),
-                  lambda t: f"{t.evidence:.1f} of {t.arguments:.1f} arguments backed by evidence",
+                  lambda led, t: f"{t.evidence:.1f} of {t.arguments:.1f} arguments backed by evidence",
                   lambda f: _mean([m.evidence for m in f.marks if m.evidence is not None]), _evidenced,
                   _evidence_comment,
                   # measured on every gold source (`debatrix bench signals`, docs/measured.md): a debater's mean
@@ -671,7 +702,7 @@ _register(Measure("language", "how clearly their speeches read",
                         "favoured the first speaker; docs/measured.md)"))
 _register(Measure("clash", "the other side's arguments answered, and their own left standing", ("argues", "answers"),
                   lambda t: 2.0 * (t.engagement if t.engagement is not None else 0.5) + math.log(EMPTY + t.standing),
-                  lambda t: (f"answered {t.engaged:.1f} of {t.engageable:.1f} arguments they could answer"
+                  lambda led, t: (f"answered {t.engaged:.1f} of {t.engageable:.1f} arguments they could answer"
                              if t.engagement is not None else "nothing of the other side to answer")
                   + f", {t.standing:.1f} of their own standing",
                   lambda f: _mean([x.answers for x in f.lines]) if f.lines else _argues(f), _engaged,
