@@ -290,6 +290,46 @@ def stream_chunks(answer: dict[str, Any], size: int = 7) -> list[dict[str, Any]]
     return out
 
 
+@dataclass(frozen=True)
+class ServerProfile:
+    """What a real OpenAI-compatible server does with the parameters the judge sends, as the fake server plays it
+    (docs/researchers.md, "Endpoints" has each server's command and what each mode does there). ``logprobs``:
+    whether it returns token log probabilities when asked; ``max_top_logprobs``: the most alternatives it gives
+    (more is refused, 400); ``n``: how it takes several answers in one request ("yes", "ignored": one answer
+    whatever is asked, "refused": 400 unless 1); ``refuses``: body keys it refuses (400)."""
+
+    name: str
+    logprobs: bool = True
+    max_top_logprobs: int = 20
+    n: str = "yes"
+    refuses: tuple[str, ...] = ()
+
+    def refusal(self, body: dict[str, Any]) -> str | None:
+        """Why this server refuses ``body`` (None: it takes it)."""
+        for key in self.refuses:
+            if key in body:
+                return f"Unsupported parameter: '{key}'"
+        tops = body.get("top_logprobs")
+        if isinstance(tops, int) and tops > self.max_top_logprobs:
+            return f"top_logprobs must be at most {self.max_top_logprobs}"
+        many = body.get("n")
+        if self.n == "refused" and isinstance(many, int) and many != 1:
+            return "Only one completion choice is allowed"
+        return None
+
+
+#: the servers the docs give recipes for, as they answer (each measured against its documentation: OpenAI's chat
+#: completions refuse max_tokens for its reasoning models and cap top_logprobs at 20; vLLM caps them at its
+#: --max-logprobs, 20 by default; Ollama's /v1 gives no log probabilities and one choice whatever n asks; the
+#: llama.cpp server gives log probabilities and refuses n other than 1)
+SERVER_PROFILES = {p.name: p for p in (
+    ServerProfile("openai", refuses=("max_tokens",)),
+    ServerProfile("vllm"),
+    ServerProfile("ollama", logprobs=False, n="ignored"),
+    ServerProfile("llama.cpp", n="refused"),
+)}
+
+
 class FakeOpenAIServer:
     """``with FakeOpenAIServer(latency=0.2) as server: ChatOpenAI(base_url=server.base_url, ...)``.
 
@@ -298,8 +338,10 @@ class FakeOpenAIServer:
 
     def __init__(self, latency: float = 0.0, host: str = "127.0.0.1", port: int = 0,
                  responder: Callable[[dict[str, Any], int], dict[str, Any] | None] | None = None,
-                 exact_usage: bool = True):
+                 exact_usage: bool = True, profile: str | ServerProfile | None = None):
         self.latency = latency
+        # answer as that server does (None: everything the OpenAI API allows, probabilities included)
+        self.profile = SERVER_PROFILES[profile] if isinstance(profile, str) else profile
         self.exact_usage = exact_usage  # count tokens with tiktoken (else characters / 4: no work per request)
         self.requests: list[dict[str, Any]] = []
         self.authorizations: list[str | None] = []  # each request's Authorization header (None: none sent)
@@ -338,6 +380,10 @@ class FakeOpenAIServer:
                     server.arrivals.append(time.monotonic())
                 if server.latency:
                     time.sleep(server.latency)
+                refused = server.profile.refusal(body) if server.profile else None
+                if refused:
+                    self._send(400, {"error": {"message": refused, "type": "invalid_request_error"}})
+                    return
                 custom = server.responder(body, n) if server.responder else None
                 if isinstance(custom, Fault):
                     if custom.delay:
@@ -418,8 +464,12 @@ class FakeOpenAIServer:
                 "name": fn["name"], "arguments": json.dumps(instance_of(fn.get("parameters", {}), n))}}]
         else:
             message["content"] = f"Comment number {n}: the speaker's case was assessed on its merits."
+        if self.profile is not None and not self.profile.logprobs:
+            choice = {}  # asked or not, this server gives none
         choices = [{"index": 0, "message": message, "finish_reason": "stop", **choice}]
         many = body.get("n") if isinstance(body.get("n"), int) else 1
+        if self.profile is not None and self.profile.n == "ignored":
+            many = 1
         if many > 1 and message.get("content") is not None:  # n answers sampled from the decisions' probabilities
             choices = [{"index": k, "message": {"role": "assistant", "content": sampled(message["content"], body, k)},
                         "finish_reason": "stop"} for k in range(many)]
@@ -458,8 +508,11 @@ def serve_fake(argv: list[str] | None = None) -> None:
     ap.add_argument("--port", type=int, default=8099)
     ap.add_argument("--latency", type=float, default=0.0, help="seconds before every answer")
     ap.add_argument("--rough-usage", action="store_true", help="report characters / 4 as tokens (no tokenizer work)")
+    ap.add_argument("--profile", choices=sorted(SERVER_PROFILES), help="answer as that server does (log probabilities "
+                    "or none, what it does with n, what it refuses)")
     args = ap.parse_args(argv)
-    with FakeOpenAIServer(latency=args.latency, port=args.port, exact_usage=not args.rough_usage) as server:
+    with FakeOpenAIServer(latency=args.latency, port=args.port, exact_usage=not args.rough_usage,
+                          profile=args.profile) as server:
         print(f"fake OpenAI-compatible server at {server.base_url} (Ctrl-C stops it)", flush=True)
         try:
             while True:

@@ -265,8 +265,11 @@ async def flow_verdicts(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     decided = sum(sum(f.decided.values()) for f in flows)
     warnings = [f"speech {f.index + 1}: missing {f.missing}" for f in flows if f.missing]
     if counted:  # the server gave no probabilities: each answer was taken as certain
+        asked = ctx.settings.llm.decision_samples
+        ignored = (f"; it answered once where --decision-samples asked {asked} answers (it ignores n)"
+                   if asked > 1 else "")
         warnings.append(f"{counted} of {decided} decisions are the model's answers taken as certain (the server "
-                        "gave no probabilities): the figures are shares of answers, not probabilities")
+                        f"gave no probabilities{ignored}): the figures are shares of answers, not probabilities")
     sampled = sum(f.sampled for f in flows)
     if sampled:
         samples = ctx.settings.llm.decision_samples

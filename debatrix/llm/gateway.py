@@ -680,9 +680,10 @@ class LLMGateway:
             model, messages, self._meta(node, dimension, "decision", {"debatrix_choices": list(options), **(meta or {})}),
             samples <= 1)
         record = self._record(node, dimension, messages, answer, started, attempts, False, meta)
-        if samples > 1:
-            shares = _shares([answered_option(t, options) for t in _samples(answer)], options)
-            return shares, record.model_copy(update={"sampled": samples if shares is not None else 0})
+        texts = _samples(answer) if samples > 1 else []
+        if len(texts) > 1:  # a server that ignores n (Ollama's /v1) answers once: that answer counts as below
+            shares = _shares([answered_option(t, options) for t in texts], options)
+            return shares, record.model_copy(update={"sampled": len(texts) if shares is not None else 0})
         dist = option_distribution(_logprobs(answer), options)
         if dist is None:  # no probabilities: the answer itself, taken as certain, where it is one of the options
             hit = answered_option(_answer_text(answer), options)
@@ -709,12 +710,12 @@ class LLMGateway:
             messages, node=node, max_tokens=12 + 8 * len(keys), meta=meta, json_schema=schema,
             sampling={"n": samples, "temperature": 1.0} if samples > 1 else None)
         out: dict[str, dict[str, float] | None] = {}
-        if samples > 1:  # each key's options' shares among the answers that give it one
-            parsed = [_json_object(t) for t in texts]
+        if samples > 1 and len(texts) > 1:  # each key's options' shares among the answers that give it one (a
+            parsed = [_json_object(t) for t in texts]  # server that ignores n answers once: counted as below)
             for k in keys:
                 out[k] = _shares([answered_option(str(a.get(k, "")), options) for a in parsed], options)
             if any(v is not None for v in out.values()):
-                record = record.model_copy(update={"sampled": samples})
+                record = record.model_copy(update={"sampled": len(texts)})
             return out, record
         if logprobs:
             for k in keys:
