@@ -1,6 +1,7 @@
 """The docs' tables that the code itself knows, printed from the code so they cannot drift: the modes and the calls
-each makes (from the run planner, :func:`debatrix.core.modes.calls_of`), and the exit statuses (from
-:data:`debatrix.core.errors.EXIT_MEANINGS`). Each sits on its page between ``<!-- table: NAME -->`` and
+each makes (from the run planner, :func:`debatrix.core.modes.calls_of`), the exit statuses (from
+:data:`debatrix.core.errors.EXIT_MEANINGS`), and how fresh each section of the measured page is (from the
+repository's history: whether the code a section measures changed since the commit it was measured at). Each sits on its page between ``<!-- table: NAME -->`` and
 ``<!-- end table -->``; ``tests/test_docs.py`` fails when a page differs from what this prints.
 
     python -m debatrix.app.doctables           # say which pages are stale (exit 1 if any)
@@ -58,10 +59,39 @@ def modes_table(path: Path = EXAMPLE) -> str:
                           for name, what, calls in mode_calls(debate))
 
 
+_SECTION = re.compile(r"^## (?P<title>.+)\n<!-- measures: (?P<commit>[0-9a-f]{7,40}) (?P<paths>[^>]+?) -->", re.M)
+
+
+def _changed(commit: str, paths: list[str]) -> list[str] | None:
+    """The files among ``paths`` that differ between ``commit`` and the working tree (None: no history here)."""
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "diff", "--name-only", commit, "--", *paths], cwd=ROOT, capture_output=True,
+                             text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return sorted(set(out.stdout.split())) if out.returncode == 0 else None
+
+
+def freshness_table(page: Path = ROOT / "docs" / "measured.md") -> str:
+    """docs/measured.md's sections, each with the commit it was measured at and the code it measures (the line
+    ``<!-- measures: COMMIT PATH ... -->`` under its title), and whether that code has changed since."""
+    rows = []
+    for m in _SECTION.finditer(page.read_text(encoding="utf-8")):
+        paths = m.group("paths").split()
+        changed = _changed(m.group("commit"), paths)
+        since = ("unknown (no repository history here)" if changed is None else "unchanged" if not changed
+                 else f"changed ({len(changed)} file{'s' if len(changed) > 1 else ''}): history until re-run")
+        rows.append(f"| {m.group('title')} | `{m.group('commit')}` | {', '.join(f'`{x}`' for x in paths)} | {since} |\n")
+    return "| section | measured at | the code it measures | that code since |\n|---|---|---|---|\n" + "".join(rows)
+
+
 #: every generated table: its name on the page, how it is printed, and the page it is on
 TABLES: dict[str, tuple[Callable[[], str], str]] = {
     "modes": (modes_table, "docs/researchers.md"),
     "exit-codes": (exit_code_table, "docs/coaches.md"),
+    "freshness": (freshness_table, "docs/measured.md"),
 }
 
 _REGION = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- end table -->)", re.S)
@@ -75,8 +105,10 @@ def rendered(text: str) -> str:
 def stale() -> list[str]:
     """The pages whose generated tables differ from what the code prints (or that lack a table's markers)."""
     out = []
-    for name, (_, page) in TABLES.items():
+    for name, (make, page) in TABLES.items():
         text = (ROOT / page).read_text(encoding="utf-8")
+        if name == "freshness" and "unknown (no repository history here)" in make():
+            continue  # a copy without the history (a tarball, a shallow clone) cannot check it
         if f"<!-- table: {name} -->" not in text or rendered(text) != text:
             out.append(f"{page} ({name})")
     return out
