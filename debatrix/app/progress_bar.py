@@ -50,7 +50,8 @@ class JudgeProgress:
         if self.quiet or not self.console.is_terminal:
             return self
         self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
+                                 # "0:00:01 gone · 0:00:02 left": each time says what it is, after it
+                                 TimeElapsedColumn(), TextColumn("gone ·"), TimeRemainingColumn(), TextColumn("left"),
                                  TextColumn("{task.fields[last]}"), console=self.console)
         self.calls = self.progress.add_task("[bold]LLM calls[/]", total=self.total, last="")
         width = max((len(name) for name in self.steps), default=5)
