@@ -6,6 +6,7 @@ from debatrix.core.flow import BLIND
 
 import asyncio
 import json
+import contextlib
 import os
 import re
 import shutil
@@ -184,6 +185,25 @@ def served_ui(request):
     thread.join(10)
 
 
+@contextlib.contextmanager
+def chromium_page(url: str, width: int, latency: float):
+    """A headless chromium page of ``width`` at ``url`` and the fake endpoint it judges against (skips, saying how
+    to install them, where chromium or playwright is missing)."""
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("no chromium: install Debian's package (apt-get install chromium; make test does it as root)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (the dev extra)")
+    with FakeOpenAIServer(latency=latency) as fake, sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync"])
+        try:
+            page = browser.new_page(viewport={"width": width, "height": 900})
+            page.goto(url)
+            yield page, fake
+        finally:
+            browser.close()
+
+
 @pytest.mark.browser
 @pytest.mark.parametrize("width", [1400, 390], ids=["desktop", "phone"])
 def test_the_page_judges_the_example_live_in_a_real_browser(served_ui, width):
@@ -191,74 +211,63 @@ def test_the_page_judges_the_example_live_in_a_real_browser(served_ui, width):
     form is never given to the other debater; a paste over the size limit clears the last run's results), then
     the offered example judged against the fake endpoint: the matrix fills in speech order, and after judging
     every cell, verdict and reason is on screen with nothing wider than it. Screenshots kept in tests/artifacts/."""
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("no chromium: install Debian's package (apt-get install chromium; make test does it as root)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (the dev extra)")
-    with FakeOpenAIServer(latency=0.05) as fake, sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync"])
-        try:
-            page = browser.new_page(viewport={"width": width, "height": 900})
-            page.goto(served_ui)
-            # the form: a blank speech between two of Ana's is refused beside the speeches, naming it
-            page.click("#tab-form")
-            page.fill("#motion", "This house would test.")
-            page.fill("#pro", "Ana")
-            page.fill("#con", "Ben")
-            page.fill("#speeches", "Ana's speech.\n---\n\n---\nRebuttal by Ana.")
-            page.click("#start")
-            page.wait_for_selector('.error[data-for="speeches"]:not(:empty)')
-            assert "speech 2 is empty" in page.inner_text('.error[data-for="speeches"]')
-            page.click("#tab-text")
-            page.fill("#debate", "not: [valid")  # bad input: the loader's message beside the field
-            page.click("#start")
-            page.wait_for_selector('.error[data-for="debate"]:not(:empty)')
-            assert "not valid YAML" in page.inner_text('.error[data-for="debate"]')
-            page.click("#example")  # the example the page offers
-            assert "four-day week" in page.input_value("#debate")
-            assert page.input_value("#mode") == "flow"  # the default mode is preselected
-            page.select_option("#mode", "debatrix")  # the prose mode: the full matrix of analyses and scores
-            page.select_option("#backend", "endpoint")
-            page.fill("#base_url", fake.base_url)
-            page.fill("#model", "fake")
-            page.click("#start")
-            page.wait_for_selector("#status:has-text(' of 28 LLM calls')", timeout=30_000)  # n of N while judging
-            page.wait_for_selector("#winner:not(:empty)", timeout=60_000)
-            cells = page.eval_on_selector_all("td.cell", "els => els.map(e => [e.dataset.dimension, "
-                                              "e.dataset.speech, e.querySelector('.text').textContent, "
-                                              "e.querySelector('.score').textContent])")
-            assert len(cells) == 4 * 3 and all(text and score for _, _, text, score in cells)
-            fills = page.evaluate("window.debatrixFills")
-            for dim in ("argument", "source", "language"):
-                assert [int(s) for d, s in fills if d == dim] == [1, 2, 3, 4]  # speech by speech, in order
-            winner = page.inner_text("#winner")
-            assert winner.startswith("Winner: ") and winner.split()[1].strip(":") in {"Ana", "Ben"}
-            assert "%" not in winner  # the fake server gives no probabilities: no percentage is made up
-            # each dimension's verdict, in the matrix's order, with its reason and what the scores say
-            boxes = page.eval_on_selector_all(".verdict", "els => els.map(e => [e.dataset.dimension, "
-                                              "e.querySelector('.dim-winner').textContent, "
-                                              "e.querySelector('.by-scores').textContent, "
-                                              "e.querySelector('.dim-reason').textContent])")
-            assert [b[0] for b in boxes] == ["argument", "source", "language"]
-            assert all(w.startswith("Winner: ") and sc.startswith("By the scores: ") and reason
-                       for _, w, sc, reason in boxes)
-            assert page.is_visible("#download-report")
-            # nothing wider than the screen, and every cell, verdict and reason inside it
-            assert page.evaluate("document.documentElement.scrollWidth") <= width
-            for selector in ("td.cell", ".verdict", "#winner", "#reason"):
-                for box in (el.bounding_box() for el in page.query_selector_all(selector)):
-                    assert box is not None and box["width"] > 0 and box["x"] >= 0 and box["x"] + box["width"] <= width
-            ARTIFACTS.mkdir(exist_ok=True)
-            page.screenshot(path=str(ARTIFACTS / f"ui-judged-{width}.png"), full_page=True)
-            # a paste over the size limit: refused beside the debate, and the last run's results are gone
-            page.evaluate("document.getElementById('debate').value = 'x'.repeat(2 * 1024 * 1024)")
-            page.click("#start")
-            page.wait_for_selector('.error[data-for="debate"]:not(:empty)')
-            assert "larger than 1 MB" in page.inner_text('.error[data-for="debate"]')
-            assert page.inner_text("#winner") == "" and page.query_selector_all("td.cell") == []
-        finally:
-            browser.close()
+    with chromium_page(served_ui, width, 0.05) as (page, fake):
+        # the form: a blank speech between two of Ana's is refused beside the speeches, naming it
+        page.click("#tab-form")
+        page.fill("#motion", "This house would test.")
+        page.fill("#pro", "Ana")
+        page.fill("#con", "Ben")
+        page.fill("#speeches", "Ana's speech.\n---\n\n---\nRebuttal by Ana.")
+        page.click("#start")
+        page.wait_for_selector('.error[data-for="speeches"]:not(:empty)')
+        assert "speech 2 is empty" in page.inner_text('.error[data-for="speeches"]')
+        page.click("#tab-text")
+        page.fill("#debate", "not: [valid")  # bad input: the loader's message beside the field
+        page.click("#start")
+        page.wait_for_selector('.error[data-for="debate"]:not(:empty)')
+        assert "not valid YAML" in page.inner_text('.error[data-for="debate"]')
+        page.click("#example")  # the example the page offers
+        assert "four-day week" in page.input_value("#debate")
+        assert page.input_value("#mode") == "flow"  # the default mode is preselected
+        page.select_option("#mode", "debatrix")  # the prose mode: the full matrix of analyses and scores
+        page.select_option("#backend", "endpoint")
+        page.fill("#base_url", fake.base_url)
+        page.fill("#model", "fake")
+        page.click("#start")
+        page.wait_for_selector("#status:has-text(' of 28 LLM calls')", timeout=30_000)  # n of N while judging
+        page.wait_for_selector("#winner:not(:empty)", timeout=60_000)
+        cells = page.eval_on_selector_all("td.cell", "els => els.map(e => [e.dataset.dimension, "
+                                          "e.dataset.speech, e.querySelector('.text').textContent, "
+                                          "e.querySelector('.score').textContent])")
+        assert len(cells) == 4 * 3 and all(text and score for _, _, text, score in cells)
+        fills = page.evaluate("window.debatrixFills")
+        for dim in ("argument", "source", "language"):
+            assert [int(s) for d, s in fills if d == dim] == [1, 2, 3, 4]  # speech by speech, in order
+        winner = page.inner_text("#winner")
+        assert winner.startswith("Winner: ") and winner.split()[1].strip(":") in {"Ana", "Ben"}
+        assert "%" not in winner  # the fake server gives no probabilities: no percentage is made up
+        # each dimension's verdict, in the matrix's order, with its reason and what the scores say
+        boxes = page.eval_on_selector_all(".verdict", "els => els.map(e => [e.dataset.dimension, "
+                                          "e.querySelector('.dim-winner').textContent, "
+                                          "e.querySelector('.by-scores').textContent, "
+                                          "e.querySelector('.dim-reason').textContent])")
+        assert [b[0] for b in boxes] == ["argument", "source", "language"]
+        assert all(w.startswith("Winner: ") and sc.startswith("By the scores: ") and reason
+                   for _, w, sc, reason in boxes)
+        assert page.is_visible("#download-report")
+        # nothing wider than the screen, and every cell, verdict and reason inside it
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        for selector in ("td.cell", ".verdict", "#winner", "#reason"):
+            for box in (el.bounding_box() for el in page.query_selector_all(selector)):
+                assert box is not None and box["width"] > 0 and box["x"] >= 0 and box["x"] + box["width"] <= width
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"ui-judged-{width}.png"), full_page=True)
+        # a paste over the size limit: refused beside the debate, and the last run's results are gone
+        page.evaluate("document.getElementById('debate').value = 'x'.repeat(2 * 1024 * 1024)")
+        page.click("#start")
+        page.wait_for_selector('.error[data-for="debate"]:not(:empty)')
+        assert "larger than 1 MB" in page.inner_text('.error[data-for="debate"]')
+        assert page.inner_text("#winner") == "" and page.query_selector_all("td.cell") == []
     assert (ARTIFACTS / f"ui-judged-{width}.png").stat().st_size > 10_000
 
 
@@ -268,41 +277,30 @@ def test_the_default_flow_on_the_page_has_one_winner_line_and_its_sheet_in_words
     """The page in the default mode as a coach meets it: the orders option (which changes nothing in the flow) is
     not offered, one winner line, no verdict box for the panel, the sheet's cells in words with their figures on
     hover, and nothing wider than the screen (the sheet scrolls inside its box). Screenshots in tests/artifacts/."""
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("no chromium: install Debian's package (apt-get install chromium; make test does it as root)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (the dev extra)")
-    with FakeOpenAIServer(latency=0.02) as fake, sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync"])
-        try:
-            page = browser.new_page(viewport={"width": width, "height": 900})
-            page.goto(served_ui)
-            page.click("#example")
-            assert page.input_value("#mode") == "flow" and not page.is_visible("#orders")
-            page.select_option("#mode", "debatrix")
-            assert page.is_visible("#orders")  # offered where it does something
-            page.select_option("#mode", "flow")
-            assert not page.is_visible("#orders")
-            page.select_option("#backend", "endpoint")
-            page.fill("#base_url", fake.base_url)
-            page.fill("#model", "fake")
-            page.click("#start")
-            page.wait_for_selector("#winner:not(:empty)", timeout=60_000)
-            page.wait_for_selector("#flow-sheet tr")
-            said = page.inner_text("main")
-            assert said.count("Winner: ") == 1 + sum(  # the panel's line, and each judged dimension's own
-                1 for b in page.query_selector_all(".verdict .dim-winner") if b.inner_text().startswith("Winner: "))
-            assert not page.query_selector('.verdict[data-dimension="panel"]')
-            cells = page.eval_on_selector_all("#flow-sheet td.cell[title]", "els => els.map(e => [e.textContent, e.title])")
-            assert cells and all(t in ("not answered",) or t.startswith("answered") for t, _ in cells)
-            assert all("P(it answers)" in title for _, title in cells)
-            assert re.search(r"Ana: \d+ of \d+ arguments? standing", page.inner_text("#flow-tallies"))
-            assert page.evaluate("document.documentElement.scrollWidth") <= width
-            ARTIFACTS.mkdir(exist_ok=True)
-            page.screenshot(path=str(ARTIFACTS / f"ui-flow-{width}.png"), full_page=True)
-        finally:
-            browser.close()
+    with chromium_page(served_ui, width, 0.02) as (page, fake):
+        page.click("#example")
+        assert page.input_value("#mode") == "flow" and not page.is_visible("#orders")
+        page.select_option("#mode", "debatrix")
+        assert page.is_visible("#orders")  # offered where it does something
+        page.select_option("#mode", "flow")
+        assert not page.is_visible("#orders")
+        page.select_option("#backend", "endpoint")
+        page.fill("#base_url", fake.base_url)
+        page.fill("#model", "fake")
+        page.click("#start")
+        page.wait_for_selector("#winner:not(:empty)", timeout=60_000)
+        page.wait_for_selector("#flow-sheet tr")
+        said = page.inner_text("main")
+        assert said.count("Winner: ") == 1 + sum(  # the panel's line, and each judged dimension's own
+            1 for b in page.query_selector_all(".verdict .dim-winner") if b.inner_text().startswith("Winner: "))
+        assert not page.query_selector('.verdict[data-dimension="panel"]')
+        cells = page.eval_on_selector_all("#flow-sheet td.cell[title]", "els => els.map(e => [e.textContent, e.title])")
+        assert cells and all(t in ("not answered",) or t.startswith("answered") for t, _ in cells)
+        assert all("P(it answers)" in title for _, title in cells)
+        assert re.search(r"Ana: \d+ of \d+ arguments? standing", page.inner_text("#flow-tallies"))
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"ui-flow-{width}.png"), full_page=True)
 
 
 async def test_a_preset_pair_is_read_like_the_files_and_its_problems_are_named():

@@ -114,7 +114,7 @@ def stale() -> list[str]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
+def check_or_write(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--write", action="store_true", help="write the tables into their pages")
     args = parser.parse_args(argv)
@@ -132,4 +132,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(check_or_write())
