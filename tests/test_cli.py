@@ -438,10 +438,10 @@ def test_judge_and_bench_take_the_settings_options_of_one_table_and_both_make_se
     either is given reaches the settings of its run."""
     import typer.main
 
-    from debatrix.app import cli
+    from debatrix.app import cli, options
 
     commands = typer.main.get_command(app).commands  # type: ignore[attr-defined]
-    shared = {p.name for p in cli.SETTINGS_OPTIONS}
+    shared = {p.name for p in options.SETTINGS_OPTIONS}
 
     def options(name):
         return {p.name: (p.opts, p.help) for p in commands[name].params if p.name in shared}
@@ -469,10 +469,10 @@ def test_each_settings_option_shows_its_fields_description_and_sets_that_field(m
     sets exactly that field: a value given reaches the field the help was read from."""
     import typer.main
 
-    from debatrix.app import cli
+    from debatrix.app import cli, options
 
     monkeypatch.setattr(cli, "_fitted_to_endpoint", lambda llm, **kw: llm)  # no server is asked what it serves
-    assert set(cli.OPTION_FIELDS) | {"escalate_base_url"} == {p.name for p in cli.SETTINGS_OPTIONS}
+    assert set(options.OPTION_FIELDS) | {"escalate_base_url"} == {p.name for p in options.SETTINGS_OPTIONS}
     helps = {p.name: p.help for p in typer.main.get_command(app).commands["judge"].params}  # type: ignore[attr-defined]
     given = {"dimensions": ("argument", ("argument",)), "dimension_dir": ([tmp_path], (tmp_path,)),
              "base_url": ("http://127.0.0.1:9/v1", "http://127.0.0.1:9/v1"), "model": ("m7", "m7"),
@@ -486,9 +486,9 @@ def test_each_settings_option_shows_its_fields_description_and_sets_that_field(m
              "retrieval": (True, True), "memory": ("http", "http"), "memory_path": (tmp_path, tmp_path),
              "chroma_host": ("10.0.0.7", "10.0.0.7"), "chroma_port": (9001, 9001), "embedding": ("hash", "hash"),
              "log_calls": (True, True), "escalate_to": ("smollm2-135m", "smollm2-135m"), "decision_samples": (5, 5)}
-    assert set(given) == set(cli.OPTION_FIELDS)
-    for name, path in cli.OPTION_FIELDS.items():
-        assert helps[name].startswith(cli.setting_help(path)), name
+    assert set(given) == set(options.OPTION_FIELDS)
+    for name, path in options.OPTION_FIELDS.items():
+        assert helps[name].startswith(options.setting_help(path)), name
         value, expected = given[name]
         extra = {"escalate_to": "smollm2-135m"} if name == "escalate_below" else {}
 
@@ -608,7 +608,7 @@ def test_the_summary_says_what_its_words_mean_where_they_appear():
     differ, what "uncalibrated" means; none where the table does not use it."""
     from types import SimpleNamespace as NS
 
-    from debatrix.app.cli import _table_notes
+    from debatrix.app.terminal import table_notes as _table_notes
 
     v = lambda w, s, c: NS(verdict=NS(winner=w, score_winner=s, confidence=c))  # noqa: E731
     notes = " ".join(_table_notes([v("Ana", None, "uncalibrated"), v("Ben", "Ben", "too close to call")]))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
 import re
 import sys
@@ -11,43 +10,37 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, get_args
+from typing import Annotated, Any
 
 import typer
-from typer.core import TyperCommand
-from pydantic import BaseModel, ValidationError
-from rich import box
-from rich.console import Console
-from rich.markup import escape
+from pydantic import ValidationError
 from rich.table import Table
 
 from debatrix import __version__
 from debatrix.core.errors import (
-    ExitCode,
     ConfigurationError,
     DebatrixError,
+    ExitCode,
     InvalidDebateError,
     ServiceUnavailable,
-    printable,
     service_lost,
 )
 from debatrix.core.files import check_writable, write_atomic
 from debatrix.core.loader import load_debate
-from debatrix.core.flow import STATUS_ORDER, tally_line, weighed_line
-from debatrix.core.models import STATUS_MEANING, Debate, DebateFormat, JudgeResult, Status
-from debatrix.core.probabilities import TOO_CLOSE, UNCALIBRATED
+from debatrix.core.models import Debate, DebateFormat, JudgeResult, Status
 from debatrix.core.modes import MODES
 from debatrix.app.runtime import settle_heap
 from debatrix.core.settings import (DEFAULT_LOCAL_MODEL, DEFAULT_MODE, Environment, EscalationSettings,
                                     JudgeSettings, LLMSettings, MemorySettings, redact_url)
 
+from .options import (JUDGE_EXAMPLES, JUDGING, MODEL, OUTPUT, RUNS, AnalysisWords, BackendOption, BaseUrl,
+                      CommentWords, ContextWindow, Dimensions, LocalModel, Mode, ModelName, PanelledCommand,
+                      choice_value, settings_options)
+from .terminal import console, out_console, plain, print_summary
+
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="Judge debates with LLMs: Debatrix's iterative chronological, multi-dimensional judge.")
-console = Console(stderr=True)
-# rich wraps at word boundaries to the terminal's width (COLUMNS where it is not a terminal)
-out_console = Console()
 
 def _print_version(asked: bool) -> None:
     if asked:
@@ -59,194 +52,6 @@ def _print_version(asked: bool) -> None:
 def _main(version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
                                                 help="print the version and exit")] = False) -> None:
     """Judge debates with LLMs: Debatrix's iterative chronological, multi-dimensional judge."""
-
-
-Mode = Enum("Mode", {m: m for m in MODES}, type=str)  # type: ignore[misc]  (the registered modes)
-
-
-def _choices(name: str, *values: str) -> Any:
-    """An option's choices as an enum, so that --help lists them and typos are refused by name."""
-    return Enum(name, {v: v for v in values}, type=str)  # type: ignore[misc]
-
-
-def _field_choices(name: str, fields: dict[str, Any], field: str) -> Any:
-    """The choices of a settings field (its Literal), so the CLI offers exactly what the settings accept."""
-    return _choices(name, *get_args(fields[field].annotation))
-
-
-_LLM, _MEMORY = LLMSettings.model_fields, MemorySettings.model_fields  # the CLI's defaults and choices come from here
-Backend = _field_choices("Backend", _LLM, "backend")
-StructuredOutput = _field_choices("StructuredOutput", _LLM, "structured_output")
-Transport = _field_choices("Transport", _LLM, "transport")
-MemoryBackend = _field_choices("MemoryBackend", _MEMORY, "backend")
-Embedding = _field_choices("Embedding", _MEMORY, "embedding")
-OrderLayout = _field_choices("OrderLayout", JudgeSettings.model_fields, "order_layout")
-FlowQuestions = _field_choices("FlowQuestions", JudgeSettings.model_fields, "flow_questions")
-FlowAsk = _field_choices("FlowAsk", JudgeSettings.model_fields, "flow_ask")
-
-
-def setting_help(path: str) -> str:
-    """The description of the settings field at ``path`` (``"llm.timeout"``): an option that sets a field shows the
-    field's own description as its help, so the two are written once and cannot drift apart."""
-    model: Any = JudgeSettings
-    *parents, name = path.split(".")
-    for part in parents:
-        annotation = model.model_fields[part].annotation
-        model = next(a for a in (annotation, *get_args(annotation)) if isinstance(a, type) and issubclass(a, BaseModel))
-    description = model.model_fields[name].description
-    if not description:
-        raise TypeError(f"settings field {path} has no description: the CLI's help is read from it")
-    return description
-
-
-#: the settings field each option sets (its help is that field's description); options not listed have no field of
-#: their own (--escalate-base-url is the second judge's endpoint, made into its ``llm`` with the rest of this run's)
-OPTION_FIELDS: dict[str, str] = {
-    "dimensions": "dimensions", "dimension_dir": "dimension_dirs", "base_url": "llm.base_url",
-    "model": "llm.model", "local_model": "llm.local_model", "backend": "llm.backend",
-    "analysis_words": "analysis_words", "comment_words": "comment_words", "context_window": "llm.context_window",
-    "max_output_tokens": "llm.max_output_tokens", "timeout": "llm.timeout", "retries": "llm.max_retries",
-    "max_connections": "llm.max_concurrency", "rps": "llm.requests_per_second",
-    "structured_output": "llm.structured_output", "transport": "llm.transport",
-    "merge_score_call": "merge_score_call", "score_in_analysis": "score_in_analysis", "orders": "orders",
-    "temperature": "llm.temperature", "order_layout": "order_layout", "flow_questions": "flow_questions",
-    "flow_ask": "flow_ask",
-    "escalate_to": "escalate.llm",
-    "escalate_below": "escalate.below", "retrieval": "memory.retrieval", "memory": "memory.backend",
-    "memory_path": "memory.path", "chroma_host": "memory.host", "chroma_port": "memory.port",
-    "embedding": "memory.embedding", "log_calls": "llm.log_calls", "decision_samples": "llm.decision_samples",
-}
-
-
-#: the examples ``judge --help`` ends with (each line as written)
-JUDGE_EXAMPLES = """Examples:
-
-\b
-  debatrix judge examples/four_day_week.yaml    # offline: the embedded model
-  debatrix judge my.yaml --out r.json --base-url http://127.0.0.1:8000/v1
-  debatrix judge debates/*.yaml --out-dir league/   # one result each
-"""
-
-
-#: the panels a command's help groups its options in, in this order (:class:`PanelledCommand`)
-INPUT, JUDGING, MODEL, MEMORY, OUTPUT, RUNS = ("Input", "Judging", "Model and endpoint", "Context memory", "Output",
-                                               "Many debates")
-PANELS = (INPUT, JUDGING, MODEL, MEMORY, RUNS, OUTPUT)
-_PANEL_OF = {**dict.fromkeys(("dimensions", "dimension_dir", "analysis_words", "comment_words", "merge_score_call",
-                              "score_in_analysis", "orders", "order_layout", "flow_questions", "flow_ask"), JUDGING),
-             **dict.fromkeys(("retrieval", "memory", "memory_path", "chroma_host", "chroma_port", "embedding"),
-                             MEMORY)}
-
-
-def _described(name: str, kind: Any, *decls: str, also: str = "") -> Any:
-    """Option ``name``'s type with its help: its settings field's description, and what only the CLI adds."""
-    return Annotated[kind, typer.Option(*decls, help=" ".join(x for x in (setting_help(OPTION_FIELDS[name]), also) if x),
-                                        rich_help_panel=_PANEL_OF.get(name, MODEL))]
-
-
-class PanelledCommand(TyperCommand):
-    """A command whose help lists its options in panels (:data:`PANELS`: what is read, how it is judged, which
-    model, what is written), each option in the panel its declaration names, the rest last, then the examples
-    of its epilog as written (a paragraph starting with a ``\\b`` line is not rewrapped)."""
-
-    def format_options(self, ctx: Any, formatter: Any) -> None:
-        groups: dict[str, list[tuple[str, str]]] = {}
-        for param in self.get_params(ctx):
-            record = param.get_help_record(ctx)
-            if record is None:
-                continue
-            panel = ("Arguments" if param.param_type_name == "argument"
-                     else getattr(param, "rich_help_panel", None) or "Other options")
-            groups.setdefault(panel, []).append(record)
-        for panel in sorted(groups, key=lambda p: ("Arguments", *PANELS, "Other options").index(p)):
-            with formatter.section(panel):
-                formatter.write_dl(groups[panel])
-
-
-# Options that judge, bench and validate share, declared once
-Dimensions = _described("dimensions", str | None, also="(Names comma-separated.)")
-BaseUrl = _described("base_url", str | None, also="Several servers of one model, comma-separated: requests are "
-                                                  "spread over them.")
-ModelName = _described("model", str | None)
-LocalModel = _described("local_model", str | None)
-BackendOption = _described("backend", Backend | None)
-AnalysisWords = _described("analysis_words", int | None)
-CommentWords = _described("comment_words", int | None)
-ContextWindow = _described("context_window", int | None)
-
-
-def _option(name: str, annotation: Any, default: Any = None) -> inspect.Parameter:
-    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
-
-
-def _setting(name: str, kind: Any, default: Any = None, *decls: str) -> inspect.Parameter:
-    return _option(name, _described(name, kind, *decls), default)
-
-
-#: the options that make a run's settings, one table for `judge` and `bench` (each command adds its own around
-#: them): what :func:`_make_settings` reads, by these names
-SETTINGS_OPTIONS: tuple[inspect.Parameter, ...] = (
-    _option("dimensions", Dimensions),
-    _setting("dimension_dir", list[Path] | None),
-    _option("base_url", BaseUrl),
-    _option("model", ModelName),
-    _option("local_model", LocalModel),
-    _option("backend", BackendOption),
-    _option("analysis_words", AnalysisWords),
-    _option("comment_words", CommentWords),
-    _option("context_window", ContextWindow),
-    _setting("max_output_tokens", int | None),
-    _setting("timeout", float | None),
-    _setting("retries", int | None),
-    _setting("max_connections", int | None),
-    _setting("rps", float | None),
-    _setting("structured_output", StructuredOutput | None),
-    _setting("transport", Transport | None),
-    _setting("merge_score_call", bool | None),
-    _setting("score_in_analysis", bool | None, None, "--score-in-analysis/--score-call"),
-    _setting("orders", int | None),
-    _setting("temperature", float | None),
-    _setting("order_layout", OrderLayout | None),
-    _setting("flow_questions", FlowQuestions | None),
-    _setting("flow_ask", FlowAsk | None),
-    _setting("decision_samples", int | None),
-    _setting("escalate_to", str | None),
-    _option("escalate_base_url", Annotated[str | None, typer.Option(
-        help="OpenAI-compatible base URL of the --escalate-to judge (its key: $OPENAI_API_KEY)",
-        rich_help_panel=MODEL)]),
-    _setting("escalate_below", float | None),
-    _setting("retrieval", bool, False),
-    _setting("memory", MemoryBackend, MemoryBackend(_MEMORY["backend"].default)),
-    _setting("memory_path", Path | None, _MEMORY["path"].default),
-    _setting("chroma_host", str, _MEMORY["host"].default),
-    _setting("chroma_port", int, _MEMORY["port"].default),
-    _setting("embedding", Embedding, Embedding(_MEMORY["embedding"].default)),
-    _setting("log_calls", bool, False),
-)
-
-
-def settings_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """A command taking ``**settings`` gains :data:`SETTINGS_OPTIONS` after its own parameters (typer reads the
-    signature), and receives them as that dict, for :func:`_make_settings`."""
-    own = [p for p in inspect.signature(command, eval_str=True).parameters.values()
-           if p.kind is not inspect.Parameter.VAR_KEYWORD]
-    clash = {p.name for p in own} & {p.name for p in SETTINGS_OPTIONS}
-    if clash:
-        raise TypeError(f"{command.__name__} declares shared options itself: {', '.join(sorted(clash))}")
-    command.__signature__ = inspect.Signature([*own, *SETTINGS_OPTIONS])  # type: ignore[attr-defined]
-    return command
-
-
-def _plain(value: Any) -> Any:
-    return value.value if isinstance(value, Enum) else value
-
-
-
-
-def plain(text: object) -> str:
-    """Text from an input file, a model or a server, made safe for the terminal (:func:`printable`: the ESC of
-    ANSI/OSC sequences that would clear the screen, retitle the window or plant links), rich markup escaped."""
-    return escape(printable(text))
 
 
 def _fail(message: str, code: int = ExitCode.REFUSED) -> None:
@@ -343,11 +148,11 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
     try:
         llm = LLMSettings.from_env(base_url=servers[0] if servers else None, base_urls=tuple(servers[1:]) or None,
                                    model=model, context_window=context_window,
-                                   local_model=local_model, backend=_plain(backend),
+                                   local_model=local_model, backend=choice_value(backend),
                                    max_output_tokens=max_output_tokens, timeout=timeout, max_retries=retries,
-                                   max_concurrency=max_connections, structured_output=_plain(structured_output),
+                                   max_concurrency=max_connections, structured_output=choice_value(structured_output),
                                    log_calls=log_calls or None, cache_path=cache,
-                                   requests_per_second=rps, transport=_plain(transport),
+                                   requests_per_second=rps, transport=choice_value(transport),
                                    temperature=temperature, decision_samples=decision_samples)
         env = Environment()  # the variables (and .env) LLMSettings.from_env read
         if env.debatrix_model and env.openai_model and env.debatrix_model != env.openai_model:
@@ -379,12 +184,12 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
             dimension_dirs=tuple(dimension_dir or ()),
             llm=llm,
             **{k: v for k, v in (("analysis_words", analysis_words), ("comment_words", comment_words),
-                                 ("orders", orders), ("order_layout", _plain(order_layout)),
-                                 ("flow_questions", _plain(flow_questions)), ("flow_ask", _plain(flow_ask)))
+                                 ("orders", orders), ("order_layout", choice_value(order_layout)),
+                                 ("flow_questions", choice_value(flow_questions)), ("flow_ask", choice_value(flow_ask)))
                if v is not None},
             **{k: v for k, v in (("merge_score_call", merge_score_call), ("score_in_analysis", score_in_analysis))
                if v is not None},
-            memory=MemorySettings(**{k: _plain(v) for k, v in (
+            memory=MemorySettings(**{k: choice_value(v) for k, v in (
                 ("backend", memory), ("path", memory_path), ("host", chroma_host), ("port", chroma_port),
                 ("embedding", embedding), ("retrieval", retrieval)) if v is not None}),
         )
@@ -667,200 +472,6 @@ def _interruptible(ctx: Any) -> Iterator[None]:
         yield
     finally:
         loop.remove_signal_handler(signal.SIGINT)
-
-
-def _table_notes(rows: list[Any]) -> list[str]:
-    """What the summary's words mean, said under the table where they appear (a coach should not have to guess
-    why the two winner columns differ, or what "uncalibrated" is)."""
-    verdicts = [d.verdict for d in rows if d.verdict is not None]
-    notes = []
-    if any((v.winner or None) != (v.score_winner or None) for v in verdicts):
-        notes.append("winner (judge) is the verdict the judge reached on the dimension; winner (scores) compares the "
-                     "debaters' scores on it: they can differ (a close verdict, or scores within the tie margin)")
-    if any(v.confidence == UNCALIBRATED for v in verdicts):
-        notes.append("uncalibrated: no fit of this model's probabilities to how often it is right exists for that "
-                     "verdict, so no percentage is shown")
-    if any(v.confidence == TOO_CLOSE for v in verdicts):
-        notes.append("too close to call: the winner named is barely more likely than the other side")
-    return notes
-
-
-def _short_names(names: list[str], room: int = 10) -> dict[str, str]:
-    """Column names for the debaters: as they are where they fit (two debaters, or short names), else their
-    initials ("Opening Government" -> "OG") where those tell them apart, so a narrow terminal does not cut four
-    team names to the same "Openin…"."""
-    if len(names) <= 2 or all(len(n) <= room for n in names):
-        return {n: n for n in names}
-    initials = {n: "".join(w[0] for w in n.split() if w[:1].isalnum()).upper() or n for n in names}
-    if len(set(initials.values())) == len(names) and all(len(i) >= 2 for i in initials.values()):
-        return initials
-    return {n: n for n in names}
-
-
-def _judged_winner(v: Any, short: dict[str, str] | None = None) -> str:
-    """The winner with its confidence as shown (calibrated %, too close to call, uncalibrated, or nothing) and how
-    many of its orders named it."""
-    if v.not_judged:
-        return "not judged"
-    name = (short or {}).get(v.winner or "", v.winner or "tie")
-    said = "; ".join(x for x in (v.confidence, v.agreement) if x)
-    return f"{name} ({said})" if said else name
-
-
-def _nothing_decided(result: JudgeResult) -> bool:
-    """Whether an incomplete run got no answer at all (a model server that is down): no analysis, score, decision
-    or verdict to show, so a table of dashes would say nothing."""
-    dims = [*result.dimensions, *([result.general] if result.general is not None else [])]
-    return (result.status is not Status.COMPLETE and not any(f.decided for f in result.flow)
-            and not any(d.analyses or d.speech_judgments or d.debater_judgments or (d.verdict and d.verdict.winner)
-                        for d in dims))
-
-
-def print_summary(result: JudgeResult, con: Console) -> None:
-    if not result.dimensions and result.general is None:  # refused before judging: the status line says why
-        con.print(f"status: {result.status.value} ({plain(result.incomplete_reason)}) | no LLM call was made",
-                  highlight=False)
-        return
-    if _nothing_decided(result):  # one line: what failed, and what it cost
-        u = result.usage
-        con.print(f"status: {result.status.value} ({plain(result.incomplete_reason)}) | nothing was answered: "
-                  f"{u.llm_calls} LLM calls, {u.retries} retries, {u.wall_seconds:.1f}s", highlight=False)
-        return
-    names: list[str] = []
-    for d in result.dimensions:
-        for j in d.debater_judgments:
-            if j.debater not in names:
-                names.append(j.debater)
-    short = _short_names(names)
-    table = Table(title=f"{plain(result.debate_id)} — {plain(result.motion)}", title_justify="left")
-    table.add_column("dimension")
-    table.add_column("weight", justify="right")
-    for n in names:
-        table.add_column(plain(short[n]), justify="right")
-    table.add_column("winner (judge)")
-    table.add_column("winner (scores)")
-    rows = list(result.dimensions)
-    if result.general is not None and (not rows or rows[0].name != "general" or len(rows) > 1):
-        rows.append(result.general)
-    for d in rows:
-        scores = {j.debater: f"{j.score:.3g}" for j in d.debater_judgments}
-        v = d.verdict
-        weight = "0" if v is not None and v.not_judged and d is not result.general else f"{d.weight:g}"
-        table.add_row(plain(d.name), weight, *[scores.get(n, "-") for n in names],
-                      plain(_judged_winner(v, short)) if v else "-",
-                      plain(short.get(v.score_winner or "", v.score_winner or "tie")) if v and not v.not_judged
-                      else "-",
-                      style="bold" if d is result.general else None)
-    con.print(table)
-    if any(short[n] != n for n in names):  # the columns' short names, once, so none is cut to "Openin…"
-        con.print("  " + " · ".join(f"{plain(short[n])} = {plain(n)}" for n in names), highlight=False)
-    for line in _table_notes(rows):
-        con.print(f"  {line}", highlight=False)
-    scored = [d for d in result.dimensions if d.speech_judgments]  # a dimension not judged has no scores to show
-    if scored:
-        st = Table(title="speech scores", title_justify="left")
-        st.add_column("#", justify="right")
-        st.add_column("speaker")
-        for d in scored:
-            st.add_column(plain(d.name), justify="right")
-        for i, s in enumerate(scored[0].speech_judgments):
-            row = [str(s.index + 1), plain(s.speaker)]
-            for d in scored:
-                row.append(next((f"{x.score}" for x in d.speech_judgments if x.index == s.index), "-"))
-            st.add_row(*row)
-        con.print(st)
-    _print_flow(result, con)
-    u = result.usage
-    if u.by_node:
-        con.print(_usage_table(u))
-    con.print(f"status: {result.status.value}" + (f" ({plain(result.incomplete_reason)})" if result.incomplete_reason
-                                                  else "")
-              + f" | {u.llm_calls} LLM calls, {u.prompt_tokens} prompt + {u.completion_tokens} completion tokens, "
-              + (f"{u.prompt_tokens_processed} prompt tokens read by the model"
-                 + (f" ({u.cached_prompt_tokens} more reused from its cache)" if u.cached_prompt_tokens is not None
-                    else "") + ", " if u.prompt_tokens_processed is not None else "")
-              + f"{u.retries} retries, {u.repairs} repairs, {u.cached_calls} from cache, {u.truncated_calls} cut at "
-              f"their length cap, {u.wall_seconds:.1f}s", highlight=False)
-    if result.checks and result.checks.flags:  # what the text checks found: read these parts with care
-        con.print(f"read with care ({len(result.checks.flags)}):", highlight=False)
-        for flag in result.checks.flags:
-            con.print(f"  - {plain(flag)}", highlight=False)
-    _print_reasons(result, rows, con)
-
-
-def _print_flow(result: JudgeResult, con: Console) -> None:
-    """A flow result's arguments left standing per debater (the report's flow sheet has every row)."""
-    led = result.flow_ledger
-    if led is None:
-        return
-    con.print("the flow: arguments left standing at the end (the report shows every row and answer)",
-              highlight=False)
-    for t in led.tallies:
-        con.print(f"  {plain(tally_line(led, t.debater))}", highlight=False)
-    shown = {x.status for x in led.threads}
-    for status in (s for s in STATUS_ORDER if s in shown):
-        con.print(f"  {status}: {STATUS_MEANING[status]}", highlight=False)
-    con.print(f"  {plain(weighed_line(led))}", highlight=False)
-
-
-def _usage_table(u: Any) -> Table:
-    """Calls and tokens per node, narrow enough for 80 columns: where the server reports what it read, the prompt
-    is split into what it read and what it reused (their sum); counts that are zero on every node are left out."""
-    served = u.prompt_tokens_processed is not None
-    cols: dict[str, Any] = {"node": lambda node, n: node, "calls": lambda node, n: n.calls}
-    if served:
-        cols |= {"read": lambda node, n: n.prompt_tokens_processed or 0,
-                 "reused": lambda node, n: n.cached_prompt_tokens or 0}
-    else:
-        cols["prompt"] = lambda node, n: n.prompt_tokens
-    cols["wrote"] = lambda node, n: n.completion_tokens
-    optional = {"cached": "cached_calls", "retry": "retries", "repair": "repairs", "cut": "truncated_calls"}
-    for col, field in optional.items():
-        if any(getattr(n, field) for n in u.by_node.values()):
-            cols[col] = lambda node, n, field=field: getattr(n, field)
-    cols["s/call"] = lambda node, n: f"{n.seconds / max(n.calls, 1):.2f}"
-    table = Table(title="LLM usage per node", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-    for col in cols:
-        table.add_column(col, justify="left" if col == "node" else "right", no_wrap=True, min_width=len(col))
-    for node, n in u.by_node.items():
-        table.add_row(*(str(cell(node, n)) for cell in cols.values()))
-    return table
-
-
-def _print_reasons(result: JudgeResult, rows: list[Any], con: Console) -> None:
-    """The end of the summary: why each verdict went the way it did, then the winner."""
-    from debatrix.core.probabilities import reason_of
-
-    verdicts = [d.verdict for d in rows if d.verdict is not None]
-    if any(v.orders and len(v.orders) > 1 for v in verdicts):
-        bias = result.position_bias
-        con.print(f"judged in {len(verdicts[0].orders)} orders of the debaters ("
-                  + ("winner probabilities from the model's log probabilities" if verdicts[0].method == "logprobs"
-                     else "winner probabilities estimated from sampled answers" if verdicts[0].method == "sampled"
-                     else "the server gave no probabilities: each answer counts as certain")
-                  + (f"); preference for the first-listed: {bias:+.2f}" if bias is not None else ")"),
-                  highlight=False)
-    prior = next((v.place_prior for v in verdicts if v.place_prior), None)
-    if prior:
-        con.print("every order read the debate once, in speaking order; the lean this model and mode were measured "
-                  f"to have toward each speaking place ({', '.join(f'{x:.0%}' for x in prior)} of the winner "
-                  "probability, first speaker first) is taken out of the probabilities", highlight=False)
-    for v in verdicts:
-        for w in v.warnings:
-            con.print(f"[yellow]{plain(v.dimension)}: {plain(w)}[/]", highlight=False)
-    general = result.general.verdict if result.general is not None else None
-    for v in verdicts:
-        if v is general or not v.comment:
-            continue
-        con.print(f"\n[bold]{plain(v.dimension)}[/] — {plain(_judged_winner(v))}: {plain(reason_of(v.comment))}",
-                  highlight=False)
-    if general is not None:
-        why = f": {plain(reason_of(general.comment))}" if general.comment else ""
-        con.print(f"\n[bold]Winner: {plain(_judged_winner(general))}[/]{why}", highlight=False)
-        if result.weighing:
-            con.print(plain(result.weighing), highlight=False)
-    if result.escalation is not None:
-        con.print(plain(result.escalation.sentence), highlight=False)
 
 
 @app.command("modes")
