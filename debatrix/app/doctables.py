@@ -81,8 +81,9 @@ def freshness_table(page: Path = ROOT / "docs" / "measured.md") -> str:
     for m in _SECTION.finditer(page.read_text(encoding="utf-8")):
         paths = m.group("paths").split()
         changed = _changed(m.group("commit"), paths)
+        # changed or not, not how much: the table then moves only when a section goes stale, not on every commit
         since = ("unknown (no repository history here)" if changed is None else "unchanged" if not changed
-                 else f"changed ({len(changed)} file{'s' if len(changed) > 1 else ''}): history until re-run")
+                 else "changed: the figures are history until the section's command is run again")
         rows.append(f"| {m.group('title')} | `{m.group('commit')}` | {', '.join(f'`{x}`' for x in paths)} | {since} |\n")
     return "| section | measured at | the code it measures | that code since |\n|---|---|---|---|\n" + "".join(rows)
 
