@@ -222,6 +222,10 @@ def test_two_runs_compared_on_one_page_with_the_items_whose_verdict_changed(tmp_
     page = (tmp_path / "after" / "compare-with-before.html").read_text()
     assert offline(page) and "after against before" in page and "4 items both runs completed" in page
     assert "RMSE×100 general, DP" in page and "general verdicts right (DP)" in page
+    # it leads with the paired table, then what changed; every metric of each run is folded away at the end
+    heads = re.findall(r"<h2[^>]*>([^<(]+)", page)
+    assert [h.strip() for h in heads[:2]] == ["Paired on the common items", "Items whose verdict changed"], heads
+    assert re.search(r"<details><summary><h2[^>]*>Each run's summary", page) or "Each run's summary" not in page
     # each changed item in names (Pro is the gold's winner), linked to both runs' results
     changed = re.findall(r'<tr><td>(d\d)</td><td><a href="([^"]+)">(\w+)</a></td><td><a href="([^"]+)">(\w+)</a></td>'
                          r'<td>(\w+)</td>\s*<td class="(\w*)"', page)
