@@ -98,8 +98,10 @@ async def test_the_flow_decisions_see_evidence_an_off_topic_passage_and_an_answe
                     speeches=(Speech(speaker="Ana", content=f"{NO2}\n\n{PASTA}"),
                               Speech(speaker="Ben", content=f"{REBUTTAL}\n\n{SHOPS}")))
     assert [p.id for p in debate.passages] == ["S1.1", "S1.2", "S2.1", "S2.2"]
+    # every kind asked: the evidence question decides nothing by default (source is not judged), so it is asked
+    # here only to measure it, as --flow-ask all does
     settings = JudgeSettings(mode="flow", llm=LLMSettings(backend="local", local_model=default_model),
-                             memory=MemorySettings(embedding="hash"))
+                             memory=MemorySettings(embedding="hash"), flow_ask="all")
     result = await ajudge_debate(debate, settings)
     assert result.status.value == "complete", result.incomplete_reason
     marks = {m.id: m for f in result.flow for m in f.marks}
