@@ -59,16 +59,17 @@ def _model(settings: dict[str, Any]) -> str:
     return str(llm.get("local_model") if local else llm.get("model") or "")
 
 
-def runs_frame(root: str | Path) -> pd.DataFrame:
+def runs_frame(root: str | Path, folders: list[Path] | None = None) -> pd.DataFrame:
     """One row per run folder under ``root`` and mode: the benchmark, the model, when its items were last written
     (UTC), how many items it holds and the share complete, its headline figure (the benchmark's first headline
-    metric on all items) and its cost (sums over its items)."""
+    metric on all items) and its cost (sums over its items). ``folders``: the run folders, where the caller has
+    already found them (:func:`run_folders`)."""
     from . import make_benchmark
     from .runner import bench_headline
 
     root = Path(root)
     rows = []
-    for folder in run_folders(root):
+    for folder in run_folders(root) if folders is None else folders:
         run = json.loads((folder / "run.json").read_text(encoding="utf-8"))
         records = read_records(folder / "items.jsonl")
         summary = read_summary(folder) if (folder / "summary.csv").exists() else []

@@ -161,7 +161,7 @@ async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     decide = ctx.gateway.decision
     meaning_later(debate, ctx.settings.memory.embedding)  # started with the first speech, which answers nothing
     meaning, proposed_by = (await meaning_upto(debate, ctx.settings.memory.embedding, i)) if i else (None, "")
-    kinds = asked_kinds((d.measure or "mean" for d in state.get("dimensions", [])), ctx.settings.flow_ask == "all")
+    kinds = asked_kinds([d.measure for d in state.get("dimensions", [])], ctx.settings.flow_ask == "all")
     pairs = asked_pairs(debate, earlier, i, meaning) if i and "answers" in kinds else {}
     marks = [k for k in ("argues", "evidence") if k in kinds]
     asked = _Asked()

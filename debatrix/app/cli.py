@@ -929,20 +929,21 @@ def report(
     for given in (path, other):
         if given is not None and not given.exists():
             _fail(f"{given}: no such file or folder")
+    indexed = other is None and is_results_root(path)  # a folder of runs: found once, it is walked again below
     if other is not None:
         try:  # before the default target is made inside OTHER
             check_comparable(path, other)
         except ReportError as e:
             _fail(str(e))
         target = out or other / f"compare-with-{path.resolve().name}.html"
-    elif is_results_root(path):
+    elif indexed:
         target = out or path / "index.html"
     else:
         target = out or (path / "report.html" if path.is_dir() else path.with_suffix(".html"))
     _check_writable(target)
     try:
         pages = (write_comparison(path, other, target, mode) if other is not None
-                 else write_index(path, target) if is_results_root(path) else write_report(path, target))
+                 else write_index(path, target) if indexed else write_report(path, target))
     except ReportError as e:
         _fail(str(e))
         raise

@@ -457,13 +457,14 @@ def write_index(root: Path, out: Path) -> list[Path]:
 
     written: list[Path] = []
     pages = {}
-    for folder in run_folders(root):
+    folders = run_folders(root)
+    for folder in folders:
         page = folder / "report.html"
         if (folder / "summary.csv").exists():
             if not page.exists() or page.stat().st_mtime < (folder / "items.jsonl").stat().st_mtime:
                 written += write_report(folder, page)
             pages[folder] = _relative(page, out.parent)
-    frame = runs_frame(root)
+    frame = runs_frame(root, folders)
     runs = [{**row, "page": pages.get(root / row["run"] if row["run"] != "." else root),
              "value": _number(row["headline_value"])} for row in frame.to_dict("records")]
     write_atomic(out, env().get_template("index.html.j2").render(

@@ -231,9 +231,9 @@ def asked_budget(own: int, rows: int) -> int:
 KINDS = ("argues", "evidence", "answers")
 
 
-def asked_kinds(measures: Iterable[str], every: bool = False) -> tuple[str, ...]:
+def asked_kinds(measures: Iterable[str | None], every: bool = False) -> tuple[str, ...]:
     """The kinds of decision a flow run asks (in :data:`KINDS` order): those some judged one of ``measures`` rests
-    on (a composite's judged parts). A decision only blind measures rest on decides nothing, so it is not paid for;
+    on (a composite's judged parts; a dimension naming none is read as the mean, as its verdict is). A decision only blind measures rest on decides nothing, so it is not paid for;
     ``every`` (``--flow-ask all``): every kind, to measure them against gold (``debatrix bench signals``)."""
     if every:
         return KINDS
@@ -244,7 +244,7 @@ def asked_kinds(measures: Iterable[str], every: bool = False) -> tuple[str, ...]
             return set()
         return set().union(*(rests_on(x) for x in m.parts)) if m.parts else set(m.weighs)
 
-    wanted = set().union(*(rests_on(x) for x in measures))
+    wanted = set().union(*(rests_on(x or "mean") for x in measures))
     return tuple(k for k in KINDS if k in wanted)
 
 

@@ -135,8 +135,7 @@ def calls_of(mode: str, settings: JudgeSettings, debate: Debate, n_dimensions: i
     passage and per answer the kinds of decision its dimensions' ``measures`` rest on (None: every kind, the most
     it can ask)."""
     if get_mode(mode).context == "flow":
-        kinds = KINDS if measures is None else asked_kinds((m or "mean" for m in measures),
-                                                           settings.flow_ask == "all")
+        kinds = KINDS if measures is None else asked_kinds(measures, settings.flow_ask == "all")
         # before the run the model is known only by its settings: an endpoint is any model not served locally
         return flow_calls(debate, asks_together(settings.flow_questions, settings.llm.prompt_cache,
                                                 not settings.llm.uses_local), kinds)
