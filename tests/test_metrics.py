@@ -85,6 +85,29 @@ def test_f1_and_accuracy_by_hand():
     assert accuracy(pred, gold) == pytest.approx(3 / 5)
 
 
+def test_f1_against_precision_and_recall_from_scipys_confusion_matrix():
+    """F1 computed independently: the confusion matrix from scipy's crosstab, then the harmonic mean (scipy) of each
+    class's precision (its column) and recall (its row); a class never predicted and never true has no F1."""
+    from scipy.stats import hmean
+    from scipy.stats.contingency import crosstab
+
+    rng = np.random.default_rng(3)
+    classes = ["pro", "con", "tie", "unused"]
+    for _ in range(20):
+        gold = rng.choice(classes[:3], 60).tolist()
+        pred = rng.choice(classes[:3], 60, p=[0.5, 0.3, 0.2]).tolist()
+        (rows, cols), table = crosstab(gold, pred, levels=(classes, classes))
+        got = f1_per_class(pred, gold, classes)
+        for i, c in enumerate(classes):
+            tp, predicted, true = table[i, i], table[:, i].sum(), table[i, :].sum()
+            if predicted + true == 0:
+                assert math.isnan(got[c])
+            elif tp == 0:
+                assert got[c] == 0.0
+            else:
+                assert got[c] == pytest.approx(hmean([tp / predicted, tp / true]))
+
+
 def test_weighted_pairwise_ranking_error_by_hand():
     # human 0.9 > 0.5 > 0.1: pair weights 0.4 (a,b), 0.8 (a,c), 0.4 (b,c); total 1.6
     swapped = ([0.9, 0.5, 0.1], [0.5, 0.6, 0.1])  # (a,b) reversed: 0.4 / 1.6
