@@ -72,7 +72,9 @@ class Cell:
         return self.p < LEVEL
 
     def shown(self) -> str:
-        return f"{self.value:.2f} [{self.low:.2f}, {self.high:.2f}] ({self.n}; p {self.p:.2g})"
+        # a bootstrap p of 0 means no resample fell at or below chance: it says "below 1 in RESAMPLES", not 0
+        p = f"< {1 / RESAMPLES:g}" if self.p == 0 else f"{self.p:.2g}"
+        return f"{self.value:.2f} [{self.low:.2f}, {self.high:.2f}] ({self.n}; p {p})"
 
 
 def means(result: JudgeResult) -> dict[str, dict[str, float]]:

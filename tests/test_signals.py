@@ -106,3 +106,9 @@ def test_the_command_prints_the_table_and_refuses_what_it_cannot_read(tmp_path):
     (empty / "items.jsonl").write_text(json.dumps({"benchmark": "critique", "status": "complete"}) + "\n")
     out = CliRunner().invoke(app, ["bench", "signals", str(empty)])
     assert out.exit_code == 2 and "reads contrast, debateart, bp and decisions runs" in out.output
+
+
+def test_a_p_no_resample_reached_reads_as_below_one_in_the_resamples_not_zero():
+    cell = S.Cell("IBM", "answers", 0.59, 0.55, 0.64, 40, 0.0)
+    assert f"(40; p < {1 / S.RESAMPLES:g})" in cell.shown() and "p 0)" not in cell.shown()
+    assert "(40; p 0.036)" in S.Cell("IBM", "answers", 0.59, 0.51, 0.64, 40, 0.036).shown()
