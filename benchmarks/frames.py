@@ -27,7 +27,8 @@ from .metrics import metric_words
 from .runner import read_records, read_summary
 
 #: the columns of :func:`runs_frame` and :func:`items_frame`, in order (an empty root gives empty frames of these)
-RUN_COLUMNS = ("run", "benchmark", "mode", "model", "date", "items", "complete", "headline", "headline_words",
+RUN_COLUMNS = ("run", "benchmark", "mode", "model", "commit", "date", "items", "complete", "headline",
+               "headline_words",
                "headline_value", "llm_calls", "prompt_tokens", "completion_tokens", "seconds")
 ITEM_COLUMNS = ("run", "benchmark", "item", "mode", "repeat", "status", "dimension", "winner", "judged",
                 "p_judged", "gold", "right", "llm_calls", "prompt_tokens", "completion_tokens", "seconds")
@@ -60,9 +61,9 @@ def _model(settings: dict[str, Any]) -> str:
 
 
 def runs_frame(root: str | Path, folders: list[Path] | None = None) -> pd.DataFrame:
-    """One row per run folder under ``root`` and mode: the benchmark, the model, when its items were last written
-    (UTC), how many items it holds and the share complete, its headline figure (the benchmark's first headline
-    metric on all items) and its cost (sums over its items). ``folders``: the run folders, where the caller has
+    """One row per run folder under ``root`` and mode: the benchmark, the model, the commits of the code that ran it,
+    when its items were last written (UTC), how many items it holds and the share complete, its headline figure
+    (the benchmark's first headline metric on all items) and its cost (sums over its items). ``folders``: the run folders, where the caller has
     already found them (:func:`run_folders`)."""
     from . import make_benchmark
     from .runner import bench_headline
@@ -78,6 +79,7 @@ def runs_frame(root: str | Path, folders: list[Path] | None = None) -> pd.DataFr
             wanted = bench_headline(bench, [])
         except Exception:  # a benchmark this install does not have (a plug-in): the first metric stored
             wanted = []
+        commits = _commits(folder)
         date = datetime.fromtimestamp((folder / "items.jsonl").stat().st_mtime, UTC).isoformat(timespec="seconds")
         for mode in dict.fromkeys(str(r.get("mode")) for r in records):
             mine = [r for r in records if str(r.get("mode")) == mode]
@@ -86,7 +88,7 @@ def runs_frame(root: str | Path, folders: list[Path] | None = None) -> pd.DataFr
             usage = [r.get("usage") or {} for r in mine]
             rows.append({
                 "run": _name(folder, root), "benchmark": run.get("benchmark", ""), "mode": mode,
-                "model": _model(run.get("settings") or {}), "date": date,
+                "model": _model(run.get("settings") or {}), "commit": commits, "date": date,
                 "items": len({r.get("item") for r in mine}),
                 "complete": sum(r.get("status") == "complete" for r in mine) / len(mine),
                 "headline": metric, "headline_words": metric_words(metric) if metric else "",
@@ -94,6 +96,17 @@ def runs_frame(root: str | Path, folders: list[Path] | None = None) -> pd.DataFr
                 **{k: sum(u.get(k) or 0 for u in usage)
                    for k in ("llm_calls", "prompt_tokens", "completion_tokens", "seconds")}})
     return pd.DataFrame(rows, columns=list(RUN_COLUMNS))
+
+
+def _commits(folder: Path) -> str:
+    """The commits of the code each invocation of the run ran (``runs.jsonl``), oldest first, each once: more than
+    one where a run was resumed on other code; empty where none was recorded (a run older than the record, or one
+    made from an installed wheel)."""
+    path = folder / "runs.jsonl"
+    if not path.exists():
+        return ""
+    found = [json.loads(line).get("commit") for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return ", ".join(dict.fromkeys(c for c in found if c))
 
 
 def items_frame(root: str | Path) -> pd.DataFrame:

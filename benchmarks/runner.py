@@ -26,6 +26,7 @@ import io
 import json
 import math
 import os
+import subprocess
 import time
 import warnings
 from collections import defaultdict
@@ -274,13 +275,33 @@ async def run_benchmark(bench: Benchmark, settings: JudgeSettings, out_dir: Path
                      round(time.perf_counter() - started, 2), report[0], report[1], incomplete)
 
 
+def source_commit(root: Path | None = None) -> str | None:
+    """The git commit of the code that runs (``-dirty`` appended when its tracked files differ from it), where the
+    package runs from a git checkout (an editable install, a clone); None where it does not (an installed wheel)
+    or git is absent. A figure stored with it names the code that made it. ``root``: the checkout (default: the
+    one this package is in)."""
+    root = root or Path(__file__).resolve().parents[1]
+    if not (root / ".git").exists():
+        return None
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=20)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                               capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if head.returncode != 0 or not head.stdout.strip():
+        return None
+    return head.stdout.strip() + ("-dirty" if dirty.returncode == 0 and dirty.stdout.strip() else "")
+
+
 def _log_invocation(out_dir: Path, context: JudgeContext | None, items: int, settings: JudgeSettings | None = None,
                     ray: str | None = None) -> None:
-    """One line per invocation in ``runs.jsonl``: what actually ran (run.json holds what was asked for; on the
+    """One line per invocation in ``runs.jsonl``: what actually ran, and the commit of the code that ran it
+    (run.json holds what was asked for; on the
     local backend the model, its file and sha256, the context and the server settings are only known now). On a
     Ray cluster (no context here: each node has its own) the cluster's address and the settings sent."""
     entry: dict[str, Any] = {"started": datetime.now(UTC).isoformat(timespec="seconds"), "debatrix": __version__,
-                             "to_judge": items}
+                             "commit": source_commit(), "to_judge": items}
     if context is None:
         entry.update({"ray": redact_url(ray), "settings": settings.public_dict() if settings else {}})
     else:

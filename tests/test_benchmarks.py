@@ -430,6 +430,11 @@ async def test_every_invocation_logs_what_ran(tmp_path):
                         chat_model=ScriptedChatModel(script={"rate_critique": "Centrality: 1"}))
     runs = [json.loads(line) for line in (tmp_path / "r" / "runs.jsonl").read_text().splitlines()]
     assert len(runs) == 1 and runs[0]["to_judge"] == 1 and "ScriptedChatModel" in runs[0]["model"]
+    repo = Path(__file__).resolve().parents[1]
+    if (repo / ".git").exists():  # a checkout: the run names the commit its code was (a wheel's run names none)
+        import subprocess
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True).stdout.strip()
+        assert runs[0]["commit"].removesuffix("-dirty") == head
 
 
 def test_summary_plot_draws_a_missing_metric_as_missing(tmp_path, monkeypatch):

@@ -73,6 +73,9 @@ def test_a_row_per_run_and_mode_with_its_headline_and_cost(tmp_path):
                           _record("d2", "flow", "Ben", 0.0, "Ana", True)],
          "flow,rmse100_argument_sc,all,41.5,30,50,1,2\ndirect,rmse100_general_sc,all,70,60,80,1,1\n")
     _run(tmp_path / "deeper" / "b", [_record("d1", "flow", "Ana", 0.0, "Ana", True)])
+    # run a was resumed once on other code (and once on the same): each commit named once, oldest first
+    (tmp_path / "a" / "runs.jsonl").write_text("".join(json.dumps({"commit": c}) + "\n"
+                                                       for c in ("1111111aaa", "2222222bbb-dirty", "1111111aaa")))
     (tmp_path / "not_a_run").mkdir()
     assert [p.relative_to(tmp_path).as_posix() for p in run_folders(tmp_path)] == ["a", "deeper/b"]
     runs = runs_frame(tmp_path)
@@ -84,6 +87,7 @@ def test_a_row_per_run_and_mode_with_its_headline_and_cost(tmp_path):
     assert flow.headline == "rmse100_argument_sc" and flow.headline_value == 41.5
     assert rows[("a", "direct")].headline == "rmse100_general_sc" and rows[("a", "direct")].headline_value == 70
     assert rows[("deeper/b", "flow")].headline == ""  # no summary written: no figure made up
+    assert flow.commit == "1111111aaa, 2222222bbb-dirty" and rows[("deeper/b", "flow")].commit == ""  # none recorded
     assert runs_frame(tmp_path / "not_a_run").empty and items_frame(tmp_path / "not_a_run").empty
 
 
@@ -108,3 +112,23 @@ def test_report_of_a_results_root_indexes_every_run_and_item_pages_link_their_ne
         html = page.read_text()
         links = re.findall(r'rel="(prev|next)" href="([^"]+)"', html)
         assert len(links) == 1 and all((page.parent / href).resolve() in pages for _, href in links)
+
+
+def test_a_run_records_the_commit_of_the_code_that_ran_and_whether_it_was_changed(tmp_path):
+    import subprocess
+
+    from debatrix.benchmarks.runner import source_commit
+
+    assert source_commit(tmp_path) is None  # not a checkout (an installed wheel): nothing claimed
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run([*git, "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "code.py").write_text("x = 1\n")
+    subprocess.run([*git, "-C", str(tmp_path), "add", "code.py"], check=True)
+    subprocess.run([*git, "-C", str(tmp_path), "commit", "-qm", "one"], check=True)
+    head = subprocess.run(["git", "-C", str(tmp_path), "rev-parse", "HEAD"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    assert source_commit(tmp_path) == head
+    (tmp_path / "notes.txt").write_text("untracked: not the code that ran")
+    assert source_commit(tmp_path) == head
+    (tmp_path / "code.py").write_text("x = 2\n")
+    assert source_commit(tmp_path) == head + "-dirty"

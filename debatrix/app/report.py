@@ -447,7 +447,7 @@ def is_results_root(path: Path) -> bool:
 
 
 def write_index(root: Path, out: Path) -> list[Path]:
-    """An index of every run under ``root`` (a row per run folder and mode: benchmark, model, when, items, the
+    """An index of every run under ``root`` (a row per run folder and mode: benchmark, model, code, when, items, the
     headline figure, the cost), each linked to its report, written here where it is missing or older than the
     run's items; from the index any two runs of one benchmark can be picked to compare. Returns the pages
     written."""
@@ -466,10 +466,16 @@ def write_index(root: Path, out: Path) -> list[Path]:
             pages[folder] = _relative(page, out.parent)
     frame = runs_frame(root, folders)
     runs = [{**row, "page": pages.get(root / row["run"] if row["run"] != "." else root),
-             "value": _number(row["headline_value"])} for row in frame.to_dict("records")]
+             "value": _number(row["headline_value"]), "code": _short_commits(row["commit"])}
+            for row in frame.to_dict("records")]
     write_atomic(out, env().get_template("index.html.j2").render(
         root=str(root), runs=runs, written=datetime.now(UTC).strftime("%Y-%m-%d %H:%M")))
     return [out, *written]
+
+
+def _short_commits(commits: str) -> str:
+    """``runs_frame``'s commits as a reader compares them: each cut to 7 characters, a ``-dirty`` mark kept."""
+    return ", ".join(c[:7] + ("-dirty" if c.endswith("-dirty") else "") for c in commits.split(", ") if c)
 
 
 def _near(paged: list[tuple[dict[str, Any], Any, Path]], k: int, page: Path) -> dict[str, Any]:
