@@ -95,9 +95,13 @@ def means(result: JudgeResult) -> dict[str, dict[str, float]]:
         words[s.speaker] = words.get(s.speaker, 0) + len(s.content.split())
     out[WORDS] = words
     led = next((d.ledger for d in result.dimensions if d.ledger is not None), None)
+    # a passage's decision the run never asked (evidence, while no judged dimension rests on it): a ledger weighing
+    # it reads a tie for everyone, which is no measurement of it, so its row is left out rather than shown at 0.50
+    unasked = {k for k in ("argues", "evidence") if not pooled[k]}
     if led is not None:
         for dim, row in LEDGER.items():  # measured whether the measure votes or not (a blind one is measured too)
-            out[row] = {t.debater: MEASURES[dim].strength(t) for t in led.tallies}
+            if unasked.isdisjoint(MEASURES[dim].weighs):
+                out[row] = {t.debater: MEASURES[dim].strength(t) for t in led.tallies}
         out[MADE] = {t.debater: math.log(EMPTY + t.arguments) for t in led.tallies}
     return out
 

@@ -112,3 +112,29 @@ def test_a_p_no_resample_reached_reads_as_below_one_in_the_resamples_not_zero():
     cell = S.Cell("IBM", "answers", 0.59, 0.55, 0.64, 40, 0.0)
     assert f"(40; p < {1 / S.RESAMPLES:g})" in cell.shown() and "p 0)" not in cell.shown()
     assert "(40; p 0.036)" in S.Cell("IBM", "answers", 0.59, 0.51, 0.64, 40, 0.036).shown()
+
+
+@pytest.mark.parametrize("evidence_asked", [False, True])
+def test_a_ledger_resting_on_a_decision_never_asked_is_no_row_of_the_table(evidence_asked):
+    """Evidence is not asked while no judged dimension rests on it: the source ledger would read a tie for every
+    debater, which measures nothing, so its row is left out (asked, it is measured as before)."""
+    from debatrix import load_debate
+    from debatrix.core.flow import ledger
+    from debatrix.core.models import DimensionResult
+
+    debate = load_debate(Path(__file__).resolve().parents[1] / "examples" / "four_day_week.yaml")
+    by_speech: dict[int, list[str]] = {}
+    for pid, p in debate.passage_index.items():
+        by_speech.setdefault(int(pid[1:].split(".")[0]) - 1, []).append(pid)
+    flows = tuple(SpeechFlow(dimension="flow", index=i, speaker=s.speaker, marks=tuple(
+        Mark(id=pid, argument=0.8 if s.speaker == "Ana" else 0.6, evidence=(0.7 if evidence_asked else None))
+        for pid in by_speech[i])) for i, s in enumerate(debate.speeches))
+    dims = tuple(DimensionResult(name=d, weight=1, allow_tie=True, ledger=ledger(debate, flows, d))
+                 for d in ("argument", "source"))
+    now = datetime.now(UTC)
+    result = JudgeResult(debatrix_version="t", debate_id="d", motion="m", format="1v1", mode="flow",
+                         status="complete", started_at=now, finished_at=now, dimensions=dims, general=None,
+                         flow=flows, speeches=debate.speeches)
+    got = S.means(result)
+    assert got[S.LEDGER["argument"]]["Ana"] > got[S.LEDGER["argument"]]["Ben"]
+    assert (S.LEDGER["source"] in got) is evidence_asked
