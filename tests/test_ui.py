@@ -254,6 +254,9 @@ def test_the_page_judges_the_example_live_in_a_real_browser(served_ui, width):
         assert [b[0] for b in boxes] == ["argument", "source", "language"]
         assert all(w.startswith("Winner: ") and sc.startswith("By the scores: ") and reason
                    for _, w, sc, reason in boxes)
+        # the scores' winner, then its figures: "By the scores: Ana (Ana 7.3, Ben 3.7)", never "Ana: Ana 7.3"
+        assert all(re.match(r"By the scores: (Ana|Ben|tie) \(Ana \d+\.\d, Ben \d+\.\d[;)]", sc)
+                   for _, _, sc, _ in boxes)
         assert page.is_visible("#download-report")
         # nothing wider than the screen, and every cell, verdict and reason inside it
         assert page.evaluate("document.documentElement.scrollWidth") <= width
