@@ -544,7 +544,7 @@ def _standing_comment(led: Ledger, debate: Debate, debater: str, mine: list[Thre
         best = max(t.cells, key=lambda c: c.answered, default=None)
         return (f" (dropped: its likeliest answer, P {best.answered:.2f}, stood no higher than the debate's usual "
                 f"answer)" if best is not None and weight(best) == 0 else
-                f" (dropped: its answers stood {t.answered:.2f} of the way above the debate's usual answer)" if t.cells
+                f" (dropped: its answers were too weak to fell it: together they count {t.answered:.2f} of 1)" if t.cells
                 else " (dropped: no later passage of the other side was asked about it)")
 
     text = ("Standing: " + "; ".join(f"{_cite(t)}{why(t)}" for t in standing[:CITED]) if standing
@@ -602,16 +602,18 @@ def own_range(debate: Debate, speech: int) -> str:
 
 #: what the figures of :func:`flow_line` are, said wherever it is shown
 FLOW_LINE_LEGEND = ("P: the model's probability, 0 to 1, that the passage is an argument about the motion, or that "
-                    "it answers that earlier point")
+                    "it answers that earlier point (asked, not found: an answer fells a point only as far as it "
+                    "stands above this debate's usual answer, as the flow sheet shows)")
 
 
 def flow_line(flow: SpeechFlow) -> str:
     """One speech's decisions by id, as the page shows them while the judge reads (:data:`FLOW_LINE_LEGEND`
-    says what the figures are): "S2.1 argument P 0.16 · S2.1 answers S1.1, P 0.70"."""
+    says what the figures are): "S2.1 argument P 0.16 · S2.1 answers S1.1? P 0.70" (a question asked, with the
+    model's answer: the sheet says what it came to)."""
     parts = [f"{m.id} " + ", ".join(f"{name} P {value:.2f}" for name, value in
                                     (("argument", m.argument), ("evidence", m.evidence)) if value is not None)
              for m in flow.marks if m.argument is not None or m.evidence is not None]
-    parts += [f"{x.by or 'it'} answers {x.target}, P {x.answers:.2f}" for x in flow.lines]
+    parts += [f"{x.by or 'it'} answers {x.target}? P {x.answers:.2f}" for x in flow.lines]
     return " · ".join(parts) + (f" · missing: {flow.missing}" if flow.missing else "")
 
 
@@ -642,7 +644,7 @@ def _argued(flow: SpeechFlow, debate: Debate) -> list[str]:
 
 def _answered(flow: SpeechFlow, debate: Debate) -> list[str]:
     index = debate.passage_index
-    return ["; ".join(f"{x.by or 'it'} answers {index[x.target].speaker}'s {x.target} (P {x.answers:.2f})"
+    return ["; ".join(f"{x.by or 'it'} answers {index[x.target].speaker}'s {x.target}? P {x.answers:.2f}"
                       for x in flow.lines)] if flow.lines else []
 
 
