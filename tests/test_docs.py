@@ -55,3 +55,34 @@ def test_the_tables_the_code_knows_are_the_codes_own():
     page = (ROOT / TABLES["exit-codes"][1]).read_text(encoding="utf-8")
     edited = page.replace("| 3 |", "| 5 |", 1)
     assert edited != page and rendered(edited) == page
+
+
+def test_a_figure_table_is_written_from_its_stored_runs_and_names_the_code_that_ran_them(tmp_path):
+    """A ``runs-table`` region is filled from the run folders it names under --runs, stamped with each run's commit;
+    without --runs it is left as written (the runs are not in the repository), and a missing run is a clear
+    error, not an empty table."""
+    import json
+
+    from debatrix.app.doctables import RunsTableError, rendered
+
+    run = tmp_path / "results" / "da"
+    (run / "items").mkdir(parents=True)
+    (run / "run.json").write_text(json.dumps({"benchmark": "debateart", "settings": {
+        "llm": {"backend": "local", "local_model": "qwen2.5-coder-1.5b"}}}))
+    (run / "items.jsonl").write_text("".join(json.dumps({
+        "benchmark": "debateart", "mode": "flow", "item": f"d{k}", "status": "complete", "repeat": 0,
+        "usage": {"llm_calls": 10, "prompt_tokens": 1000, "completion_tokens": 10, "seconds": 1800}}) + "\n"
+        for k in range(3)))
+    (run / "summary.csv").write_text("mode,metric,subset,value,ci_low,ci_high,repeats,n\n"
+                                     "flow,rmse100_general_sc,all,41.5,30,50,1,3\n")
+    (run / "runs.jsonl").write_text(json.dumps({"commit": "abcdef0123456789"}) + "\n")
+    page = "# m\n<!-- runs-table: runs da -->\nold figures\n<!-- end table -->\nafter\n"
+    assert rendered(page) == page  # no results root: left as it is
+    out = rendered(page, tmp_path / "results")
+    assert "old figures" not in out and out.endswith("<!-- end table -->\nafter\n")
+    row = next(line for line in out.splitlines() if line.startswith("| `da` |"))
+    assert "| debateart | flow | qwen2.5-coder-1.5b | 3 |" in row and "41.500" in row and "| 30 |" in row
+    assert "| 1.50 |" in row  # 3 items of half an hour
+    assert "`da` (debateart flow; code `abcdef0`)" in out
+    with pytest.raises(RunsTableError, match="no run in"):
+        rendered(page.replace("runs da", "runs gone"), tmp_path / "results")

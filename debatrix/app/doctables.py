@@ -6,6 +6,13 @@ repository's history: whether the code a section measures changed since the comm
 
     python -m debatrix.app.doctables           # say which pages are stale (exit 1 if any)
     python -m debatrix.app.doctables --write   # write the tables into the pages
+    python -m debatrix.app.doctables --write --runs RESULTS_ROOT   # and the tables made from stored runs
+
+The measured page's figure tables are made from stored benchmark runs (hours of a model's time to make again, so
+not in a test): a region ``<!-- runs-table: KIND FOLDER ... -->`` is written from those run folders under
+``--runs`` (``signals``: ``debatrix bench signals`` over them; ``runs``: a row per run and mode with its headline
+figure and cost), each stamped with the commit of the code that ran it (``runs.jsonl``). Without ``--runs`` such a
+region is left as it is; the freshness table says whether its code has changed since.
 """
 
 from __future__ import annotations
@@ -96,11 +103,63 @@ TABLES: dict[str, tuple[Callable[[], str], str]] = {
 }
 
 _REGION = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- end table -->)", re.S)
+_RUNS_REGION = re.compile(r"(<!-- runs-table: (?P<kind>[\w-]+) (?P<folders>[^>]+?) -->\n)(?P<body>.*?)"
+                          r"(<!-- end table -->)", re.S)
 
 
-def rendered(text: str) -> str:
-    """``text`` with every generated table's region filled with what the code prints now."""
-    return _REGION.sub(lambda m: m.group(1) + TABLES[m.group("name")][0]() + m.group(4), text)
+class RunsTableError(Exception):
+    """A runs-table region that cannot be written (its kind unknown, a folder of it missing under --runs)."""
+
+
+def _stamp(folders: list[Path], root: Path) -> str:
+    """Which runs a table was made from, each with the code that ran it (the commits its ``runs.jsonl`` records)."""
+    from debatrix.benchmarks.frames import runs_frame
+
+    said = []
+    for f in folders:
+        frame = runs_frame(f)
+        code = ", ".join(dict.fromkeys(c for c in frame["commit"] if c)) if len(frame) else ""
+        short = ", ".join(c[:7] + ("-dirty" if c.endswith("-dirty") else "") for c in code.split(", ") if c)
+        kind = ", ".join(dict.fromkeys(f"{b} {m}" for b, m in zip(frame["benchmark"], frame["mode"])))
+        said.append(f"`{f.relative_to(root).as_posix()}` ({kind}; code {f'`{short}`' if short else 'not recorded'})")
+    return ("Written by `python -m debatrix.app.doctables --write --runs RESULTS_ROOT` from the runs "
+            + "; ".join(said) + ".\n")
+
+
+def runs_table(kind: str, folders: list[Path], root: Path) -> str:
+    """A figure table made from stored run folders, with the runs and their code named under it."""
+    missing = [f for f in folders if not (f / "items.jsonl").is_file()]
+    if missing:
+        raise RunsTableError(f"no run in {', '.join(str(f) for f in missing)} (give --runs the folder holding them)")
+    if kind == "signals":
+        from debatrix.benchmarks import signals
+
+        body = signals.table(signals.cells(folders))
+    elif kind == "runs":
+        from debatrix.benchmarks.frames import runs_frame
+
+        lines = ["| run | benchmark | mode | model | items | headline | LLM calls | prompt tokens | hours |",
+                 "|---|---|---|---|---|---|---|---|---|"]
+        for f in folders:
+            for r in runs_frame(f).to_dict("records"):
+                figure = f"{r['headline_words']}: {r['headline_value']:.3f}" if r["headline"] else "none"
+                lines.append(f"| `{f.relative_to(root).as_posix()}` | {r['benchmark']} | {r['mode']} | {r['model']} "
+                             f"| {r['items']} | {figure} | {r['llm_calls']:,} | {r['prompt_tokens']:,} "
+                             f"| {r['seconds'] / 3600:.2f} |")
+        body = "\n".join(lines)
+    else:
+        raise RunsTableError(f"unknown runs-table kind {kind!r} (signals, runs)")
+    return body + "\n\n" + _stamp(folders, root)
+
+
+def rendered(text: str, runs: Path | None = None) -> str:
+    """``text`` with every generated table's region filled with what the code prints now, and, given ``runs`` (a
+    results root), every runs-table region with what its stored runs give."""
+    text = _REGION.sub(lambda m: m.group(1) + TABLES[m.group("name")][0]() + m.group(4), text)
+    if runs is None:
+        return text
+    return _RUNS_REGION.sub(lambda m: m.group(1) + runs_table(
+        m.group("kind"), [runs / f for f in m.group("folders").split()], runs) + m.group(5), text)
 
 
 def stale() -> list[str]:
@@ -118,13 +177,22 @@ def stale() -> list[str]:
 def check_or_write(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--write", action="store_true", help="write the tables into their pages")
+    parser.add_argument("--runs", type=Path, help="a results root: also write the tables made from stored runs")
     args = parser.parse_args(argv)
+    if args.runs is not None and not args.runs.is_dir():
+        print(f"--runs: {args.runs} is not a folder", file=sys.stderr)
+        return 2
     if args.write:
         for page in sorted({p for _, p in TABLES.values()}):
             path = ROOT / page
             text = path.read_text(encoding="utf-8")
-            if rendered(text) != text:
-                path.write_text(rendered(text), encoding="utf-8")
+            try:
+                new = rendered(text, args.runs)
+            except RunsTableError as e:
+                print(f"{page}: {e}", file=sys.stderr)
+                return 2
+            if new != text:
+                path.write_text(new, encoding="utf-8")
                 print(f"written: {page}")
     late = stale()
     for page in late:
