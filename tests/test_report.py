@@ -464,3 +464,23 @@ async def test_the_flows_calls_are_grouped_by_speech_in_the_call_log(uniforms):
     for i, g in enumerate(groups):
         assert all(c.index == i for c in g["calls"])
     assert "panel · speech" not in result_html(result)
+
+
+async def test_the_flows_overall_probabilities_are_said_to_be_computed_not_the_models_token_probabilities(uniforms):
+    """In the flow no call names the overall winner: its probabilities are the judged dimensions' weighed, and the
+    report says so (a prose mode's overall verdict is the model's own token probabilities, and says that)."""
+    result = await ajudge_debate(uniforms, settings("flow"), ScriptedChatModel())
+    names = [d.name for d in uniforms.debaters]
+    given = {names[0]: 0.7, names[1]: 0.3}
+
+    def with_probabilities(r):  # the overall verdict with probabilities, wherever the result keeps it
+        def given_to(d):
+            return d.model_copy(update={"verdict": d.verdict.model_copy(
+                update={"probabilities": given, "method": "logprobs"})}) if d.name == "general" else d
+        return r.model_copy(update={"general": given_to(r.general),
+                                    "dimensions": tuple(given_to(d) for d in r.dimensions)})
+
+    html = result_html(with_probabilities(result))
+    assert "the judged dimensions' probabilities, weighed" in html and "the model's token probabilities" not in html
+    prose = await ajudge_debate(uniforms, settings("direct"), ScriptedChatModel())
+    assert "the model's token probabilities" in result_html(with_probabilities(prose))
