@@ -4,6 +4,11 @@
     python -m debatrix.benchmarks.offline --modes direct,debatrix --debates debateart_0466
     python -m debatrix.benchmarks.offline --fake          # prompt tokens sent, on a fake server (seconds)
     python -m debatrix.benchmarks.offline --debates four_day_week   # one of the examples
+    python -m debatrix.benchmarks.offline --debates four_day_week --out RESULTS/offline   # and keep the figures
+
+``--out DIR`` keeps the local model's figures as ``DIR/offline.json`` (each row's figures, the model's measured
+speeds, the commit of the code that ran), from which ``python -m debatrix.app.doctables --write --runs RESULTS``
+writes the measured page's cost table.
 
 On the embedded local model (default ``qwen2.5-coder-1.5b``) it judges each debate in each mode and prints wall
 time, LLM calls, prompt tokens sent, prompt tokens the model processed and those it took from its KV cache,
@@ -132,13 +137,25 @@ def node_lines(name: str, mode: str, result: JudgeResult) -> list[list[Any]]:
             for node, n in result.usage.by_node.items()]
 
 
-async def local_table(names: list[str], modes: list[str], model: str) -> None:
+def keep(out: Path, model: str, speeds: tuple[float, float] | None, kept: list[dict[str, Any]]) -> None:
+    """The figures as data (``offline.json``), with what made them: the model, its speeds, the code's commit."""
+    from .runner import source_commit
+
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "offline.json").write_text(json.dumps({
+        "commit": source_commit(), "model": model, "cpus": os.cpu_count(),
+        "speeds": {"prompt_tokens_per_s": speeds[0], "generated_tokens_per_s": speeds[1]} if speeds else None,
+        "rows": kept}, indent=1) + "\n", encoding="utf-8")
+
+
+async def local_table(names: list[str], modes: list[str], model: str, out: Path | None = None) -> None:
     print(f"\n## Local model {model} ({os.cpu_count()} CPU cores)\n")
     header = ["debate", "mode", "status", "wall s", "LLM calls", "prompt tok sent", "prompt tok processed",
               "from KV cache", "generated tok", "bound s", "wall / bound"]
     rows: list[list[Any]] = []
     details: list[list[list[Any]]] = []
     speeds: tuple[float, float] | None = None
+    kept: list[dict[str, Any]] = []
     for name in names:
         debate = load(name)
         for mode in modes:
@@ -166,6 +183,14 @@ async def local_table(names: list[str], modes: list[str], model: str) -> None:
                 await asyncio.to_thread(ctx.close)
             rows.append(local_row(name, mode, result, wall, speeds))
             print(_row(rows[-1]), flush=True)
+            u = result.usage
+            kept.append({"debate": name, "speeches": len(debate.speeches), "mode": mode,
+                         "status": result.status.value, "wall_seconds": round(wall, 1), "llm_calls": u.llm_calls,
+                         "prompt_tokens_read": u.prompt_tokens_processed, "prompt_tokens_reused": u.cached_prompt_tokens,
+                         "completion_tokens": u.completion_tokens,
+                         "wall_over_bound": float(rows[-1][-1]) if rows[-1][-1] != "-" else None})
+            if out is not None:  # after each debate: a run stopped part-way keeps what it measured
+                keep(out, model, speeds, kept)
             details.append(node_lines(name, mode, result))
             if result.incomplete_reason:
                 print(f"  incomplete: {result.incomplete_reason[:300]}", flush=True)
@@ -185,7 +210,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--debates", type=lambda v: v.split(","), default=list(DEBATES))
     ap.add_argument("--local-model", default=DEFAULT_LOCAL_MODEL)
     ap.add_argument("--fake", action="store_true", help="count the prompt tokens sent on a fake server instead")
+    ap.add_argument("--out", type=Path, help="keep the local model's figures as OUT/offline.json")
     args = ap.parse_args(argv)
+    if args.out is not None and args.fake:
+        raise SystemExit("--out keeps the local model's figures; --fake prints the prompt tokens sent only")
+    if args.out is not None and args.out.exists() and not args.out.is_dir():
+        raise SystemExit(f"--out: {args.out} is a file; give a folder")
     for m in args.modes:
         if m not in MODES:
             raise SystemExit(f"unknown mode {m!r}; choose from {', '.join(MODES)}")
@@ -197,7 +227,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.fake:
         asyncio.run(fake_table(args.debates, args.modes))
     else:
-        asyncio.run(local_table(args.debates, args.modes, args.local_model))
+        asyncio.run(local_table(args.debates, args.modes, args.local_model, args.out))
 
 
 if __name__ == "__main__":

@@ -84,5 +84,21 @@ def test_a_figure_table_is_written_from_its_stored_runs_and_names_the_code_that_
     assert "| debateart | flow | qwen2.5-coder-1.5b | 3 |" in row and "41.500" in row and "| 30 |" in row
     assert "| 1.50 |" in row  # 3 items of half an hour
     assert "`da` (debateart flow; code `abcdef0`)" in out
-    with pytest.raises(RunsTableError, match="no run in"):
+    with pytest.raises(RunsTableError, match="no items.jsonl in .*gone"):
         rendered(page.replace("runs da", "runs gone"), tmp_path / "results")
+    # the local model's cost per mode, kept by `python -m debatrix.benchmarks.offline --out`
+    cost = tmp_path / "results" / "offline"
+    cost.mkdir()
+    (cost / "offline.json").write_text(json.dumps({
+        "commit": "0123456789ab-dirty", "model": "qwen2.5-coder-1.5b", "cpus": 2,
+        "speeds": {"prompt_tokens_per_s": 32.46, "generated_tokens_per_s": 9.04}, "rows": [
+            {"debate": "four_day_week", "speeches": 4, "mode": "flow", "status": "complete", "wall_seconds": 10.6,
+             "llm_calls": 8, "prompt_tokens_read": 859, "prompt_tokens_reused": 1460, "completion_tokens": 8,
+             "wall_over_bound": 0.41},
+            {"debate": "four_day_week", "speeches": 4, "mode": "direct", "status": "complete", "wall_seconds": 69.2,
+             "llm_calls": 5, "prompt_tokens_read": 1078, "prompt_tokens_reused": None, "completion_tokens": 410,
+             "wall_over_bound": None}]}))
+    out = rendered("<!-- runs-table: offline offline -->\n<!-- end table -->\n", tmp_path / "results")
+    assert "| four_day_week (4 speeches) | `flow` (the default) | 11 s | 8 | 859 / 1,460 | 8 | 0.41 |" in out
+    assert "| four_day_week (4 speeches) | `direct` | 69 s | 5 | 1,078 / - | 410 | - |" in out
+    assert "32.5 prompt tokens/s read and 9.0 tokens/s written; code `0123456-dirty`" in out

@@ -11,13 +11,16 @@ repository's history: whether the code a section measures changed since the comm
 The measured page's figure tables are made from stored benchmark runs (hours of a model's time to make again, so
 not in a test): a region ``<!-- runs-table: KIND FOLDER ... -->`` is written from those run folders under
 ``--runs`` (``signals``: ``debatrix bench signals`` over them; ``runs``: a row per run and mode with its headline
-figure and cost), each stamped with the commit of the code that ran it (``runs.jsonl``). Without ``--runs`` such a
-region is left as it is; the freshness table says whether its code has changed since.
+figure and cost; ``offline``: what judging a debate in each mode cost on the local model, from
+``python -m debatrix.benchmarks.offline --out``), each stamped with the commit of the code that ran it
+(``runs.jsonl``, ``offline.json``). Without ``--runs`` such a region is left as it is; the freshness table says
+whether its code has changed since.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from collections.abc import Callable
@@ -119,18 +122,50 @@ def _stamp(folders: list[Path], root: Path) -> str:
     for f in folders:
         frame = runs_frame(f)
         code = ", ".join(dict.fromkeys(c for c in frame["commit"] if c)) if len(frame) else ""
-        short = ", ".join(c[:7] + ("-dirty" if c.endswith("-dirty") else "") for c in code.split(", ") if c)
+        short = ", ".join(_short(c) for c in code.split(", ") if c) or "not recorded"
         kind = ", ".join(dict.fromkeys(f"{b} {m}" for b, m in zip(frame["benchmark"], frame["mode"])))
-        said.append(f"`{f.relative_to(root).as_posix()}` ({kind}; code {f'`{short}`' if short else 'not recorded'})")
+        said.append(f"`{f.relative_to(root).as_posix()}` ({kind}; code {short})")
     return ("Written by `python -m debatrix.app.doctables --write --runs RESULTS_ROOT` from the runs "
+            + "; ".join(said) + ".\n")
+
+
+def _short(commit: str | None) -> str:
+    return f"`{commit[:7]}{'-dirty' if commit.endswith('-dirty') else ''}`" if commit else "not recorded"
+
+
+def offline_table(folders: list[Path], root: Path) -> str:
+    """The cost of judging a debate in each mode on the local model, from ``python -m debatrix.benchmarks.offline
+    --out FOLDER`` (its ``offline.json``): a row per debate and mode, what the model read, reused and wrote."""
+    lines = ["| debate | mode | wall time | LLM calls | prompt tokens read / reused | tokens written | wall / bound |",
+             "|---|---|---|---|---|---|---|"]
+    said = []
+    for f in folders:
+        kept = json.loads((f / "offline.json").read_text(encoding="utf-8"))
+        for r in kept["rows"]:
+            mode = f"`{r['mode']}`" + (" (the default)" if r["mode"] == JudgeSettings().mode else "")
+            read, reused = (f"{r[k]:,}" if r[k] is not None else "-" for k in ("prompt_tokens_read",
+                                                                              "prompt_tokens_reused"))
+            ratio = f"{r['wall_over_bound']:.2f}" if r["wall_over_bound"] is not None else "-"
+            lines.append(f"| {r['debate']} ({r['speeches']} speeches) | {mode} | {r['wall_seconds']:.0f} s "
+                         f"| {r['llm_calls']} | {read} / {reused} | {r['completion_tokens']:,} | {ratio} |")
+        speed = kept.get("speeds") or {}
+        said.append(f"`{f.relative_to(root).as_posix()}` ({kept['model']}, {kept.get('cpus')} CPUs"
+                    + (f", the server measured first at {speed['prompt_tokens_per_s']:.1f} prompt tokens/s read and "
+                       f"{speed['generated_tokens_per_s']:.1f} tokens/s written" if speed else "")
+                    + f"; code {_short(kept.get('commit'))})")
+    return ("\n".join(lines) + "\n\nWritten by `python -m debatrix.app.doctables --write --runs RESULTS_ROOT` from "
             + "; ".join(said) + ".\n")
 
 
 def runs_table(kind: str, folders: list[Path], root: Path) -> str:
     """A figure table made from stored run folders, with the runs and their code named under it."""
-    missing = [f for f in folders if not (f / "items.jsonl").is_file()]
+    wanted = "offline.json" if kind == "offline" else "items.jsonl"
+    missing = [f for f in folders if not (f / wanted).is_file()]
     if missing:
-        raise RunsTableError(f"no run in {', '.join(str(f) for f in missing)} (give --runs the folder holding them)")
+        raise RunsTableError(f"no {wanted} in {', '.join(str(f) for f in missing)} (give --runs the folder holding "
+                             "them)")
+    if kind == "offline":
+        return offline_table(folders, root)
     if kind == "signals":
         from debatrix.benchmarks import signals
 
@@ -148,7 +183,7 @@ def runs_table(kind: str, folders: list[Path], root: Path) -> str:
                              f"| {r['seconds'] / 3600:.2f} |")
         body = "\n".join(lines)
     else:
-        raise RunsTableError(f"unknown runs-table kind {kind!r} (signals, runs)")
+        raise RunsTableError(f"unknown runs-table kind {kind!r} (signals, runs, offline)")
     return body + "\n\n" + _stamp(folders, root)
 
 
