@@ -44,6 +44,7 @@ from debatrix.graphs.build import plan_run
 from debatrix.app.runtime import settle_heap
 
 from .base import data_root
+from .runner import source_commit
 
 DEBATES = {
     "debateart_0466": ("DebateArt", "debateart_0466.yml"),
@@ -120,10 +121,18 @@ def calibrate(base_url: str) -> tuple[float, float]:
     return float(t["prompt_per_second"]), float(t["predicted_per_second"])
 
 
+def bound_seconds(result: JudgeResult, speeds: tuple[float, float]) -> float | None:
+    """The time the server's own speeds allow for what the model read and wrote (None: what it read is unknown)."""
+    u = result.usage
+    if u.prompt_tokens_processed is None:
+        return None
+    return u.prompt_tokens_processed / speeds[0] + u.completion_tokens / speeds[1]
+
+
 def local_row(name: str, mode: str, result: JudgeResult, wall: float, speeds: tuple[float, float]) -> list[Any]:
     u = result.usage
     processed = u.prompt_tokens_processed
-    bound = ((processed or 0) / speeds[0] + u.completion_tokens / speeds[1]) if processed is not None else None
+    bound = bound_seconds(result, speeds)
     return [name, mode, result.status.value, f"{wall:.0f}", u.llm_calls, f"{u.prompt_tokens:,}",
             f"{processed:,}" if processed is not None else "-",
             f"{u.cached_prompt_tokens:,}" if u.cached_prompt_tokens is not None else "-",
@@ -137,13 +146,12 @@ def node_lines(name: str, mode: str, result: JudgeResult) -> list[list[Any]]:
             for node, n in result.usage.by_node.items()]
 
 
-def keep(out: Path, model: str, speeds: tuple[float, float] | None, kept: list[dict[str, Any]]) -> None:
+def keep(out: Path, commit: str | None, model: str, speeds: tuple[float, float] | None,
+         kept: list[dict[str, Any]]) -> None:
     """The figures as data (``offline.json``), with what made them: the model, its speeds, the code's commit."""
-    from .runner import source_commit
-
     out.mkdir(parents=True, exist_ok=True)
     (out / "offline.json").write_text(json.dumps({
-        "commit": source_commit(), "model": model, "cpus": os.cpu_count(),
+        "commit": commit, "model": model, "cpus": os.cpu_count(),
         "speeds": {"prompt_tokens_per_s": speeds[0], "generated_tokens_per_s": speeds[1]} if speeds else None,
         "rows": kept}, indent=1) + "\n", encoding="utf-8")
 
@@ -156,6 +164,7 @@ async def local_table(names: list[str], modes: list[str], model: str, out: Path 
     details: list[list[list[Any]]] = []
     speeds: tuple[float, float] | None = None
     kept: list[dict[str, Any]] = []
+    commit = source_commit() if out is not None else None  # the code does not change during the run: asked once
     for name in names:
         debate = load(name)
         for mode in modes:
@@ -183,14 +192,14 @@ async def local_table(names: list[str], modes: list[str], model: str, out: Path 
                 await asyncio.to_thread(ctx.close)
             rows.append(local_row(name, mode, result, wall, speeds))
             print(_row(rows[-1]), flush=True)
-            u = result.usage
+            u, bound = result.usage, bound_seconds(result, speeds)
             kept.append({"debate": name, "speeches": len(debate.speeches), "mode": mode,
                          "status": result.status.value, "wall_seconds": round(wall, 1), "llm_calls": u.llm_calls,
                          "prompt_tokens_read": u.prompt_tokens_processed, "prompt_tokens_reused": u.cached_prompt_tokens,
                          "completion_tokens": u.completion_tokens,
-                         "wall_over_bound": float(rows[-1][-1]) if rows[-1][-1] != "-" else None})
+                         "wall_over_bound": round(wall / bound, 2) if bound else None})
             if out is not None:  # after each debate: a run stopped part-way keeps what it measured
-                keep(out, model, speeds, kept)
+                keep(out, commit, model, speeds, kept)
             details.append(node_lines(name, mode, result))
             if result.incomplete_reason:
                 print(f"  incomplete: {result.incomplete_reason[:300]}", flush=True)

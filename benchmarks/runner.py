@@ -294,6 +294,12 @@ def source_commit(root: Path | None = None) -> str | None:
     return head.stdout.strip() + ("-dirty" if dirty.returncode == 0 and dirty.stdout.strip() else "")
 
 
+def short_commits(commits: str | None) -> str:
+    """Commits as a reader compares them (``runs.jsonl``'s, or several joined by ", "): each cut to 7 characters, a
+    ``-dirty`` mark kept; empty where none was recorded."""
+    return ", ".join(c[:7] + ("-dirty" if c.endswith("-dirty") else "") for c in (commits or "").split(", ") if c)
+
+
 def _log_invocation(out_dir: Path, context: JudgeContext | None, items: int, settings: JudgeSettings | None = None,
                     ray: str | None = None) -> None:
     """One line per invocation in ``runs.jsonl``: what actually ran, and the commit of the code that ran it

@@ -24,6 +24,7 @@ import json
 import re
 import sys
 from collections.abc import Callable
+from typing import Any
 from pathlib import Path
 
 from debatrix.core.dimension import DimensionRegistry
@@ -114,23 +115,26 @@ class RunsTableError(Exception):
     """A runs-table region that cannot be written (its kind unknown, a folder of it missing under --runs)."""
 
 
-def _stamp(folders: list[Path], root: Path) -> str:
-    """Which runs a table was made from, each with the code that ran it (the commits its ``runs.jsonl`` records)."""
-    from debatrix.benchmarks.frames import runs_frame
-
-    said = []
-    for f in folders:
-        frame = runs_frame(f)
-        code = ", ".join(dict.fromkeys(c for c in frame["commit"] if c)) if len(frame) else ""
-        short = ", ".join(_short(c) for c in code.split(", ") if c) or "not recorded"
-        kind = ", ".join(dict.fromkeys(f"{b} {m}" for b, m in zip(frame["benchmark"], frame["mode"])))
-        said.append(f"`{f.relative_to(root).as_posix()}` ({kind}; code {short})")
-    return ("Written by `python -m debatrix.app.doctables --write --runs RESULTS_ROOT` from the runs "
+def _written_from(said: list[str], what: str = "") -> str:
+    """The line under a table made from stored runs: the command that writes it, and each run it came from."""
+    return (f"Written by `python -m debatrix.app.doctables --write --runs RESULTS_ROOT` from {what}"
             + "; ".join(said) + ".\n")
 
 
-def _short(commit: str | None) -> str:
-    return f"`{commit[:7]}{'-dirty' if commit.endswith('-dirty') else ''}`" if commit else "not recorded"
+def _code(commits: Any) -> str:
+    from debatrix.benchmarks.runner import short_commits
+
+    return f"`{short_commits(commits)}`" if short_commits(commits) else "not recorded"
+
+
+def _stamp(frames: dict[Path, Any], root: Path) -> str:
+    """Which runs a table was made from, each with the code that ran it (the commits its ``runs.jsonl`` records)."""
+    said = []
+    for f, frame in frames.items():
+        commits = ", ".join(dict.fromkeys(c for cell in frame["commit"] for c in cell.split(", ") if c))
+        kind = ", ".join(dict.fromkeys(f"{b} {m}" for b, m in zip(frame["benchmark"], frame["mode"])))
+        said.append(f"`{f.relative_to(root).as_posix()}` ({kind}; code {_code(commits)})")
+    return _written_from(said, "the runs ")
 
 
 def offline_table(folders: list[Path], root: Path) -> str:
@@ -152,9 +156,8 @@ def offline_table(folders: list[Path], root: Path) -> str:
         said.append(f"`{f.relative_to(root).as_posix()}` ({kept['model']}, {kept.get('cpus')} CPUs"
                     + (f", the server measured first at {speed['prompt_tokens_per_s']:.1f} prompt tokens/s read and "
                        f"{speed['generated_tokens_per_s']:.1f} tokens/s written" if speed else "")
-                    + f"; code {_short(kept.get('commit'))})")
-    return ("\n".join(lines) + "\n\nWritten by `python -m debatrix.app.doctables --write --runs RESULTS_ROOT` from "
-            + "; ".join(said) + ".\n")
+                    + f"; code {_code(kept.get('commit'))})")
+    return "\n".join(lines) + "\n\n" + _written_from(said)
 
 
 def runs_table(kind: str, folders: list[Path], root: Path) -> str:
@@ -166,17 +169,18 @@ def runs_table(kind: str, folders: list[Path], root: Path) -> str:
                              "them)")
     if kind == "offline":
         return offline_table(folders, root)
+    from debatrix.benchmarks.frames import runs_frame
+
+    frames = {f: runs_frame(f) for f in folders}  # each folder read once: the table and its stamp
     if kind == "signals":
         from debatrix.benchmarks import signals
 
         body = signals.table(signals.cells(folders))
     elif kind == "runs":
-        from debatrix.benchmarks.frames import runs_frame
-
         lines = ["| run | benchmark | mode | model | items | headline | LLM calls | prompt tokens | hours |",
                  "|---|---|---|---|---|---|---|---|---|"]
-        for f in folders:
-            for r in runs_frame(f).to_dict("records"):
+        for f, frame in frames.items():
+            for r in frame.to_dict("records"):
                 figure = f"{r['headline_words']}: {r['headline_value']:.3f}" if r["headline"] else "none"
                 lines.append(f"| `{f.relative_to(root).as_posix()}` | {r['benchmark']} | {r['mode']} | {r['model']} "
                              f"| {r['items']} | {figure} | {r['llm_calls']:,} | {r['prompt_tokens']:,} "
@@ -184,7 +188,7 @@ def runs_table(kind: str, folders: list[Path], root: Path) -> str:
         body = "\n".join(lines)
     else:
         raise RunsTableError(f"unknown runs-table kind {kind!r} (signals, runs, offline)")
-    return body + "\n\n" + _stamp(folders, root)
+    return body + "\n\n" + _stamp(frames, root)
 
 
 def rendered(text: str, runs: Path | None = None) -> str:

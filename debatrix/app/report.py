@@ -454,6 +454,7 @@ def write_index(root: Path, out: Path) -> list[Path]:
     from datetime import UTC, datetime
 
     from debatrix.benchmarks.frames import run_folders, runs_frame
+    from debatrix.benchmarks.runner import short_commits
 
     written: list[Path] = []
     pages = {}
@@ -466,16 +467,11 @@ def write_index(root: Path, out: Path) -> list[Path]:
             pages[folder] = _relative(page, out.parent)
     frame = runs_frame(root, folders)
     runs = [{**row, "page": pages.get(root / row["run"] if row["run"] != "." else root),
-             "value": _number(row["headline_value"]), "code": _short_commits(row["commit"])}
+             "value": _number(row["headline_value"]), "code": short_commits(row["commit"])}
             for row in frame.to_dict("records")]
     write_atomic(out, env().get_template("index.html.j2").render(
         root=str(root), runs=runs, written=datetime.now(UTC).strftime("%Y-%m-%d %H:%M")))
     return [out, *written]
-
-
-def _short_commits(commits: str) -> str:
-    """``runs_frame``'s commits as a reader compares them: each cut to 7 characters, a ``-dirty`` mark kept."""
-    return ", ".join(c[:7] + ("-dirty" if c.endswith("-dirty") else "") for c in commits.split(", ") if c)
 
 
 def _near(paged: list[tuple[dict[str, Any], Any, Path]], k: int, page: Path) -> dict[str, Any]:
