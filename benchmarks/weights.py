@@ -19,14 +19,15 @@ from typing import Any
 import numpy as np
 from scipy.optimize import minimize
 
-from debatrix.core.flow import JUDGED, flow_verdict
+from debatrix.core.flow import JUDGED, MEASURES, flow_verdict
 from debatrix.core.models import JudgeResult, Side
 
 from .base import p_coded
 from .calibration import logit
 from .panelbench import DebateArt
 
-FEATURES = JUDGED  # the measures that decide: a blind one would be a feature of noise
+# the measures read from the ledger's rows (language reads each debater's passages, which results before 1.10 lack)
+FEATURES = tuple(name for name in JUDGED if MEASURES.get_or_raise(name).rows)
 GRID = (0.1, 0.3, 1.0, 3.0, 10.0)  # the L2 penalties tried, in units of one verdict's log loss
 
 

@@ -39,7 +39,9 @@ from debatrix.context import JudgeContext
 from debatrix.core.errors import ConfigurationError, IncompleteJudgment
 from debatrix.core.flow import (
     ID,
+    MARKS,
     asked_kinds,
+    blind_reason,
     asked_pairs,
     asks_together,
     combined,
@@ -50,6 +52,7 @@ from debatrix.core.flow import (
     speech_note,
     speech_value,
 )
+from debatrix.core.profile import for_settings
 from debatrix.core.models import (Debate, DebaterJudgment, Line, Mark, Passage, SpeechAnalysis, SpeechFlow,
                                   SpeechJudgment, Verdict)
 
@@ -134,8 +137,9 @@ class _Asked:
         return dist["yes"]
 
     def mark(self, pid: str, kind: str, dist: dict[str, float] | None, record: Any) -> None:
-        """Whether passage ``pid`` argues (``kind`` "argues") or cites evidence ("evidence")."""
-        words = {"argues": "argues", "evidence": "has evidence"}[kind]
+        """Whether passage ``pid`` argues (``kind`` "argues"), cites evidence ("evidence") or reads clearly
+        ("clear")."""
+        words = {"argues": "argues", "evidence": "has evidence", "clear": "reads clearly"}[kind]
         self.marks.setdefault(pid, {})[kind] = self.keep(kind, dist, record, f"whether {pid} {words}")
 
     def answer(self, pid: str, row: str, dist: dict[str, float] | None, record: Any) -> None:
@@ -161,9 +165,10 @@ async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     decide = ctx.gateway.decision
     meaning_later(debate, ctx.settings.memory.embedding)  # started with the first speech, which answers nothing
     meaning, proposed_by = (await meaning_upto(debate, ctx.settings.memory.embedding, i)) if i else (None, "")
-    kinds = asked_kinds([d.measure for d in state.get("dimensions", [])], ctx.settings.flow_ask == "all")
+    kinds = asked_kinds([d.measure for d in state.get("dimensions", [])], ctx.settings.flow_ask == "all",
+                        for_settings(ctx.settings).profile)
     pairs = asked_pairs(debate, earlier, i, meaning) if i and "answers" in kinds else {}
-    marks = [k for k in ("argues", "evidence") if k in kinds]
+    marks = [k for k in MARKS if k in kinds]
     asked = _Asked()
 
     def meta(p: Passage) -> dict[str, Any]:
@@ -217,8 +222,10 @@ def _entry(debate: Debate, i: int, asked: _Asked, proposed_by: str, unasked: str
     """Speech ``i``'s flow entry from its answered decisions (``unasked``: what was never answered, where the run
     stopped), as the step writes it."""
     order = {p.id: k for k, p in enumerate(debate.passages)}
-    marks = tuple(Mark(id=pid, argument=None if got.get("argues") is None else round(got["argues"], 4),
-                       evidence=None if got.get("evidence") is None else round(got["evidence"], 4))
+    def kept(got: dict[str, float | None], kind: str) -> float | None:
+        return None if got.get(kind) is None else round(got[kind], 4)
+
+    marks = tuple(Mark(id=pid, argument=kept(got, "argues"), evidence=kept(got, "evidence"), clear=kept(got, "clear"))
                   for pid, got in sorted(asked.marks.items(), key=lambda kv: order[kv[0]]))
     lines = tuple(Line(speech=i, target=row, by=by, answers=round(y, 4))
                   for row, (by, y) in sorted(asked.answers.items(), key=lambda kv: order[kv[0]]))
@@ -278,16 +285,18 @@ async def flow_verdicts(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     proposed = {f.proposed_by for f in flows if f.proposed_by.startswith("words (")}  # meaning was wanted
     warnings += [f"answers proposed by {how}" for how in sorted(proposed)]
     method = "argmax" if counted else "sampled" if sampled else "logprobs"
-    read = ledger(debate, flows, "flow")  # one reading: each dimension weighs its own part of it
+    profile = for_settings(ctx.settings).profile
+    read = ledger(debate, flows, "flow", profile)  # one reading: each dimension weighs its own part of it
     for dim in state.get("dimensions", []):
         measure = dim.measure or "mean"  # resolve_dimensions refuses a flow run's dimension without one
-        led = ledgers[dim.name] = read.model_copy(update={"dimension": dim.name, "measure": measure})
-        verdict = flow_verdict(led, measure, flows, bool(counted), bool(sampled))
+        blind = blind_reason(measure, profile)
+        led = ledgers[dim.name] = read.model_copy(update={"dimension": dim.name, "measure": measure, "blind": blind})
+        verdict = flow_verdict(led, measure, flows, bool(counted), bool(sampled), profile)
         parts.append((dim.weight, verdict))
         for f in flows:
             out["analyses"].append(SpeechAnalysis(dimension=dim.name, index=f.index, speaker=f.speaker,
-                                                  analysis=speech_note(f, debate, measure, dim.name)))
-            value = None if verdict.not_judged else speech_value(f, measure)
+                                                  analysis=speech_note(f, debate, measure, dim.name, blind)))
+            value = None if verdict.not_judged else speech_value(f, measure, profile)
             if value is not None:
                 score = _score(value)
                 out["speech_judgments"].append(SpeechJudgment(

@@ -135,7 +135,7 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
                    rps: float | None = None, structured_output: str | None = None, transport: str | None = None,
                    merge_score_call: bool | None = None, score_in_analysis: bool | None = None,
                    orders: int | None = None, temperature: float | None = None, order_layout: str | None = None,
-                   flow_questions: str | None = None, flow_ask: str | None = None,
+                   flow_questions: str | None = None, flow_ask: str | None = None, profile: str | None = None,
                    decision_samples: int | None = None,
                    escalate_to: str | None = None, escalate_base_url: str | None = None,
                    escalate_below: float | None = None, retrieval: bool = False, memory: str | None = None,
@@ -185,7 +185,8 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
             llm=llm,
             **{k: v for k, v in (("analysis_words", analysis_words), ("comment_words", comment_words),
                                  ("orders", orders), ("order_layout", choice_value(order_layout)),
-                                 ("flow_questions", choice_value(flow_questions)), ("flow_ask", choice_value(flow_ask)))
+                                 ("flow_questions", choice_value(flow_questions)), ("flow_ask", choice_value(flow_ask)),
+                                 ("profile", profile))
                if v is not None},
             **{k: v for k, v in (("merge_score_call", merge_score_call), ("score_in_analysis", score_in_analysis))
                if v is not None},
@@ -705,6 +706,36 @@ def bench(
         console.print(f"[yellow]{report.incomplete} incomplete (their reasons are in items.jsonl; "
                       "--retry-incomplete judges them again)[/]", highlight=False)
         raise typer.Exit(ExitCode.INCOMPLETE)
+
+
+@app.command()
+@settings_options
+def profile(
+    out: Annotated[Path | None, typer.Option(help="the profile file to write (default: <model>.profile.json); a "
+                                                  "rerun resumes from its answer cache beside it")] = None,
+    debates: Annotated[int, typer.Option(min=1, help="debates (or IBM speeches) a decision is measured on")] = 24,
+    per_debate: Annotated[int, typer.Option(min=2, help="labelled passages asked of each debate")] = 8,
+    mirror: Annotated[int, typer.Option(min=0, help="of each debate's passages, how many are asked again with "
+                                                    "the speaking order swapped (the place lean)")] = 4,
+    kinds: Annotated[str | None, typer.Option(help="the decisions to measure, comma-separated (default: every "
+                                                   "kind the flow can ask)")] = None,
+    max_calls: Annotated[int | None, typer.Option(min=1, help="refuse before the first call when the profile "
+                                                           "needs more calls (a budget for endpoints)")] = None,
+    data: Annotated[Path | None, typer.Option(help="data folder (default: ../shared/data)")] = None,
+    seed: Annotated[int, typer.Option(help="seed of the passages drawn")] = 0,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="cache no answer (every call is sent)")] = False,
+    **settings: Any,
+) -> None:
+    """Measure what a judge model can see, on gold from ../shared, and write its profile.
+
+    Prints the cost before the first call, its progress, and one table of what the model sees; the flow then
+    judges each dimension only where this profile shows the decision it rests on carries."""
+    _need_bench_extra()
+    from .profiling import run_profile
+
+    run_profile(out=out, debates=debates, per_debate=per_debate, mirror=mirror, kinds=kinds, max_calls=max_calls,
+                data=data, seed=seed, no_cache=no_cache, make=lambda cache: _make_settings(
+                    mode=DEFAULT_MODE, cache=cache, **settings), fail=_fail, run=_run)
 
 
 def _need_bench_extra() -> None:

@@ -67,7 +67,7 @@ OPTION_FIELDS: dict[str, str] = {
     "structured_output": "llm.structured_output", "transport": "llm.transport",
     "merge_score_call": "merge_score_call", "score_in_analysis": "score_in_analysis", "orders": "orders",
     "temperature": "llm.temperature", "order_layout": "order_layout", "flow_questions": "flow_questions",
-    "flow_ask": "flow_ask",
+    "flow_ask": "flow_ask", "profile": "profile",
     "escalate_to": "escalate.llm",
     "escalate_below": "escalate.below", "retrieval": "memory.retrieval", "memory": "memory.backend",
     "memory_path": "memory.path", "chroma_host": "memory.host", "chroma_port": "memory.port",
@@ -90,7 +90,7 @@ INPUT, JUDGING, MODEL, MEMORY, OUTPUT, RUNS = ("Input", "Judging", "Model and en
                                                "Many debates")
 PANELS = (INPUT, JUDGING, MODEL, MEMORY, RUNS, OUTPUT)
 _PANEL_OF = {**dict.fromkeys(("dimensions", "dimension_dir", "analysis_words", "comment_words", "merge_score_call",
-                              "score_in_analysis", "orders", "order_layout", "flow_questions", "flow_ask"), JUDGING),
+                              "score_in_analysis", "orders", "order_layout", "flow_questions", "flow_ask", "profile"), JUDGING),
              **dict.fromkeys(("retrieval", "memory", "memory_path", "chroma_host", "chroma_port", "embedding"),
                              MEMORY)}
 
@@ -166,6 +166,7 @@ SETTINGS_OPTIONS: tuple[inspect.Parameter, ...] = (
     _setting("order_layout", OrderLayout | None),
     _setting("flow_questions", FlowQuestions | None),
     _setting("flow_ask", FlowAsk | None),
+    _setting("profile", str | None),
     _setting("decision_samples", int | None),
     _setting("escalate_to", str | None),
     _option("escalate_base_url", Annotated[str | None, typer.Option(

@@ -25,7 +25,7 @@ from debatrix.core.errors import ConfigurationError, DebatrixError
 from debatrix.core.files import inside, write_atomic
 from debatrix.core.models import STATUS_MEANING, DimensionResult, JudgeResult
 from debatrix.core.settings import redact_url
-from debatrix.core.flow import ID, STATUS_ORDER, answer_words, measure_of, tally_line, weighed_line
+from debatrix.core.flow import ID, STATUS_ORDER, answer_words, tally_line, weighed_line
 from debatrix.core.passages import passage_id, split_speech
 
 # one color per dimension column in the chart (cycled)
@@ -79,7 +79,7 @@ def matrix(result: JudgeResult) -> tuple[list[dict[str, Any]], list[str]]:
 
 def _blind(d: DimensionResult) -> bool:
     """Whether dimension ``d`` names no winner because its measure decides nothing (not for a run's failure)."""
-    return d.ledger is not None and bool(measure_of(d.ledger).blind)
+    return d.ledger is not None and bool(d.ledger.blind)
 
 
 def unjudged(result: JudgeResult) -> list[tuple[str, str]]:

@@ -114,6 +114,8 @@ def print_summary(result: JudgeResult, con: Console) -> None:
         con.print("  " + " · ".join(f"{plain(short[n])} = {plain(n)}" for n in names), highlight=False)
     for line in table_notes(rows):
         con.print(f"  {line}", highlight=False)
+    if result.profile:  # what the model was measured to see (or that nothing was), once
+        con.print(f"  judge profile: {plain(result.profile)}", highlight=False)
     scored = [d for d in result.dimensions if d.speech_judgments]  # a dimension not judged has no scores to show
     if scored:
         st = Table(title="speech scores", title_justify="left")

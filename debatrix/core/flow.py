@@ -15,7 +15,6 @@ cell of the sheet and a per-debater comment cite only ids whose speaker is known
 
 from __future__ import annotations
 
-import bisect
 import functools
 import math
 import re
@@ -23,6 +22,7 @@ from dataclasses import dataclass
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 # the flow's types are domain types (a result carries them); they are defined with the others
+from debatrix.core.profile import JudgeProfile
 from debatrix.core.registry import Registry
 from debatrix.core.passages import UNSPACED
 from debatrix.core.models import (
@@ -51,38 +51,60 @@ def gist(text: str, words: int = GIST_WORDS) -> str:
     return " ".join(ws[:words]) + (" …" if len(ws) > words else "")
 
 
-def ledger(debate: Debate, flows: Sequence[SpeechFlow], dimension: str) -> Ledger:
+def places(debate: Debate) -> dict[str, int]:
+    """Each debater's speaking place, 0 for whoever speaks first: what a profile's place lean is measured by."""
+    order = list(dict.fromkeys(s.speaker for s in debate.speeches))
+    return {name: order.index(name) if name in order else len(order) for name in (d.name for d in debate.debaters)}
+
+
+def ledger(debate: Debate, flows: Sequence[SpeechFlow], dimension: str,
+           profile: JudgeProfile | None = None) -> Ledger:
     """The dimension's ledger from its speeches' analyses: one row per passage more likely an argument than not (or
     every passage, where the dimension does not ask whether a passage argues), what each later speech of another
     side did to it, and each debater's tallies.
+
+    Every P is read through ``profile`` (:meth:`JudgeProfile.adjusted`: the model's place lean taken out, mapped to
+    the gold's rate), so a row weighs by how likely it is an argument and an answer counts by how likely it is one,
+    as measured on this model; with no profile (an unprofiled model) each P counts as the model gave it.
 
     A row stands at the end unless an answer to it stands: P(stands) = Π over its answers (1 − P(answer) ·
     P(that answering passage stands)), computed from the last passage back, so an answer that was itself answered
     (and not answered again) no longer fells the row: the row is extended, as an adjudicator flows it."""
     index = debate.passage_index
+    place = places(debate)
+
+    def read(kind: str, p: float, speaker: str) -> float:
+        return p if profile is None else round(profile.adjusted(kind, p, place.get(speaker)), 4)
+
     marks = {m.id: m for f in flows for m in f.marks}
-    base = baseline(flows)
+    argued = any(m.argument is not None for m in marks.values())
     lines: dict[str, list[Line]] = {}
     for f in flows:
         for line in f.lines:
-            lines.setdefault(line.target, []).append(line.model_copy(update={"answers": counted(line.answers, base)}))
+            lines.setdefault(line.target, []).append(line.model_copy(
+                update={"answers": read("answers", line.answers, f.speaker)}))
     stands = standing_chances(debate, lines)
     raw = {(x.speech, x.by, x.target): x.answers for f in flows for x in f.lines}
-    ranks = ranked({m.id: m.argument for m in marks.values() if m.argument is not None})
     spoken = {f.index for f in flows if not f.missing or f.marks or f.lines}
     threads = []
     for p in debate.passages:
         mark = marks.get(p.id)
-        weight = mark.argument if mark is not None and mark.argument is not None else 1.0
-        # a passage not decided weighs as the middle one; one more likely no argument than an argument, nothing
-        place = ranks.get(p.id, 0.5) if weight >= ARGUMENT_AT else 0.0
         if mark is None and p.speech not in spoken:
             continue
+        decided = mark is not None and mark.argument is not None
+        # not decided: no row where the others were asked (a missing answer is no argument), every passage one
+        # where none was
+        weight = mark.argument if decided else 0.0 if argued else 1.0
+        # a passage whose decision is missing weighs nothing (no verdict rests on a guessed decision), nor does one
+        # more likely no argument than an argument; where no passage was asked (argues not asked), each weighs 1
+        place_weight = (read("argues", weight, p.speaker) if decided and weight >= ARGUMENT_AT else
+                        0.0 if argued else 1.0)
         answers = sorted(lines.get(p.id, []), key=lambda x: x.speech)
         answered = 1.0 - math.prod(1.0 - a.answers for a in answers)
         threads.append(Thread(id=p.id, speaker=p.speaker, side=p.side, gist=gist(p.text), argument=round(weight, 4),
-                              weight=round(place, 4),
-                              evidence=None if mark is None or mark.evidence is None else round(mark.evidence, 4),
+                              weight=round(place_weight, 4),
+                              evidence=None if mark is None or mark.evidence is None else
+                              read("evidence", mark.evidence, p.speaker),
                               answered=round(answered, 4), stands=round(stands[p.id], 4),
                               answerable=any(debate.debater(s.speaker).side is not p.side
                                              for s in debate.speeches[p.speech + 1:]),
@@ -93,6 +115,8 @@ def ledger(debate: Debate, flows: Sequence[SpeechFlow], dimension: str) -> Ledge
         mine = [t for t in threads if t.speaker == d.name]
         theirs = [t for t in threads if t.side is not d.side]
         my_speeches = [i for i, s in enumerate(debate.speeches) if s.speaker == d.name]
+        clear = [read("clear", m.clear, d.name) for m in marks.values()
+                 if m.clear is not None and m.id in index and index[m.id].speaker == d.name]
         engaged = engageable = 0.0
         for t in theirs:
             later = [i for i in my_speeches if i > index[t.id].speech]
@@ -104,40 +128,11 @@ def ledger(debate: Debate, flows: Sequence[SpeechFlow], dimension: str) -> Ledge
             debater=d.name, arguments=round(sum(t.weighs for t in mine), 4),
             standing=round(sum(t.weighs * t.stands for t in mine), 4),
             evidence=round(sum(t.weighs * (t.evidence or 0.0) for t in mine), 4),
-            engaged=round(engaged, 4), engageable=round(engageable, 4)))
-    return Ledger(dimension=dimension, threads=tuple(t for t in threads if t.argument >= ARGUMENT_AT or not marks),
-                  tallies=tuple(tallies), baseline=None if base is None else round(base, 4))
-
-
-def ranked(ps: Mapping[str, float]) -> dict[str, float]:
-    """Each passage's place among the debate's P(argument), 0 (the least likely argument) to 1 (the likeliest),
-    ties sharing their middle place: what a row weighs. The default model gives nearly every passage 0.6-0.9, so the
-    level says little (a planted "the other side conceded" passage gets 0.66); the order carries what the decision
-    measured (ROC AUC 0.634 on the known answers' off-topic passages: docs/researchers.md)."""
-    values = sorted(ps.values())
-    n = len(values)
-    if n <= 1:
-        return {k: 0.5 for k in ps}
-    return {k: (bisect.bisect_left(values, v) + 0.5 * (bisect.bisect_right(values, v) - bisect.bisect_left(values, v)
-                                                       - 1)) / (n - 1) for k, v in ps.items()}
-
-
-def baseline(flows: Sequence[SpeechFlow]) -> float | None:
-    """The mean P(answers) of a debate's answer questions: the model's usual answer to "does this passage answer
-    that point?" in this debate (None: none asked). Measured, the default model says yes to nearly every such
-    question (0.63 on average, spread 0.07, over the known-answer suite), so the level says nothing of which point
-    was answered; only an answer above it does."""
-    ps = [x.answers for f in flows for x in f.lines]
-    return sum(ps) / len(ps) if ps else None
-
-
-def counted(p: float, base: float | None) -> float:
-    """How much an answer given with probability ``p`` counts: the share of the way from the debate's
-    :func:`baseline` to certainty it stands (0 at or below the baseline). Asking more questions adds answers at the
-    baseline, which count nothing, so a row is not felled by the number of times it was asked about."""
-    if base is None:
-        return p
-    return 0.0 if p <= base or base >= 1.0 else round((p - base) / (1.0 - base), 4)
+            engaged=round(engaged, 4), engageable=round(engageable, 4),
+            clear=round(sum(clear), 4), passages=len(clear)))
+    return Ledger(dimension=dimension,
+                  threads=tuple(t for t in threads if t.argument >= ARGUMENT_AT or not argued),
+                  tallies=tuple(tallies))
 
 
 def standing_chances(debate: Debate, lines: dict[str, list[Line]]) -> dict[str, float]:
@@ -226,21 +221,38 @@ def asked_budget(own: int, rows: int) -> int:
     return min(rows, ASK_PER_PASSAGE * own)
 
 
-#: the kinds of decision the flow can ask of a passage: whether it argues the motion, whether it cites evidence,
-#: whether it answers an earlier point of the other side
-KINDS = ("argues", "evidence", "answers")
+#: the kinds of decision the flow can ask: of a passage, whether it argues the motion, whether it cites evidence,
+#: whether it reads clearly; of a passage and an earlier point of the other side, whether it answers it. A model's
+#: profile measures each (``debatrix profile``); one added here is measured with no change to that command
+KINDS = ("argues", "evidence", "clear", "answers")
+#: the kinds asked of a passage alone (the rest ask about a passage and an earlier point)
+MARKS = ("argues", "evidence", "clear")
 
 
-def asked_kinds(measures: Iterable[str | None], every: bool = False) -> tuple[str, ...]:
+def blind_reason(measure: str, profile: JudgeProfile | None) -> str:
+    """Why ``measure`` decides nothing on the model of ``profile`` ("": it is judged): a kind of decision it rests
+    on is blind there. An unprofiled model is judged on every measure, on its own probabilities."""
+    if profile is None:
+        return ""
+    m = MEASURES.get_or_raise(measure)
+    if m.parts:
+        return "" if any(not blind_reason(x, profile) for x in m.parts) else "no measure it averages is judged here"
+    blind = [k for k in m.weighs if profile.blind(k)]
+    return "; ".join(profile.blind_reason(k) for k in blind)
+
+
+def asked_kinds(measures: Iterable[str | None], every: bool = False,
+                profile: JudgeProfile | None = None) -> tuple[str, ...]:
     """The kinds of decision a flow run asks (in :data:`KINDS` order): those some judged one of ``measures`` rests
-    on (a composite's judged parts; a dimension naming none is read as the mean, as its verdict is). A decision only blind measures rest on decides nothing, so it is not paid for;
-    ``every`` (``--flow-ask all``): every kind, to measure them against gold (``debatrix bench signals``)."""
+    on (a composite's judged parts; a dimension naming none is read as the mean, as its verdict is). A measure blind
+    on the model (:func:`blind_reason`) decides nothing, so its decisions are not paid for; ``every``
+    (``--flow-ask all``): every kind, to measure them against gold (``debatrix bench signals``)."""
     if every:
         return KINDS
 
     def rests_on(name: str) -> set[str]:
         m = MEASURES.get_or_raise(name)
-        if m.blind:
+        if blind_reason(name, profile):
             return set()
         return set().union(*(rests_on(x) for x in m.parts)) if m.parts else set(m.weighs)
 
@@ -249,17 +261,17 @@ def asked_kinds(measures: Iterable[str | None], every: bool = False) -> tuple[st
 
 
 def flow_calls(debate: Debate, together: bool = False, kinds: Sequence[str] = KINDS) -> int:
-    """The requests a complete flow run sends at most (no retries) asking ``kinds``: per passage, whether it
-    argues and whether it cites evidence; per speech after the first, whether it answers each earlier passage of
-    the other side, within :func:`asked_budget`. ``together``: a passage's questions in one request, so one a
-    passage at most."""
+    """The requests a complete flow run sends at most (no retries) asking ``kinds``: per passage, one for each of
+    its own questions (argues, evidence, clear); per speech after the first, whether it answers each earlier
+    passage of the other side, within :func:`asked_budget`. ``together``: a passage's questions in one request,
+    so one a passage at most."""
     budget = 0
     if "answers" in kinds:
         for i, s in enumerate(debate.speeches):
             side = debate.debater(s.speaker).side
             own = sum(1 for p in debate.passages if p.speech == i)
             budget += asked_budget(own, sum(1 for q in debate.passages if q.speech < i and q.side is not side))
-    marks = sum(1 for k in ("argues", "evidence") if k in kinds)
+    marks = sum(1 for k in MARKS if k in kinds)
     if together:
         return len(debate.passages) if marks else min(budget, len(debate.passages))
     return marks * len(debate.passages) + budget
@@ -373,8 +385,9 @@ class Measure:
     is ``said``; ``weighs``: the kinds of decision it rests on (argues, evidence, answers: a dimension missing too
     many of them names no winner); ``value``: a speech's standing, 0 to 1, from its own decisions; ``note``: the
     decisions a speech's entry shows; ``comment``: what the ledger says of a debater with arguments (None: which of
-    them stand). ``blind``: why it decides nothing (its decision measured at chance on gold: such a dimension names
-    no winner and weighs nothing in the panel). ``parts``: a composite, the mean of those measures' verdicts."""
+    them stand); ``rows``: whether it reads the ledger's rows (language reads each debater's passages instead).
+    ``parts``: a composite, the mean of those measures' verdicts. Whether a measure decides anything is no property
+    of the measure but of the model that runs (:func:`blind_reason`, from its profile)."""
 
     name: str
     what: str
@@ -384,8 +397,8 @@ class Measure:
     value: Callable[[SpeechFlow], float | None] = lambda f: None
     note: Callable[[SpeechFlow, Debate], list[str]] = lambda f, d: []
     comment: Callable[[Ledger, Debate, str, list[Thread]], str] | None = None
-    blind: str = ""
     parts: tuple[str, ...] = ()
+    rows: bool = True
 
 
 #: the flow's measures by name (registered at the end of this module, once every piece they use is defined)
@@ -407,24 +420,31 @@ def missing_share(flows: Sequence[SpeechFlow], weighs: Sequence[str]) -> tuple[i
 
 
 def flow_verdict(led: Ledger, measure: str | None = None, flows: Sequence[SpeechFlow] = (), counted: bool = False,
-                 sampled: bool = False) -> FlowVerdict:
+                 sampled: bool = False, profile: JudgeProfile | None = None) -> FlowVerdict:
     """The verdict of ``led``'s dimension from its ledger, by its measure (``measure``, else the one the ledger
     names: :func:`measure_of`); a composite measure is the mean of its parts' probabilities. Not judged (no winner):
-    a blind measure, or more than :data:`MISSING_AT` of the decisions it weighs missing. ``counted``: some
+    a measure blind on the model (the ledger's ``blind``, or for a composite's parts :func:`blind_reason` with
+    ``profile``), or more than :data:`MISSING_AT` of the decisions it weighs missing. ``counted``: some
     decisions are the model's answers taken as certain (the server gave no probabilities), so the figures are shares
     of answers, not probabilities; ``sampled``: some are shares of several sampled answers, estimates of them."""
     m = MEASURES.get_or_raise(measure) if measure else measure_of(led)
     dimension = led.dimension
-    if m.parts:
-        parts = [flow_verdict(led, part, flows, counted, sampled) for part in m.parts]
+    own = m.name == (led.measure or measure_of(led).name)
+    blind = led.blind if own and led.blind else blind_reason(m.name, profile)
+    if m.parts and not blind:
+        parts = [flow_verdict(led.model_copy(update={"blind": ""}), part, flows, counted, sampled, profile)
+                 for part in m.parts]
         return combined(dimension, [(1.0, v) for v in parts])
-    if m.blind:
-        return not_judged(dimension, m.blind, "this dimension names no winner and weighs nothing in the panel",
+    if blind:
+        return not_judged(dimension, blind, "this dimension names no winner and weighs nothing in the panel",
                           blind=True)
     missing, asked = missing_share(flows, m.weighs)
     if asked and missing > MISSING_AT * asked:
         return not_judged(dimension, f"{missing} of the {asked} decisions it rests on ({', '.join(m.weighs)}) are "
                                      "missing (the model's answers were none of the options)", "no winner is named")
+    if not m.rows and not any(t.passages for t in led.tallies):
+        return not_judged(dimension, f"no passage was asked the decisions it rests on ({', '.join(m.weighs)})",
+                          "this dimension names no winner and weighs nothing in the panel", blind=True)
     values = {t.debater: round(m.strength(t), 4) for t in led.tallies}
     probs = softmax(values)
     unit = "share of answers" if counted else "P estimated from samples" if sampled else "P"
@@ -492,8 +512,10 @@ def _comment(led: Ledger, flows: Sequence[SpeechFlow], debate: Debate, debater: 
     if not own:
         return f"{debater} gave no speech."
     m = measure_of(led)
-    if m.blind:
-        return f"{led.dimension.capitalize()} is not judged: {m.blind}."
+    if led.blind:
+        return f"{led.dimension.capitalize()} is not judged: {led.blind}."
+    if not m.rows:
+        return m.comment(led, debate, debater, mine) if m.comment else ""
     if not mine:
         best = max(own, key=lambda p: getattr(marks.get(p.id), "argument", None) or 0.0)
         return (f"No passage of {debater} reads as an argument on the motion (the likeliest, {best.id}, at P "
@@ -541,11 +563,14 @@ def _standing_comment(led: Ledger, debate: Debate, debater: str, mine: list[Thre
         if t.status != "dropped":
             return ""
         # never asked: no later passage of the other side was proposed for it, so nobody judged an answer
-        best = max(t.cells, key=lambda c: c.answered, default=None)
-        return (f" (dropped: its likeliest answer, P {best.answered:.2f}, stood no higher than the debate's usual "
-                f"answer)" if best is not None and weight(best) == 0 else
-                f" (dropped: its answers were too weak to fell it: together they count {t.answered:.2f} of 1)" if t.cells
-                else " (dropped: no later passage of the other side was asked about it)")
+        if not t.cells:
+            return " (dropped: no later passage of the other side was asked about it)"
+        best = max(t.cells, key=weight)
+        return (f" (dropped: asked whether {whose(best.by) if best.by else 'speech ' + str(best.speech + 1)} answers "
+                f"it, the model said P {best.answered:.2f}" + ("" if best.counts is None or
+                                                              abs(best.counts - best.answered) < 0.005 else
+                                                              f", {weight(best):.2f} on its profile") +
+                f"; together its answers count {t.answered:.2f} of 1, short of even odds)")
 
     text = ("Standing: " + "; ".join(f"{_cite(t)}{why(t)}" for t in standing[:CITED]) if standing
             else "No argument left standing")
@@ -578,19 +603,20 @@ def tally_line(led: Ledger, debater: str) -> str:
 
 
 def weighed_line(led: Ledger) -> str:
-    """What the verdict weighs beside the counts, as every surface prints it: each argument by how surely the
-    model read it as one, each answer by how far it stands above the debate's usual answer."""
-    return ("The verdict weighs each argument by how surely the model read it as one, and each answer by how far it "
-            "stands above this debate's usual answer: " + ", ".join(
+    """What the verdict weighs beside the counts, as every surface prints it: each argument by how likely it is one
+    and each answer by how likely it answers, the model's P read through its profile where it has one."""
+    return ("The verdict weighs each argument by how likely it is one, and each answer by how likely it answers, "
+            "as the model's profile reads its P (unprofiled: as the model gave it): " + ", ".join(
                 f"{t.debater} {t.standing:.1f} of {t.arguments:.1f} standing" for t in led.tallies) + ".")
 
 
-def answer_words(answered: float, counts: float | None, by: str, base: float | None) -> tuple[str, str]:
+def answer_words(answered: float, counts: float | None, by: str, base: float | None = None) -> tuple[str, str]:
     """A sheet cell in words (what a coach reads) and its figures (shown on hover): whether the later speech
-    answered the row (its answer counts by how far it stands above the debate's usual answer ``base``)."""
+    answered the row, by how much its answer counts (the model's P through its profile; a result of 1.8 or 1.9:
+    its share above that debate's mean answer ``base``)."""
     weight = answered if counts is None else counts
-    words = ("answered" + (f" by {by}" if by else "")) if weight >= 0.5 else "not answered"
-    figures = f"P(it answers) {answered:.2f}" + (f"; this debate's usual answer {base:.2f}" if base is not None
+    words = ("answered" + (f" by {by}" if by else "")) if weight >= 0.5 else "asked, not answered"
+    figures = f"P(it answers) {answered:.2f}" + (f"; that debate's mean answer {base:.2f}" if base is not None
                                                   else "") + f"; counts {weight:.2f} of 1 toward felling the row"
     return words, figures
 
@@ -601,9 +627,9 @@ def own_range(debate: Debate, speech: int) -> str:
 
 
 #: what the figures of :func:`flow_line` are, said wherever it is shown
-FLOW_LINE_LEGEND = ("P: the model's probability, 0 to 1, that the passage is an argument about the motion, or that "
-                    "it answers that earlier point (asked, not found: an answer fells a point only as far as it "
-                    "stands above this debate's usual answer, as the flow sheet shows)")
+FLOW_LINE_LEGEND = ("P: the model's probability, 0 to 1, that the passage is an argument about the motion, cites "
+                    "evidence, reads clearly, or answers that earlier point (a question asked, with the model's "
+                    "answer: the flow sheet shows what it came to once read through the model's profile)")
 
 
 def flow_line(flow: SpeechFlow) -> str:
@@ -611,8 +637,9 @@ def flow_line(flow: SpeechFlow) -> str:
     says what the figures are): "S2.1 argument P 0.16 · S2.1 answers S1.1? P 0.70" (a question asked, with the
     model's answer: the sheet says what it came to)."""
     parts = [f"{m.id} " + ", ".join(f"{name} P {value:.2f}" for name, value in
-                                    (("argument", m.argument), ("evidence", m.evidence)) if value is not None)
-             for m in flow.marks if m.argument is not None or m.evidence is not None]
+                                    (("argument", m.argument), ("evidence", m.evidence), ("clear", m.clear))
+                                    if value is not None)
+             for m in flow.marks if m.argument is not None or m.evidence is not None or m.clear is not None]
     parts += [f"{x.by or 'it'} answers {x.target}? P {x.answers:.2f}" for x in flow.lines]
     return " · ".join(parts) + (f" · missing: {flow.missing}" if flow.missing else "")
 
@@ -625,14 +652,14 @@ def _argues(flow: SpeechFlow) -> float | None:
     return _mean([m.argument for m in flow.marks if m.argument is not None])
 
 
-def speech_value(flow: SpeechFlow, measure: str) -> float | None:
+def speech_value(flow: SpeechFlow, measure: str, profile: JudgeProfile | None = None) -> float | None:
     """A speech's standing by ``measure``, 0 to 1, from its own decisions (None: none to read, or the measure is
-    blind)."""
+    blind on the model: :func:`blind_reason`)."""
     m = MEASURES.get_or_raise(measure)
-    if m.blind:
+    if blind_reason(measure, profile):
         return None
     if m.parts:
-        return _mean([v for v in (speech_value(flow, x) for x in m.parts) if v is not None])
+        return _mean([v for v in (speech_value(flow, x, profile) for x in m.parts) if v is not None])
     return m.value(flow)
 
 
@@ -660,16 +687,31 @@ def _engaged(flow: SpeechFlow, debate: Debate) -> list[str]:
         "asked about no earlier argument of the other side" if flow.index else "the first speech"]
 
 
-def speech_note(flow: SpeechFlow, debate: Debate, measure: str, dimension: str | None = None) -> str:
+def speech_note(flow: SpeechFlow, debate: Debate, measure: str, dimension: str | None = None,
+                blind: str = "") -> str:
     """The flow's entry for one speech in a dimension read by ``measure``: the decisions it weighs, each passage by
-    id (answered passages named with their speaker, from the table)."""
+    id (answered passages named with their speaker, from the table); ``blind``: why the measure decides nothing on
+    this model."""
     m = MEASURES.get_or_raise(measure)
-    if m.blind:
-        return f"{(dimension or measure).capitalize()} is not judged: {m.blind}."
+    if blind:
+        return f"{(dimension or measure).capitalize()} is not judged: {blind}."
     parts = m.note(flow, debate)
     if flow.missing:
         parts.append(f"missing: {flow.missing}")
     return ". ".join(parts) + "."
+
+
+def _cleared(flow: SpeechFlow, debate: Debate) -> list[str]:
+    index = debate.passage_index
+    return [f"{m.id} “{gist(index[m.id].text, 10)}”: reads clearly {m.clear:.2f}" for m in flow.marks
+            if m.clear is not None] or ["no passage of it was asked whether it reads clearly"]
+
+
+def _clear_comment(led: Ledger, debate: Debate, debater: str, mine: list[Thread]) -> str:
+    t = led.tally(debater)
+    if not t.passages:
+        return f"No passage of {debater} was asked whether it reads clearly."
+    return f"{t.clear:.1f} of their {t.passages} passages read clearly (mean P {t.clear / t.passages:.2f})."
 
 
 # -------------------------------------------------------------------------------------------- the measures
@@ -678,7 +720,7 @@ def _register(m: Measure) -> None:
     MEASURES.add(m.name, m)
 
 
-_register(Measure("argument", "arguments standing at the end, each by how surely it is one", ("argues", "answers"),
+_register(Measure("argument", "arguments standing at the end, each by how likely it is one", ("argues", "answers"),
                   lambda t: math.log(EMPTY + t.standing),
                   lambda led, t: f"{standing_words(led, t.debater)}, weighed {t.standing:.1f} of {t.arguments:.1f}",
                   _argues, lambda f, d: _argued(f, d) + _answered(f, d)))
@@ -686,39 +728,22 @@ _register(Measure("source", "arguments backed by evidence", ("argues", "evidence
                   lambda t: math.log(EMPTY + t.evidence),
                   lambda led, t: f"{t.evidence:.1f} of {t.arguments:.1f} arguments backed by evidence",
                   lambda f: _mean([m.evidence for m in f.marks if m.evidence is not None]), _evidenced,
-                  _evidence_comment,
-                  # measured on every gold source (`debatrix bench signals`, docs/measured.md): a debater's mean
-                  # P(evidence) named the intact side in 2 of 8 known answers whose sources were removed and the
-                  # sources vote's winner in 5 of 10 DebateArt debates; the ledger's 0.75 and 0.60 are not shown
-                  # above chance (p 0.14, 0.38): until a reading that carries is found it decides nothing
-                  blind="the model's answers to \"does this passage back its point with evidence?\" were not shown "
-                        "above chance on any gold source (the intact side had the higher mean in 2 of 8 known "
-                        "answers whose sources were removed, the sources vote's winner in 5 of 10 DebateArt "
-                        "debates; docs/measured.md)"))
-# the clarity decision was asked of every speech until it was measured: it gave garbled prose the same P(clear) as
-# intact prose and fell with the speech's place, so it voted for whoever spoke first (docs/measured.md,
-# "language"); it is no longer asked, and the dimension says why it is not judged
-_register(Measure("language", "how clearly their speeches read",
-                  blind="the model cannot tell clear prose from garbled here (its clarity decision gave garbled and "
-                        "intact speeches the same probability on the known answers, 0.575 against 0.577, and "
-                        "favoured the first speaker; docs/measured.md)"))
+                  _evidence_comment))
+_register(Measure("language", "how clearly their passages read", ("clear",),
+                  lambda t: math.log(EMPTY / 10 + (t.clear / t.passages if t.passages else 0.0)),
+                  lambda led, t: f"{t.clear:.1f} of {t.passages} passages read clearly",
+                  lambda f: _mean([m.clear for m in f.marks if m.clear is not None]), _cleared,
+                  _clear_comment, rows=False))
 _register(Measure("clash", "the other side's arguments answered, and their own left standing", ("argues", "answers"),
                   lambda t: 2.0 * (t.engagement if t.engagement is not None else 0.5) + math.log(EMPTY + t.standing),
                   lambda led, t: (f"answered {t.engaged:.1f} of {t.engageable:.1f} arguments they could answer"
                              if t.engagement is not None else "nothing of the other side to answer")
                   + f", {t.standing:.1f} of their own standing",
                   lambda f: _mean([x.answers for x in f.lines]) if f.lines else _argues(f), _engaged,
-                  _clash_comment,
-                  # measured on every gold source (`debatrix bench signals`, docs/measured.md): the answer decision
-                  # it rests on is at chance (IBM claims ROC AUC 0.57 [0.48, 0.68]; the known answers' engagement
-                  # change 0.62 of 8; DebateArt's overall vote 0.46 of 26) and the clash ledger saw the
-                  # engagement change in 0.50 of 8: until a reading that carries is found it decides nothing
-                  blind="the model's answers to \"does this passage answer that point?\" were measured at chance "
-                        "(IBM claims: ROC AUC 0.57 [0.48, 0.68]; the known answers' engagement change: the clash "
-                        "ledger saw it in 4 of 8 debates; docs/measured.md)"))
-_register(Measure("mean", "the mean of the judged measures", ("argues", "evidence", "answers"),
-                  note=lambda f, d: _argued(f, d) + _answered(f, d), parts=("argument", "source", "clash")))
+                  _clash_comment))
+_register(Measure("mean", "the mean of the judged measures", ("argues", "evidence", "clear", "answers"),
+                  note=lambda f, d: _argued(f, d) + _answered(f, d),
+                  parts=("argument", "source", "language", "clash")))
 
-JUDGED = tuple(name for name, m in MEASURES.items() if not m.blind and not m.parts)
-BLIND = frozenset(name for name, m in MEASURES.items() if m.blind)
-
+#: the measures that decide something of their own (not composites)
+JUDGED = tuple(name for name, m in MEASURES.items() if not m.parts)

@@ -15,14 +15,17 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from debatrix.core.passages import passage_id, size, split_speech
 
-RESULT_SCHEMA_VERSION = "1.9"  # 1.2: the speeches judged; 1.3: escalation, verdicts' orders_agreeing; 1.4: stale notes;
+RESULT_SCHEMA_VERSION = "1.10"  # 1.2: the speeches judged; 1.3: escalation, verdicts' orders_agreeing; 1.4: stale notes;
 # 1.5: misread "answers" sentences; 1.6: an escalation keeps the first judge's verdict (first), an order's judgment
 # its dimension and where its winner came from (winner_from); 1.7: an order's judgment carries one winner field, and
 # says in ``warning`` where its decision named another (was decision_winner); 1.8: the flow's answers are answers
 # (a Line's ``answers`` and ``by``, a Thread's ``answered`` and ``stands``: an answer that is itself answered no longer
 # fells the row), and a verdict may be ``not_judged`` (no winner, no weight in the panel, the reason why); 1.9: a
 # ledger names the flow measure its dimension is read by (``measure``), a verdict may be ``sampled``, a call record
-# says how many answers it ``sampled``
+# says how many answers it ``sampled``; 1.10: the flow reads the model's profile (debatrix.core.profile): a row weighs
+# and an answer counts by the model's P through that profile (``weight``, ``counts``: no longer a rank or a share
+# above the debate's mean answer), a passage may be asked whether it reads clearly (a Mark's ``clear``), a ledger
+# says why its measure is not judged on this model (``blind``), and a result names the profile it read (``profile``)
 BP_POSITIONS = ("OG", "OO", "CG", "CO")
 
 
@@ -445,12 +448,13 @@ ARGUMENT_AT = 0.5  # a passage is a row of the flow where it is more likely an a
 
 
 class Mark(Frozen):
-    """One passage's decisions in one dimension: the probability that it argues the motion for its speaker's side,
-    and that it backs its point with evidence (None: not asked in this dimension)."""
+    """One passage's decisions: the probability that it argues the motion for its speaker's side, that it backs its
+    point with evidence, and that it reads clearly (None: not asked), as the model gave them."""
 
     id: str
     argument: float | None = Field(default=None, ge=0, le=1)
     evidence: float | None = Field(default=None, ge=0, le=1)
+    clear: float | None = Field(default=None, ge=0, le=1)
 
 
 class Line(Frozen):
@@ -507,7 +511,9 @@ class Cell(Frozen):
     speech: int
     answered: float  # P(it answers the row), as the model gave it
     by: str | None = None
-    counts: float | None = None  # how much the answer counts: how far ``answered`` stands above the baseline
+    # how much the answer counts toward felling the row: ``answered`` through the model's profile (its place lean
+    # out, mapped to the gold's rate; as given on an unprofiled model)
+    counts: float | None = None
 
 
 #: a row's status as every surface words it (the summary, the report and the page print these, from
@@ -515,8 +521,7 @@ class Cell(Frozen):
 STATUS_MEANING = {
     "standing": "no speech of the other side came after it",
     "dropped": "the other side spoke after it and did not answer it: it stands",
-    "answered": "the other side answered it (more clearly than the debate's usual answer) and that answer was not "
-                "itself answered: it falls",
+    "answered": "the other side answered it and that answer was not itself answered: it falls",
     "extended": "the other side answered it, but its own side answered that answer: it stands again",
 }
 
@@ -530,8 +535,9 @@ class Thread(Frozen):
     gist: str
     argument: float  # P(it is an argument), as the model gave it
     evidence: float | None
-    # what the row weighs in its debater's tallies: the place of its P(argument) among the debate's passages, 0 to
-    # 1 (debatrix.core.flow.ranked); None: a result before 1.8, which weighed P(argument) itself
+    # what the row weighs in its debater's tallies: P(argument) through the model's profile (its place lean out,
+    # mapped to the gold's rate; as given on an unprofiled model); results of 1.8 and 1.9 kept a rank here; None:
+    # a result before 1.8, which weighed P(argument) itself
     weight: float | None = None
     answered: float  # P(the other side answered it at least once)
     stands: float  # P(it stands at the end): every answer to it failed, or was itself answered and fell
@@ -563,11 +569,13 @@ class Tally(Frozen):
     argument; a rating where the dimension asks one)."""
 
     debater: str
-    arguments: float = 0.0  # Σ P(argument) over their passages
-    standing: float = 0.0  # Σ P(argument) · P(stands)
-    evidence: float = 0.0  # Σ P(argument) · P(evidence)
+    arguments: float = 0.0  # Σ weight over their rows (weight: P(argument) through the profile, Thread.weight)
+    standing: float = 0.0  # Σ weight · P(stands)
+    evidence: float = 0.0  # Σ weight · P(evidence)
     engaged: float = 0.0  # Σ over the other side's rows they could answer: P(argument) · P(they answered)
     engageable: float = 0.0  # Σ P(argument) over the other side's rows spoken before one of their speeches
+    clear: float = 0.0  # Σ P(clear) over their passages asked
+    passages: int = 0  # their passages asked whether they read clearly
     rating: float | None = None  # results before 1.8 kept the mean clarity rating (1-5); no longer computed
 
     @property
@@ -580,9 +588,10 @@ class Ledger(Frozen):
     measure: str | None = None  # the flow measure the dimension is read by (None: a result before 1.9)
     threads: tuple[Thread, ...] = ()
     tallies: tuple[Tally, ...] = ()
-    # the mean P(answers) of the debate's answer questions: the model's usual "yes" here, which an answer must
-    # stand above to count (None: a result before 1.8, whose answers counted as given)
+    # results of 1.8 and 1.9: the mean P(answers) of the debate's answer questions, which an answer had to stand
+    # above to count (no longer computed: the model's profile maps its answers; None since 1.10)
     baseline: float | None = None
+    blind: str = ""  # why this dimension's measure decides nothing on the model that ran (from its profile)
 
     def tally(self, debater: str) -> Tally:
         return next(t for t in self.tallies if t.debater == debater)
@@ -740,6 +749,9 @@ class JudgeResult(Frozen):
     call_log: tuple[CallRecord, ...] = ()
     # with a second judge in reserve: who decided and why (None: no second judge was configured)
     escalation: Escalation | None = None
+    # the judge profile the run read, in one line: what the model sees, or "unprofiled: ..." with the command that
+    # profiles it ("": a result before 1.10, or a mode that reads no profile)
+    profile: str = ""
     settings: dict[str, Any] = Field(default_factory=dict)
     started_at: datetime
     finished_at: datetime

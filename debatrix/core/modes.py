@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Literal
 from debatrix.core.dimension import Dimension, DimensionRegistry
 from debatrix.core.errors import ConfigurationError, UnknownModeError
 from debatrix.core.flow import KINDS, MEASURES, asked_kinds, asks_together, flow_calls
+from debatrix.core.profile import for_settings
 from debatrix.core.models import DebateFormat
 from debatrix.core.registry import Registry
 
@@ -135,7 +136,8 @@ def calls_of(mode: str, settings: JudgeSettings, debate: Debate, n_dimensions: i
     passage and per answer the kinds of decision its dimensions' ``measures`` rest on (None: every kind, the most
     it can ask)."""
     if get_mode(mode).context == "flow":
-        kinds = KINDS if measures is None else asked_kinds(measures, settings.flow_ask == "all")
+        kinds = KINDS if measures is None else asked_kinds(measures, settings.flow_ask == "all",
+                                                           for_settings(settings).profile)
         # before the run the model is known only by its settings: an endpoint is any model not served locally
         return flow_calls(debate, asks_together(settings.flow_questions, settings.llm.prompt_cache,
                                                 not settings.llm.uses_local), kinds)

@@ -186,7 +186,7 @@ class FlowRow(_Vars):
 class FlowQuestionsVars(_Vars):
     fence: str
     id: str  # the passage asked about
-    kinds: list[str]  # the questions about it alone ("argues", "evidence"), as the run asks them
+    kinds: list[str]  # the questions about it alone ("argues", "evidence", "clear"), as the run asks them
     rows: list[FlowRow]  # the earlier points it is asked whether it answers
 
 
@@ -225,6 +225,7 @@ for _name, _vars in {
     "flow_passage.j2": FlowPassageVars,
     "flow_argues.j2": FlowQuestionVars,
     "flow_evidence.j2": FlowQuestionVars,
+    "flow_clear.j2": FlowQuestionVars,
     "flow_answer.j2": FlowAnswerVars,
     "flow_questions.j2": FlowQuestionsVars,
     "decide_pair.j2": DecidePairVars,

@@ -249,6 +249,10 @@ class JudgeSettings(_Frozen):
         "(a decision measured to carry no signal, such as whether a passage cites evidence while source is not "
         "judged, decides nothing and is not paid for); all, every kind (argues, evidence, answers), to measure them "
         "against gold (debatrix bench signals)")
+    profile: str = Field(
+        default="auto", description="the judge profile of the model (what it was measured to see, written by "
+        "`debatrix profile`): a profile file's path; none, judge unprofiled (every dimension on the model's own "
+        "probabilities); auto: the profile shipped for the model's name, if any")
     max_llm_calls: int = Field(default=2000, ge=1, description="a debate needing more calls is refused before "
                                                                 "any is sent (500 speeches would take thousands)")
     # the shape of the graph (which steps it takes), not of a request: read where the graph is built and by its nodes

@@ -1,0 +1,127 @@
+"""``debatrix profile`` as the terminal runs it: the gold drawn, the cost said before the first call, the questions
+asked with progress (resumable from the answer cache), the profile written and its table printed
+(:mod:`debatrix.benchmarks.profiling` measures; :mod:`debatrix.core.profile` is what it writes)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+from debatrix.core.files import check_writable, write_atomic
+from debatrix.core.flow import KINDS
+from debatrix.core.profile import JudgeProfile, ModelIdentity, model_of, shipped
+
+from .terminal import console, out_console, plain
+
+
+def _identity(settings: Any, logprobs: bool) -> ModelIdentity:
+    name, endpoint = model_of(settings)
+    sha = None
+    if endpoint == "local":
+        from debatrix.llm.local import CATALOG
+
+        spec = CATALOG.get(name)
+        sha = spec.sha256 if spec is not None else None
+    return ModelIdentity(name=name, endpoint=endpoint, gguf_sha256=sha, logprobs=logprobs)
+
+
+def profile_table(prof: JudgeProfile) -> Table:
+    table = Table(title=f"what {prof.model.name} sees (profile of {prof.measured})", title_justify="left")
+    for col in ("decision", "state", "ROC AUC [95%]", "items", "debates", "no option", "P first", "P second",
+                "flips", "longer", "map (held out)"):
+        table.add_column(col, justify="left" if col in ("decision", "state", "map (held out)") else "right")
+    for r in prof.table():
+        table.add_row(r["decision"], r["state"], r["roc_auc"], str(r["items"]), str(r["debates"]),
+                      str(r["no_option"]), r["first"], r["second"], r["flips"], r["longer"], r["map"])
+    return table
+
+
+def run_profile(*, out: Path | None, debates: int, per_debate: int, mirror: int, kinds: str | None,
+                max_calls: int | None, data: Path | None, seed: int, no_cache: bool,
+                make: Callable[[Any], Any], fail: Callable[..., None], run: Callable[..., Any]) -> None:
+    from debatrix.benchmarks import profiling as M
+    from debatrix.benchmarks.base import BenchmarkDataError
+    from debatrix.benchmarks.runner import source_commit
+
+    wanted = tuple(k.strip() for k in kinds.split(",") if k.strip()) if kinds else KINDS
+    unknown = [k for k in wanted if k not in KINDS]
+    if unknown:
+        fail(f"--kinds: unknown {', '.join(unknown)} (the flow asks {', '.join(KINDS)})")
+    probe_settings = make(None)
+    name, _ = model_of(probe_settings)
+    target = out or Path(f"{Path(name).name.removesuffix('.gguf')}.profile.json")
+    if target.exists() and target.is_dir():
+        fail(f"--out {target} is a folder: give the profile file to write")
+    try:
+        check_writable(target)
+    except OSError as e:
+        fail(f"--out {target}: {e.strerror or e}")
+    cache = None if no_cache else target.with_name(target.name + ".cache.sqlite")
+    settings = make(cache)
+    gold = M.Gold(data or M.default_root(), debates=debates, per_debate=per_debate, mirror=mirror, seed=seed)
+    why = M.enough(gold)
+    if why:
+        console.print(f"[yellow]{why}: the decisions will read 'not enough data'[/]", highlight=False)
+    try:
+        asked = M.probes(gold, wanted)
+    except (BenchmarkDataError, OSError) as e:
+        fail(str(e))
+        raise
+    calls, tokens = M.cost(asked)
+    console.print(f"profiling {plain(name)} on {', '.join(wanted)}: {calls} calls, about {tokens:,} prompt tokens "
+                  "(fewer read where the server caches prompts or the answer cache has them)"
+                  + (f"; answers cached in {plain(cache)}" if cache else ""), highlight=False)
+    if max_calls is not None and calls > max_calls:
+        fail(f"the profile needs {calls} calls, over --max-calls {max_calls}: lower --debates or --per-debate")
+    run(_measure(settings, asked, wanted, target, source_commit() or "", seed), files_too=True)
+
+
+async def _measure(settings: Any, asked: list[Any], kinds: tuple[str, ...], target: Path, commit: str,
+                   seed: int) -> None:
+    from debatrix.benchmarks import profiling as M
+    from debatrix.context import JudgeContext
+
+    ctx = await asyncio.to_thread(JudgeContext.create, settings)
+    started = time.perf_counter()
+    last = [0.0]
+
+    def progress(done: int, total: int) -> None:
+        now = time.perf_counter()
+        if done == total or now - last[0] >= 15:
+            last[0] = now
+            gone = now - started
+            left = gone / done * (total - done) if done else 0
+            console.print(f"  {done}/{total} answered, {gone:.0f}s gone, about {left:.0f}s left", highlight=False)
+
+    try:
+        records = await M.ask(ctx, asked, progress)
+    finally:
+        ctx.close()
+    logprobs = not any(getattr(r, "from_answer", 0) for r in records)
+    previous = None
+    if target.exists():
+        try:
+            previous = JudgeProfile.model_validate(json.loads(target.read_text(encoding="utf-8")))
+        except (ValueError, OSError):
+            previous = None
+    identity = _identity(settings, logprobs)
+    keep = previous if previous is not None and previous.model.name == identity.name else shipped().get(identity.name)
+    if keep is None:  # the winner maps and place priors `bench calibrate` measured for this model, carried over
+        from debatrix.core.probabilities import maps, place_priors
+
+        keep = JudgeProfile(model=identity, prompts_sha256="", measured="",
+                            verdict_maps=tuple(m for (n, _, _), m in maps().items() if n == identity.name),
+                            place_priors=tuple(v for (n, _), v in place_priors().items() if n == identity.name))
+    command = "debatrix profile " + " ".join(f"--{k} {v}" for k, v in (
+        ("debates", len({p.debate for p in asked if p.kind == kinds[0]})),) if v)
+    prof = M.build_profile(ctx, asked, kinds, model=identity, commit=commit, command=command, keep=keep, seed=seed)
+    write_atomic(target, prof.model_dump_json(indent=1) + "\n")
+    out_console.print(profile_table(prof))
+    console.print(f"{prof.sees()}\nprofile written to {plain(target)} ({time.perf_counter() - started:.0f}s, "
+                  f"{len(records)} calls); judge with --profile {plain(target)}", highlight=False)
