@@ -15,6 +15,7 @@ from debatrix.core.errors import ConfigurationError, ContextWindowExceeded, requ
 from debatrix.llm.gateway import LLMGateway
 from debatrix.core.models import Debate
 from debatrix.core.modes import Mode, RunPlan, get_mode
+from debatrix.core.profile import ProfileUse, for_settings, resolve_cached
 from debatrix.core.settings import JudgeSettings
 
 
@@ -108,6 +109,14 @@ class JudgeContext:
 
     def __post_init__(self) -> None:
         self.mode = get_mode(self.settings.mode)
+
+    @property
+    def profile(self) -> ProfileUse:
+        """The judge profile of the model this context judges with (:mod:`debatrix.core.profile`): a LangChain
+        model given by the caller is known by its own name, not by the settings' local model."""
+        if self.gateway.chat_model_given:
+            return resolve_cached(self.settings.profile, self.gateway.model_name, "langchain")
+        return for_settings(self.settings)
 
     @classmethod
     def create(cls, settings: JudgeSettings | None = None, chat_model: BaseChatModel | None = None,

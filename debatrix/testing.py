@@ -79,9 +79,10 @@ def asked_options(body: dict[str, Any]) -> list[str]:
     return [*asked.group(1).split(", "), asked.group(2)] if asked else []
 
 
-def decision_logprobs(answer: str, options: Sequence[str]) -> dict[str, Any]:
-    """The answer token's alternatives as an OpenAI server reports them: the answer at 0.55-0.94, the rest shared."""
-    top = 0.55 + (zlib.crc32(answer.encode() + str(options).encode()) % 40) / 100
+def decision_logprobs(answer: str, options: Sequence[str], top: float | None = None) -> dict[str, Any]:
+    """The answer token's alternatives as an OpenAI server reports them: the answer at ``top`` (default 0.55-0.94,
+    by a hash), the rest shared."""
+    top = 0.55 + (zlib.crc32(answer.encode() + str(options).encode()) % 40) / 100 if top is None else top
     rest = (1 - top) / max(1, len(options) - 1)
     probs = {o: top if o == answer else rest for o in options}
     return {"token": answer, "logprob": math.log(top),
@@ -113,7 +114,7 @@ def sampled(answer: str, body: dict[str, Any], k: int) -> str:
                        else v for key, v in values.items()})
 
 
-def json_logprobs(text: str, properties: dict[str, Any]) -> list[dict[str, Any]]:
+def json_logprobs(text: str, properties: dict[str, Any], top: float | None = None) -> list[dict[str, Any]]:
     """A JSON answer's tokens as an OpenAI server reports them: each enum value one token with its options as the
     alternatives (:func:`decision_logprobs`), every other piece of the text one certain token."""
     def certain(piece: str) -> dict[str, Any]:
@@ -125,7 +126,7 @@ def json_logprobs(text: str, properties: dict[str, Any]) -> list[dict[str, Any]]
         if m.group(1) not in properties:
             continue
         out.append(certain(text[last:m.start(2)]))
-        out.append(decision_logprobs(m.group(2), properties[m.group(1)]["enum"]))
+        out.append(decision_logprobs(m.group(2), properties[m.group(1)]["enum"], top))
         last = m.end(2)
     out.append(certain(text[last:]))
     return out
@@ -338,8 +339,12 @@ class FakeOpenAIServer:
 
     def __init__(self, latency: float = 0.0, host: str = "127.0.0.1", port: int = 0,
                  responder: Callable[[dict[str, Any], int], dict[str, Any] | None] | None = None,
-                 exact_usage: bool = True, profile: str | ServerProfile | None = None):
+                 exact_usage: bool = True, profile: str | ServerProfile | None = None,
+                 sure: float | None = None):
         self.latency = latency
+        # a model that says yes to every small decision with this probability (None: a hash of the question picks
+        # the answer, at 0.55-0.94): a sure model, for what the judge does when a model's answers are all sharp
+        self.sure = sure
         # answer as that server does (None: everything the OpenAI API allows, probabilities included)
         self.profile = SERVER_PROFILES[profile] if isinstance(profile, str) else profile
         self.exact_usage = exact_usage  # count tokens with tiktoken (else characters / 4: no work per request)
@@ -444,18 +449,20 @@ class FakeOpenAIServer:
         options = asked_options(body)
         choice: dict[str, Any] = {}
         if options:  # a small decision: one of its options, by the question, with probabilities where asked
-            message["content"] = decided(body.get("messages") or [{}], options)
+            message["content"] = ("yes" if self.sure is not None and "yes" in options
+                                  else decided(body.get("messages") or [{}], options))
             if body.get("logprobs"):
-                choice["logprobs"] = {"content": [decision_logprobs(message["content"], options)]}
+                choice["logprobs"] = {"content": [decision_logprobs(message["content"], options, self.sure)]}
         elif fmt.get("type") == "json_schema":
             schema = fmt["json_schema"]["schema"]
             props = schema.get("properties", {})
             if props and all("enum" in v for v in props.values()):  # several small decisions in one answer
                 asked = str((body.get("messages") or [{}])[-1].get("content"))
-                answer = {k: decided([{"content": f"{asked}\n{k}"}], v["enum"]) for k, v in props.items()}
+                answer = {k: "yes" if self.sure is not None and "yes" in v["enum"] else
+                          decided([{"content": f"{asked}\n{k}"}], v["enum"]) for k, v in props.items()}
                 message["content"] = json.dumps(answer)
                 if body.get("logprobs"):
-                    choice["logprobs"] = {"content": json_logprobs(message["content"], props)}
+                    choice["logprobs"] = {"content": json_logprobs(message["content"], props, self.sure)}
             else:
                 message["content"] = json.dumps(instance_of(schema, n))
         elif body.get("tools"):

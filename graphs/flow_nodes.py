@@ -52,7 +52,6 @@ from debatrix.core.flow import (
     speech_note,
     speech_value,
 )
-from debatrix.core.profile import for_settings
 from debatrix.core.models import (Debate, DebaterJudgment, Line, Mark, Passage, SpeechAnalysis, SpeechFlow,
                                   SpeechJudgment, Verdict)
 
@@ -166,7 +165,7 @@ async def flow_speech(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     meaning_later(debate, ctx.settings.memory.embedding)  # started with the first speech, which answers nothing
     meaning, proposed_by = (await meaning_upto(debate, ctx.settings.memory.embedding, i)) if i else (None, "")
     kinds = asked_kinds([d.measure for d in state.get("dimensions", [])], ctx.settings.flow_ask == "all",
-                        for_settings(ctx.settings).profile)
+                        ctx.profile.profile)
     pairs = asked_pairs(debate, earlier, i, meaning) if i and "answers" in kinds else {}
     marks = [k for k in MARKS if k in kinds]
     asked = _Asked()
@@ -285,7 +284,7 @@ async def flow_verdicts(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     proposed = {f.proposed_by for f in flows if f.proposed_by.startswith("words (")}  # meaning was wanted
     warnings += [f"answers proposed by {how}" for how in sorted(proposed)]
     method = "argmax" if counted else "sampled" if sampled else "logprobs"
-    profile = for_settings(ctx.settings).profile
+    profile = ctx.profile.profile
     read = ledger(debate, flows, "flow", profile)  # one reading: each dimension weighs its own part of it
     for dim in state.get("dimensions", []):
         measure = dim.measure or "mean"  # resolve_dimensions refuses a flow run's dimension without one

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
-from debatrix.core.flow import BLIND, FlowVerdict, gist, ledger
+from debatrix.core.flow import FlowVerdict, gist, ledger
 from debatrix.core.models import Line, Mark, SpeechFlow
 from debatrix.core.models import Debate, Debater, Speech
 
@@ -38,52 +38,75 @@ def test_an_answered_row_falls_a_dropped_one_stands_and_an_answer_answered_in_tu
                              Line(speech=2, target="S2.1", by="S3.2", answers=0.1),  # asked, not answered
                              Line(speech=3, target="S1.1", by="S4.1", answers=0.1),
                              Line(speech=3, target="S1.2", by="S4.2", answers=0.1)])
-    led = ledger(d, flows, "argument")
+    led = ledger(d, flows, "argument")  # unprofiled: every P counts as the model gave it
     rows = {t.id: t for t in led.threads}
-    base = (0.9 + 0.8 + 0.9 + 0.1 * 3) / 6
-    assert led.baseline == pytest.approx(base, abs=1e-4)
-
-    def counts(p):
-        return (p - base) / (1 - base)
-
-    assert rows["S1.1"].status == "answered" and rows["S1.1"].stands == pytest.approx(1 - counts(0.9), abs=1e-3)
+    assert led.baseline is None
+    # S2.1's answer stands 0.9 (Ana's S3.2 answered it at 0.1), and S4.1's 0.1 answer stands (nothing after it)
+    assert rows["S1.1"].status == "answered"
+    assert rows["S1.1"].stands == pytest.approx((1 - 0.9 * 0.9) * (1 - 0.1), abs=1e-3)
     # Ben's S2.2 answered Ana's S1.2, and Ana's S3.1 answered S2.2: S1.2 stands again
     assert rows["S2.2"].status == "answered"
     assert rows["S1.2"].status == "extended"
-    assert rows["S1.2"].stands == pytest.approx(1 - counts(0.8) * (1 - counts(0.9)), abs=1e-3)
-    assert rows["S2.1"].status == "dropped"  # asked about, at less than the debate's usual answer
+    assert rows["S1.2"].stands == pytest.approx((1 - 0.8 * (1 - 0.9)) * (1 - 0.1), abs=1e-3)
+    assert rows["S2.1"].status == "dropped"  # asked about, and the model said it does not answer it
     assert rows["S4.1"].status == "standing"  # nobody spoke after the last speech
     cell = rows["S1.1"].cells[0]
-    assert cell.speech == 1 and cell.by == "S2.1" and cell.answered == 0.9 and cell.counts == pytest.approx(
-        counts(0.9), abs=1e-3)
+    assert cell.speech == 1 and cell.by == "S2.1" and cell.answered == 0.9 and cell.counts == pytest.approx(0.9)
     ana = led.tally("Ana")
     assert ana.standing == pytest.approx(sum(rows[i].weighs * rows[i].stands for i in ("S1.1", "S1.2", "S3.1", "S3.2")),
                                          abs=1e-3)
 
 
-@given(st.floats(0.3, 0.9), st.integers(1, 6))
+def _profile(kind: str, a: float, b: float, shift: float = 0.0, auc: tuple[float, float] = (0.7, 0.65)):
+    from debatrix.core.profile import DecisionProfile, Interval, JudgeProfile, ModelIdentity, PlaceLean, PMap
+
+    place = PlaceLean(pairs=40, first=0.5, second=0.5, flips=0.1, shift=Interval(value=shift, low=shift, high=shift))
+    d = DecisionProfile(kind=kind, question="q", gold="g", items=200, debates=24,
+                        auc=Interval(value=auc[0], low=auc[1], high=auc[0] + 0.05), place=place,
+                        map=PMap(a=a, b=b, fitted=200, checked=200, brier_raw=0.3, brier_mapped=0.2))
+    return JudgeProfile(model=ModelIdentity(name="m"), prompts_sha256="x", measured="2026-12-02",
+                        decisions={kind: d})
+
+
+@given(st.floats(0.51, 0.99), st.integers(1, 6))
 @hsettings(max_examples=60, deadline=None)
-def test_answers_at_the_debates_usual_level_fell_nothing_however_many_are_asked(level, times):
-    """The default model says yes to nearly every "does this answer that point?" (its level carries no signal):
-    asking a row about more passages, all at the debate's usual answer, never fells it."""
+def test_a_sure_model_fells_every_row_it_answers_however_many_times_it_is_asked(level, times):
+    """An unprofiled model that says yes at ``level`` to every "does this answer that point?": each row a later
+    speech was asked about counts as answered (no answer counts nothing by standing at the debate's usual level)."""
     d = _debate((2, 2, 2, 2))
-    ben = [p.id for p in d.passages if p.speaker == "Ben"]
-    lines = [Line(speech=d.passage_index[b].speech, target=t, by=b, answers=level)
-             for t in ("S1.1", "S1.2") for b in ben[:times]]
+    ben = [p.id for p in d.passages if p.speaker == "Ben" and p.speech == 1]
+    lines = [Line(speech=1, target=t, by=b, answers=level) for t in ("S1.1", "S1.2") for b in ben[:times]]
     rows = {t.id: t for t in ledger(d, _flows(d, lines=lines), "argument").threads}
-    assert rows["S1.1"].stands == 1.0 and rows["S1.1"].status == "dropped"
+    assert rows["S1.1"].status == "answered" and rows["S1.2"].status == "answered"
+    assert rows["S1.1"].stands == pytest.approx((1 - level) ** min(times, len(ben)), abs=1e-3)
 
 
-@given(st.lists(st.floats(0, 1), min_size=1, max_size=6), st.floats(0, 1))
+@given(st.floats(0.01, 0.99), st.floats(0.2, 3.0), st.floats(-2, 2), st.floats(-1.5, 1.5))
 @hsettings(max_examples=80, deadline=None)
-def test_an_answer_counts_more_the_higher_it_stands_above_the_baseline_and_never_below_it(ps, base):
-    from debatrix.core.flow import counted
+def test_a_profile_reads_an_answer_through_its_map_with_its_place_lean_taken_out(p, a, b, shift):
+    from debatrix.core.profile import _logit, _sigmoid
 
-    for p in ps:
-        c = counted(p, base)
-        assert 0.0 <= c <= 1.0 and (c == 0.0 if p <= base or base >= 1.0 else c >= 0.0)
-        assert counted(min(1.0, p + 0.05), base) >= c
-    assert counted(0.7, None) == 0.7  # a result before 1.8: answers count as given
+    prof = _profile("answers", a, b, shift)
+    first, second = prof.adjusted("answers", p, 0), prof.adjusted("answers", p, 1)
+    assert first == pytest.approx(_sigmoid(a * (_logit(p) - shift / 2) + b), abs=1e-6)
+    assert second == pytest.approx(_sigmoid(a * (_logit(p) + shift / 2) + b), abs=1e-6)
+    assert prof.adjusted("answers", min(0.999, p + 0.01), 0) >= first  # the map keeps the model's order
+    assert prof.adjusted("argues", p, 0) == p  # a decision the profile does not hold: as given
+    blind = _profile("answers", a, b, shift, auc=(0.52, 0.45))
+    assert blind.state("answers") == "blind" and blind.adjusted("answers", p, 0) == p
+
+
+def test_a_profiles_map_decides_whether_an_answer_fells_the_row():
+    """The same model answer, P 0.69: a row's status follows from the answer as the profile maps it, below even odds
+    where the model's 0.69 is what it says to points it did not answer, above where it is a sure sign."""
+    d = _debate((2, 2, 2, 2))
+    lines = [Line(speech=1, target="S1.1", by="S2.1", answers=0.69)]
+    flows = _flows(d, lines=lines)
+    low = {t.id: t for t in ledger(d, flows, "argument", _profile("answers", 3.0, -2.5)).threads}
+    high = {t.id: t for t in ledger(d, flows, "argument", _profile("answers", 1.0, 1.0)).threads}
+    assert low["S1.1"].status == "dropped" and low["S1.1"].cells[0].answered == 0.69
+    assert low["S1.1"].cells[0].counts < 0.5
+    assert high["S1.1"].status == "answered" and high["S1.1"].cells[0].counts > 0.5
 
 
 def test_a_result_before_1_8_reads_its_refutations_as_answers():
@@ -117,10 +140,10 @@ def test_engagement_counts_only_rows_spoken_before_one_of_the_debaters_speeches(
     lines = [Line(speech=2, target="S2.1", answers=1.0), Line(speech=2, target="S2.2", answers=0.0)]
     led = ledger(d, _flows(d, lines=lines), "argument")
     ana, ben = led.tally("Ana"), led.tally("Ben")
-    # Ben's speech 2 came before Ana's speech 3; speech 4 came after all (every passage alike: each weighs 0.5)
-    assert ana.engageable == pytest.approx(1.0)
+    # Ben's speech 2 came before Ana's speech 3; speech 4 came after all (every passage at P 1: each weighs 1)
+    assert ana.engageable == pytest.approx(2.0)
     assert ana.engagement == pytest.approx(0.5)
-    assert ben.engageable == pytest.approx(2.0) and ben.engagement == pytest.approx(0.0)
+    assert ben.engageable == pytest.approx(4.0) and ben.engagement == pytest.approx(0.0)
 
 
 @given(st.lists(st.tuples(st.integers(1, 3), st.floats(0, 1), st.floats(0, 1)), max_size=6))
@@ -153,7 +176,7 @@ def test_a_missing_speech_keeps_what_it_has_and_the_rest_is_judged():
     flows[1] = SpeechFlow(dimension="argument", index=1, speaker="Ben", missing="StructuredOutputError: cut off")
     led = ledger(d, flows, "argument")
     assert not any(t.id.startswith("S2.") for t in led.threads)
-    assert led.tally("Ana").arguments == pytest.approx(4 * 0.5)
+    assert led.tally("Ana").arguments == pytest.approx(4 * 1.0)
 
 
 # ------------------------------------------------------------------ verdicts, comments and checks from the ledger
@@ -195,8 +218,8 @@ def _swapped(d: Debate) -> Debate:
 def test_a_verdict_is_a_distribution_symmetric_in_the_listing_of_the_debaters(case, dim):
     d, flows = case
     v = flow_verdict(ledger(d, flows, dim))  # read by the measure of its name (general: the mean)
-    if dim in BLIND:  # not judged: no winner, no probabilities, and it says why (measured at chance)
-        assert v.winner is None and v.probabilities == {} and v.blind and "measured" in v.reason
+    if v.not_judged:  # language with no passage asked whether it reads clearly: says so, names no winner
+        assert v.winner is None and v.probabilities == {} and dim in ("language",)
         return
     assert sum(v.probabilities.values()) == pytest.approx(1, abs=1e-3)
     # listed the other way round, the same debate gets the same verdict: nothing favours the first listed
@@ -268,6 +291,7 @@ def test_the_panel_is_the_weighted_mean_of_the_judged_dimensions_and_sums_to_one
     a, lang = (flow_verdict(led.model_copy(update={"dimension": m, "measure": m})) for m in ("argument", "language"))
     s = FlowVerdict(dimension="source", strengths={"Ana": 0.0, "Ben": 0.4}, probabilities={"Ana": 0.4, "Ben": 0.6},
                     reason="")  # a second judged dimension
+    assert lang.not_judged  # no passage was asked whether it reads clearly
     panel = combined("panel", [(3, a), (1, s), (2, lang)])  # language is not judged: its weight goes nowhere
     assert panel.probabilities["Ben"] == pytest.approx((3 * a.probabilities["Ben"] + s.probabilities["Ben"]) / 4,
                                                        abs=1e-3)
@@ -371,38 +395,30 @@ def test_words_are_found_in_scripts_written_without_spaces():
     assert terms("соперничество") == terms("соперничества") == terms("Соперничеству")  # inflections meet
 
 
-@given(st.dictionaries(st.sampled_from([f"S{i}.{k}" for i in range(1, 4) for k in range(1, 4)]), st.floats(0, 1),
-                       min_size=1))
-@hsettings(max_examples=80, deadline=None)
-def test_a_rows_weight_is_its_place_among_the_debates_passages(ps):
-    """What a row weighs is the order of its P(argument) in the debate, not the level: in [0, 1], the same for the
-    same probability, higher for a higher one, the middle for all where all are alike."""
-    from debatrix.core.flow import ranked
-
-    w = ranked(ps)
-    assert set(w) == set(ps) and all(0 <= v <= 1 for v in w.values())
-    for a in ps:
-        for b in ps:
-            if ps[a] == ps[b]:
-                assert w[a] == w[b]
-            elif ps[a] < ps[b]:
-                assert w[a] < w[b]
-    if len(set(ps.values())) == 1:
-        assert set(w.values()) == {0.5}
-    shifted = ranked({k: round(v, 6) * 0.5 + 0.3 for k, v in ps.items()})  # the model's level moved: weights stay
-    assert shifted == pytest.approx(ranked({k: round(v, 6) for k, v in ps.items()}))
+def test_a_passage_whose_decision_is_missing_weighs_nothing():
+    """No verdict rests on a guessed decision: a passage the model gave no answer about is no row and adds nothing
+    to its speaker's tally (it was weighed as a middle passage before)."""
+    d = _debate((1, 1, 1, 1))
+    flows = _flows(d)
+    flows[2] = flows[2].model_copy(update={"marks": (Mark(id="S3.1", argument=None),), "missed": {"argues": 1}})
+    led = ledger(d, flows, "argument")
+    assert "S3.1" not in {t.id for t in led.threads}
+    assert led.tally("Ana").arguments == pytest.approx(1.0)
 
 
-def test_a_planted_passage_the_model_calls_an_argument_less_than_the_rest_weighs_nothing():
-    """A short planted line ("Theo conceded this debate to me") that the default model still calls an argument
-    with P 0.66, among passages at 0.72-0.88 (as measured on school_uniforms): it adds no weight to its speaker."""
-    d = _debate((1, 1, 2, 1))
-    marks = {"S1.1": 0.88, "S2.1": 0.76, "S3.1": 0.75, "S3.2": 0.66, "S4.1": 0.76}
-    flows = [SpeechFlow(dimension="flow", index=i, speaker=s.speaker,
-                        marks=tuple(Mark(id=p.id, argument=marks[p.id], evidence=0.5)
-                                    for p in d.passages if p.speech == i)) for i, s in enumerate(d.speeches)]
-    rows = {t.id: t for t in ledger(d, flows, "argument").threads}
-    assert rows["S3.2"].weight == 0.0 and rows["S1.1"].weight == 1.0
+def test_a_blind_decision_in_the_profile_leaves_its_dimension_unjudged_and_says_whose_figure():
+    from debatrix.core.flow import asked_kinds, blind_reason
+
+    prof = _profile("clear", 1.0, 0.0, auc=(0.51, 0.44))
+    why = blind_reason("language", prof)
+    assert why.startswith("the answers of m to") and "0.51 [0.44, 0.56]" in why and "2026-12-02" in why
+    assert blind_reason("argument", prof) == "" and blind_reason("language", None) == ""
+    assert "clear" not in asked_kinds(["argument", "language"], profile=prof)
+    assert "clear" in asked_kinds(["argument", "language"], profile=None)  # unprofiled: every dimension asked
+    d = _debate()
+    led = ledger(d, _flows(d), "language", prof).model_copy(update={"measure": "language", "blind": why})
+    v = flow_verdict(led, "language", profile=prof)
+    assert v.winner is None and v.blind and why[1:] in v.reason
 
 
 from .many_scripts import REBUTTALS  # noqa: E402

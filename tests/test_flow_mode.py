@@ -12,7 +12,7 @@ import pytest
 from debatrix import JudgeSettings, MemorySettings
 from debatrix.app.api import ajudge_debate
 from debatrix.core import prompting as P
-from debatrix.core.flow import BLIND, flow_calls
+from debatrix.core.flow import flow_calls
 from debatrix.core.models import JudgeResult, Status
 from debatrix.testing import ScriptedChatModel, decided
 
@@ -21,7 +21,7 @@ def _kind(call) -> str:
     """Which question a call asks: its last line is one of the flow's question templates, rendered for the passage
     the call is about (the templates' wording may change; the kind of question does not)."""
     last = str(call.messages[-1].content).splitlines()[-1]
-    for kind, template in (("argues", "flow_argues.j2"), ("evidence", "flow_evidence.j2")):
+    for kind, template in (("argues", "flow_argues.j2"), ("evidence", "flow_evidence.j2"), ("clear", "flow_clear.j2")):
         if last == P.render(template, P.FlowQuestionVars(id=call.target)).strip():
             return kind
     answer = P.render("flow_answer.j2", P.FlowAnswerVars(fence="F", id=call.target, target="T", speaker="X",
@@ -40,8 +40,10 @@ async def test_a_flow_run_asks_each_passage_each_speech_and_the_rows_it_proposes
     assert result.status is Status.COMPLETE, result.incomplete_reason
     asked = Counter(_kind(c) for c in model.calls)
     answers = [c for c in model.calls if _kind(c) == "answers"]
-    # whether a passage cites evidence is not asked while no judged dimension rests on it (source is measured blind)
-    assert asked == {"argues": len(uniforms.passages), "answers": len(answers)}
+    # an unprofiled model (a LangChain model of the caller's): every dimension is judged, so every kind is asked
+    assert asked == {"argues": len(uniforms.passages), "evidence": len(uniforms.passages),
+                     "clear": len(uniforms.passages), "answers": len(answers)}
+    assert result.profile.startswith("unprofiled") and "debatrix profile" in result.profile
     # several points a passage at most, and each point once a speech
     per_passage = Counter(c.target for c in answers)
     assert max(per_passage.values()) <= 3
@@ -63,32 +65,46 @@ async def test_a_flow_run_asks_each_passage_each_speech_and_the_rows_it_proposes
     # the verdicts come from the ledger, in every dimension, and the result carries what they were computed from
     for d in result.dimensions:
         assert d.ledger is not None and d.ledger.dimension == d.name
-        if d.name in BLIND:  # measured blind: not judged, says why, no score, weighs nothing
-            assert d.verdict.not_judged and d.verdict.winner is None and not d.speech_judgments
-            assert not d.debater_judgments and f"{d.name} ×" not in result.general.verdict.comment
-            continue
-        assert len(d.speech_judgments) == len(uniforms.speeches)
+        assert not d.verdict.not_judged and len(d.speech_judgments) == len(uniforms.speeches)
     back = JudgeResult.model_validate_json(result.model_dump_json())
     assert back.flow == result.flow and back.dimensions[0].ledger == result.dimensions[0].ledger
     assert result.checks.flags == ()
     assert all(c.own_cited >= 1 for c in result.checks.comments)
 
 
+def blind_profile(tmp_path, model: str, blind: tuple[str, ...] = ("evidence",)) -> str:
+    """A profile of ``model`` (with today's prompts) in which the decisions ``blind`` are at chance and the rest
+    carry with no map: written as `debatrix profile` writes one."""
+    from debatrix.core.profile import DecisionProfile, Interval, JudgeProfile, ModelIdentity, prompts_sha256
+
+    decisions = {k: DecisionProfile(kind=k, question=f"question {k}", gold="constructed", items=200, debates=24,
+                                    auc=Interval(value=0.5, low=0.42, high=0.58) if k in blind else
+                                    Interval(value=0.8, low=0.75, high=0.85))
+                 for k in ("argues", "evidence", "clear", "answers")}
+    prof = JudgeProfile(model=ModelIdentity(name=model), prompts_sha256=prompts_sha256(), measured="2026-12-02",
+                        decisions=decisions)
+    path = tmp_path / f"{model}.profile.json"
+    path.write_text(prof.model_dump_json())
+    return str(path)
+
+
 @pytest.mark.parametrize("questions", ["apart", "together"])
-async def test_a_decision_no_judged_dimension_rests_on_is_not_asked_unless_every_kind_is_wanted(uniforms, monkeypatch,
-                                                                                               questions):
-    """Source is blind, so the evidence question decides nothing and is not paid for; ``flow_ask="all"`` asks it
-    (to measure it) and changes no verdict; a source measure that is judged asks it by default. The planner's
-    count is the most the run sends either way (on the fake server, which answers JSON with probabilities)."""
+async def test_a_decision_its_profile_marks_blind_is_not_asked_unless_every_kind_is_wanted(uniforms, tmp_path,
+                                                                                          questions):
+    """Where the model's profile marks the evidence decision blind, it decides nothing and is not paid for (source
+    not judged, the reason naming the model, its figure and the profile's date); ``flow_ask="all"`` asks it (to
+    measure it) and changes no verdict; the same model unprofiled asks it and judges source. The planner's count is
+    the most the run sends either way (on the fake server, which answers JSON with probabilities)."""
     from debatrix import LLMSettings
-    from debatrix.core.flow import MEASURES
     from debatrix.graphs.build import plan_run
     from debatrix.testing import FakeOpenAIServer
+
+    path = blind_profile(tmp_path, "fake-model")
 
     async def run(**extra):
         with FakeOpenAIServer() as srv:
             run_settings = settings().model_copy(update={
-                "flow_questions": questions, **extra,
+                "flow_questions": questions, "profile": path, **extra,
                 "llm": LLMSettings(base_url=srv.base_url, model="fake-model", max_retries=0)})
             result = await ajudge_debate(uniforms, run_settings)
             sent = [str(b["messages"][-1]["content"]) for b in srv.requests]
@@ -98,18 +114,23 @@ async def test_a_decision_no_judged_dimension_rests_on_is_not_asked_unless_every
 
     judged, evidence, calls = await run()
     assert evidence == 0
+    source = next(d for d in judged.dimensions if d.name == "source").verdict
+    assert source.not_judged.startswith("the answers of fake-model to \"question evidence\"")
+    assert "0.50 [0.42, 0.58]" in source.not_judged and "2026-12-02" in source.not_judged
+    assert judged.profile.startswith("fake-model (profile of 2026-12-02")
     every, evidence_all, calls_all = await run(flow_ask="all")
     assert evidence_all == len(uniforms.passages)
     assert calls_all == calls + (0 if questions == "together" else len(uniforms.passages))
-    assert [d.verdict.winner for d in every.dimensions] == [d.verdict.winner for d in judged.dimensions]
-    assert every.general.verdict.winner == judged.general.verdict.winner
+    if questions == "apart":  # together, the fake's answers are a hash of the whole request, which the question adds to
+        assert [d.verdict.winner for d in every.dimensions] == [d.verdict.winner for d in judged.dimensions]
+        assert every.general.verdict.winner == judged.general.verdict.winner
     assert all(m.evidence is None for f in judged.flow for m in f.marks)
     assert all(m.evidence is not None for f in every.flow for m in f.marks)
 
-    monkeypatch.setitem(MEASURES._entries, "source", dataclasses.replace(MEASURES["source"], blind=""))
-    sourced, evidence_judged, _ = await run()
+    sourced, evidence_judged, _ = await run(profile="none")
     assert evidence_judged == len(uniforms.passages)
     assert not next(d for d in sourced.dimensions if d.name == "source").verdict.not_judged
+    assert sourced.profile.startswith("unprofiled (--profile none)")
 
 
 async def test_a_decision_answered_outside_its_options_is_missing_and_the_debate_is_still_judged(uniforms):
@@ -139,7 +160,7 @@ async def test_the_flow_verdict_follows_the_decisions_not_the_listing(uniforms):
         result = await ajudge_debate(debate, settings(), ScriptedChatModel(script={"flow_speech": answer}))
         first = uniforms.debaters[0].name
         assert result.dimension("argument").verdict.winner == first
-        assert result.dimension("source").verdict.winner == (None if "source" in BLIND else first)
+        assert result.dimension("source").verdict.winner == first
         assert result.winner == first
 
 
@@ -195,19 +216,19 @@ async def test_the_report_the_page_and_the_summary_show_each_rows_status_in_the_
     assert weighed in " ".join(text.split()) and weighed in H.unescape(html) and page["flow"]["weighed"] == weighed
     # each answer cell says in words whether it was answered, its figures on hover, on the page as in the report
     cells = [c for r in rows for c in r["cells"] if c["kind"] in ("answers", "ignores")]
-    assert cells and all(c["words"] in ("not answered", f"answered by {theo_first}") for c in cells)
+    assert cells and all(c["words"] in ("asked, not answered", f"answered by {theo_first}") for c in cells)
     for c in cells:
         assert f'title="{c["hover"]}"' in H.unescape(html) and "P(it answers)" in c["hover"]
 
 
 async def test_scores_are_the_decisions_on_one_to_ten_and_the_panel_is_a_distribution(uniforms):
     """Every speech's score is 1 + 9 × its own decisions' mean for the dimension (argument: P(argues); source:
-    P(evidence)), every debater's 1 + 9 × their probability of winning the dimension, and the panel's probabilities
+    P(evidence); language: P(clear)), every debater's 1 + 9 × their probability of winning the dimension, and the panel's probabilities
     (as the run builds them) are the judged dimensions' weighted mean and sum to 1."""
     result = await ajudge_debate(uniforms, settings(), ScriptedChatModel())  # decisions differing by question
     assert result.status is Status.COMPLETE
     marks = {f.index: f.marks for f in result.flow}
-    field = {"argument": "argument", "source": "evidence"}
+    field = {"argument": "argument", "source": "evidence", "language": "clear"}
     for d in result.dimensions:
         if d.verdict.not_judged:
             continue
@@ -271,3 +292,54 @@ def test_a_dimension_with_an_unknown_or_no_measure_is_refused_in_one_line_before
     assert res.exit_code == 2, res.output
     said = " ".join(res.output.split())
     assert words in said and "Traceback" not in res.output
+
+
+async def test_an_unprofiled_endpoint_model_is_judged_on_every_dimension_and_every_surface_says_so_once(uniforms):
+    """A model nobody profiled (the fake server's): every dimension judged on its own probabilities, and the
+    summary, the report and the page each say once that it is unprofiled, with the command that profiles it."""
+    import html as H
+    import io
+
+    from rich.console import Console
+
+    from debatrix import LLMSettings
+    from debatrix.app.report import result_html
+    from debatrix.app.terminal import print_summary
+    from debatrix.app.ui import summary
+    from debatrix.testing import FakeOpenAIServer
+
+    with FakeOpenAIServer() as srv:
+        run = settings().model_copy(update={"llm": LLMSettings(base_url=srv.base_url, model="fake-model",
+                                                                max_retries=0)})
+        result = await ajudge_debate(uniforms, run)
+    assert result.status is Status.COMPLETE, result.incomplete_reason
+    assert all(not d.verdict.not_judged for d in result.dimensions)
+    note = result.profile
+    assert note.startswith("unprofiled") and "debatrix profile --base-url URL --model fake-model" in note
+    out = io.StringIO()
+    print_summary(result, Console(file=out, width=2000))
+    assert out.getvalue().count(note) == 1
+    assert H.unescape(result_html(result)).count(note) == 1
+    assert summary(result)["profile"] == note
+
+
+async def test_a_model_that_says_yes_at_97_to_everything_fells_every_row_it_is_asked_about(uniforms):
+    """Unprofiled, every answer at P 0.97: every row a later speech of the other side was asked about counts as
+    answered (or extended, where its answer was itself answered), and the verdict is no 50/50 tie by
+    construction: each side's standing is what its rows' fates make it."""
+    from debatrix import LLMSettings
+    from debatrix.testing import FakeOpenAIServer
+
+    with FakeOpenAIServer(sure=0.97) as srv:
+        run = settings().model_copy(update={"llm": LLMSettings(base_url=srv.base_url, model="sure-model",
+                                                                max_retries=0)})
+        result = await ajudge_debate(uniforms, run)
+    assert result.status is Status.COMPLETE, result.incomplete_reason
+    led = result.flow_ledger
+    asked = [t for t in led.threads if t.cells]
+    assert asked and all(t.status in ("answered", "extended") for t in asked)
+    assert all(c.counts == pytest.approx(0.97) for t in asked for c in t.cells)
+    dropped = [t for t in led.threads if t.status == "dropped"]
+    assert all(not t.cells for t in dropped)  # only a row nobody was asked about is dropped
+    v = result.dimension("argument").verdict
+    assert v.probabilities and v.probabilities[uniforms.debaters[0].name] != pytest.approx(0.5, abs=1e-3)

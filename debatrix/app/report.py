@@ -207,9 +207,10 @@ def flow_sheet(result: JudgeResult) -> dict[str, Any] | None:
             cell = next((c for c in t.cells if c.speech == j), None)
             if j == own:
                 cells.append({"kind": "own", "id": t.id, "gist": t.gist, "text": texts.get(t.id, "")})
-            elif cell is not None:  # an answer counts by how far it stands above the debate's usual answer
+            elif cell is not None:  # an answer counts as the model's profile reads it (a result of 1.8-1.9: by
+                # how far it stood above that debate's mean answer)
                 words, figures = answer_words(cell.answered, cell.counts, cell.by or "", led.baseline)
-                cells.append({"kind": "answers" if words != "not answered" else "ignores", "words": words,
+                cells.append({"kind": "answers" if words.startswith("answered") else "ignores", "words": words,
                               "hover": figures})
             else:
                 cells.append({"kind": ""})
@@ -221,12 +222,12 @@ def flow_sheet(result: JudgeResult) -> dict[str, Any] | None:
 
 
 def baseline_words(base: float | None) -> str:
-    """What a coach needs to read an answer's probability: the debate's usual answer, which an answer must beat."""
+    """A result of 1.8 or 1.9 counted an answer by how far it stood above that debate's mean answer: said so, so
+    its sheet reads as it was computed ("" since 1.10, whose answers count as the model's profile reads them)."""
     if base is None:
         return ""
-    return (f"An answer counts by how far its probability stands above this debate's usual answer (P {base:.2f}): "
-            "the model says yes to most questions of whether a passage answers a point, so only an answer above "
-            "that level can fell a row.")
+    return (f"Judged before judge profiles: an answer counted by how far its probability stood above this debate's "
+            f"mean answer (P {base:.2f}).")
 
 
 def result_html(result: JudgeResult, item: dict[str, Any] | None = None) -> str:

@@ -478,7 +478,7 @@ def summary(result: JudgeResult) -> dict[str, Any]:
     return {"status": result.status.value, "incomplete_reason": result.incomplete_reason,
             "general": verdict(result.general), "weighing": result.weighing,
             "dimensions": [v | {"comments": comments(d)} if (v := verdict(d)) else None for d in result.dimensions],
-            "flow": page_sheet(result),
+            "flow": page_sheet(result), "profile": result.profile,
             "usage": {"calls": u.llm_calls, "prompt_tokens": u.prompt_tokens,
                       "completion_tokens": u.completion_tokens, "seconds": u.wall_seconds}}
 

@@ -161,7 +161,7 @@ class JudgeProfile(Frozen):
     def blind_reason(self, kind: str) -> str:
         """Why decision ``kind`` decides nothing on this model, with the profile's figure and date."""
         d = self.decisions[kind]
-        return (f"{self.model.name}'s answers to \"{d.question}\" were not above chance on its profile "
+        return (f"the answers of {self.model.name} to \"{d.question}\" were not above chance on its profile "
                 f"({d.figures()}; {d.gold}; measured {self.measured})")
 
     def table(self) -> list[dict[str, Any]]:
@@ -295,7 +295,8 @@ def model_of(settings: Any) -> tuple[str, str]:
 
 
 @lru_cache(maxsize=32)
-def _resolved(setting: str, model: str, endpoint: str) -> ProfileUse:
+def resolve_cached(setting: str, model: str, endpoint: str) -> ProfileUse:
+    """:func:`resolve`, once per setting, model and endpoint kind in a process."""
     return resolve(setting, model, endpoint)
 
 
@@ -303,4 +304,4 @@ def for_settings(settings: Any) -> ProfileUse:
     """The profile a run with ``settings`` reads (its ``profile`` setting on its model: :func:`resolve`); a file
     that cannot be read is refused here, before any call."""
     model, endpoint = model_of(settings)
-    return _resolved(settings.profile, model, endpoint)
+    return resolve_cached(settings.profile, model, endpoint)

@@ -335,6 +335,11 @@ class LLMGateway:
         return state
 
     @property
+    def chat_model_given(self) -> bool:
+        """Whether the caller gave the chat model (a LangChain model of their own), not the settings."""
+        return not self._own_model
+
+    @property
     def model_name(self) -> str:
         m = self._model
         return str(getattr(m, "model_name", None) or getattr(m, "model", None) or type(m).__name__)

@@ -1,0 +1,87 @@
+"""Judge profiles: what a model was measured to see is that model's data, read from its profile, never written into
+the flow's code; a profile that cannot be trusted (another model, other prompts, a broken file) is refused or said
+stale before any call."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+
+from debatrix.core.errors import ConfigurationError
+from debatrix.core.profile import (DecisionProfile, Interval, JudgeProfile, ModelIdentity, load, prompts_sha256,
+                                   resolve, shipped)
+
+ROOT = Path(__file__).resolve().parent.parent
+#: the mechanism's own round constants (an even chance, a share of missing decisions, a floor for a log): anything
+#: else with decimals in the flow's code would be a figure measured on some model
+MECHANISM = {0.0, 0.5, 1.0, 2.0, 0.2, 1e-9, 0.005, 1e-6}
+
+
+def _flow_code() -> list[Path]:
+    return [ROOT / "debatrix/core/flow.py", ROOT / "debatrix/core/profile.py", ROOT / "graphs/flow_nodes.py"]
+
+
+@pytest.mark.parametrize("path", _flow_code(), ids=lambda p: p.name)
+def test_no_figure_of_one_models_measurement_is_written_into_the_flows_code(path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    floats = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, float)}
+    assert floats <= MECHANISM, f"{path.name}: constants {sorted(floats - MECHANISM)} look measured"
+    blind = [n for n in ast.walk(tree) if isinstance(n, ast.keyword) and n.arg == "blind"
+             and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str) and n.value.value]
+    assert not blind, f"{path.name}: a measure declared blind in code (line {blind[0].lineno})"
+    names = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    assert not names & {"baseline", "ranked", "counted"}, "a correction keyed on one model's habits"
+
+
+def _profile(model="m", **states) -> JudgeProfile:
+    decisions = {k: DecisionProfile(kind=k, question=k, gold="g", items=items, debates=debates,
+                                    auc=Interval(value=v, low=lo, high=v + 0.05))
+                 for k, (v, lo, items, debates) in states.items()}
+    return JudgeProfile(model=ModelIdentity(name=model), prompts_sha256=prompts_sha256(), measured="2026-12-02",
+                        decisions=decisions)
+
+
+def test_a_decision_carries_is_blind_or_has_not_enough_data_by_its_interval_and_its_counts():
+    p = _profile(argues=(0.7, 0.62, 200, 24), clear=(0.52, 0.46, 200, 24), evidence=(0.8, 0.7, 90, 24),
+                 answers=(0.8, 0.7, 300, 12))
+    assert [p.state(k) for k in ("argues", "clear", "evidence", "answers", "other")] == [
+        "carries", "blind", "not enough data", "not enough data", "not enough data"]
+    sees = p.sees()
+    assert "sees argues (0.70 [0.62, 0.75])" in sees and "blind to clear" in sees and "not enough data on" in sees
+
+
+def test_a_profile_file_is_read_refused_in_one_line_or_said_stale(tmp_path):
+    good = tmp_path / "m.json"
+    good.write_text(_profile().model_dump_json())
+    assert load(good).model.name == "m"
+    use = resolve(str(good), "m", "openai-compatible")
+    assert use.profiled and use.note.startswith("m (profile of 2026-12-02")
+    for text, said in (("{", "not a profile"), ("[1]", "no 'model'"), (json.dumps({"model": {"name": "m"}}),
+                                                                       "schema None")):
+        bad = tmp_path / "bad.json"
+        bad.write_text(text)
+        with pytest.raises(ConfigurationError, match=said):
+            load(bad)
+    with pytest.raises(ConfigurationError, match="no such file"):
+        load(tmp_path / "missing.json")
+    other = resolve(str(good), "another-model", "openai-compatible")
+    assert not other.profiled and "stale" in other.note and "measured for m" in other.note
+    old = tmp_path / "old.json"
+    old.write_text(_profile().model_copy(update={"prompts_sha256": "0" * 64}).model_dump_json())
+    stale = resolve(str(old), "m", "openai-compatible")
+    assert not stale.profiled and "measured with other prompts" in stale.note
+    assert "debatrix profile --base-url URL --model m" in stale.note
+    none = resolve("none", "m", "local")
+    assert not none.profiled and "debatrix profile --backend local --local-model m" in none.note
+
+
+def test_every_shipped_profile_was_measured_with_todays_prompts_and_names_its_commit():
+    """A shipped profile goes stale (and is not used) when a prompt it was measured with changes: measure it
+    again with `debatrix profile` before shipping the change."""
+    for name, prof in shipped().items():
+        assert prof.prompts_sha256 == prompts_sha256(), f"{name}: measured with other prompts"
+        assert prof.commit and prof.command.startswith("debatrix profile"), name
+        assert all(d.items for d in prof.decisions.values()), name
