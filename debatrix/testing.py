@@ -114,7 +114,8 @@ def sampled(answer: str, body: dict[str, Any], k: int) -> str:
                        else v for key, v in values.items()})
 
 
-def json_logprobs(text: str, properties: dict[str, Any], top: float | None = None) -> list[dict[str, Any]]:
+def json_logprobs(text: str, properties: dict[str, Any], top: float | None = None,
+                  tops: dict[str, float] | None = None) -> list[dict[str, Any]]:
     """A JSON answer's tokens as an OpenAI server reports them: each enum value one token with its options as the
     alternatives (:func:`decision_logprobs`), every other piece of the text one certain token."""
     def certain(piece: str) -> dict[str, Any]:
@@ -126,7 +127,7 @@ def json_logprobs(text: str, properties: dict[str, Any], top: float | None = Non
         if m.group(1) not in properties:
             continue
         out.append(certain(text[last:m.start(2)]))
-        out.append(decision_logprobs(m.group(2), properties[m.group(1)]["enum"], top))
+        out.append(decision_logprobs(m.group(2), properties[m.group(1)]["enum"], (tops or {}).get(m.group(1), top)))
         last = m.end(2)
     out.append(certain(text[last:]))
     return out
@@ -340,8 +341,10 @@ class FakeOpenAIServer:
     def __init__(self, latency: float = 0.0, host: str = "127.0.0.1", port: int = 0,
                  responder: Callable[[dict[str, Any], int], dict[str, Any] | None] | None = None,
                  exact_usage: bool = True, profile: str | ServerProfile | None = None,
-                 sure: float | None = None):
+                 sure: float | None = None, reading: bool = False):
         self.latency = latency
+        # a model that reads its prompt and answers small decisions from what the text shows (reading_yes)
+        self.reading = reading
         # a model that says yes to every small decision with this probability (None: a hash of the question picks
         # the answer, at 0.55-0.94): a sure model, for what the judge does when a model's answers are all sharp
         self.sure = sure
@@ -448,11 +451,17 @@ class FakeOpenAIServer:
         fmt = body.get("response_format") or {}
         options = asked_options(body)
         choice: dict[str, Any] = {}
+        asked_text = "\n".join(str(m.get("content") or "") for m in body.get("messages") or [])
         if options:  # a small decision: one of its options, by the question, with probabilities where asked
-            message["content"] = ("yes" if self.sure is not None and "yes" in options
-                                  else decided(body.get("messages") or [{}], options))
+            top = self.sure
+            if self.reading and "yes" in options:
+                yes = reading_yes(asked_text, asked_text.strip().splitlines()[-1])
+                message["content"], top = ("yes", yes) if yes >= 0.5 else ("no", 1 - yes)
+            else:
+                message["content"] = ("yes" if self.sure is not None and "yes" in options
+                                      else decided(body.get("messages") or [{}], options))
             if body.get("logprobs"):
-                choice["logprobs"] = {"content": [decision_logprobs(message["content"], options, self.sure)]}
+                choice["logprobs"] = {"content": [decision_logprobs(message["content"], options, top)]}
         elif fmt.get("type") == "json_schema":
             schema = fmt["json_schema"]["schema"]
             props = schema.get("properties", {})
@@ -460,9 +469,15 @@ class FakeOpenAIServer:
                 asked = str((body.get("messages") or [{}])[-1].get("content"))
                 answer = {k: "yes" if self.sure is not None and "yes" in v["enum"] else
                           decided([{"content": f"{asked}\n{k}"}], v["enum"]) for k, v in props.items()}
+                tops: dict[str, float] = {}
+                if self.reading:  # each key's question is its line of the request
+                    for k in props:
+                        line = next((x for x in asked_text.splitlines() if x.startswith(f'"{k}":')), "")
+                        yes = reading_yes(asked_text, line)
+                        answer[k], tops[k] = ("yes", yes) if yes >= 0.5 else ("no", 1 - yes)
                 message["content"] = json.dumps(answer)
                 if body.get("logprobs"):
-                    choice["logprobs"] = {"content": json_logprobs(message["content"], props, self.sure)}
+                    choice["logprobs"] = {"content": json_logprobs(message["content"], props, self.sure, tops)}
             else:
                 message["content"] = json.dumps(instance_of(schema, n))
         elif body.get("tools"):
@@ -517,15 +532,71 @@ def serve_fake(argv: list[str] | None = None) -> None:
     ap.add_argument("--rough-usage", action="store_true", help="report characters / 4 as tokens (no tokenizer work)")
     ap.add_argument("--profile", choices=sorted(SERVER_PROFILES), help="answer as that server does (log probabilities "
                     "or none, what it does with n, what it refuses)")
+    ap.add_argument("--judge", choices=("hash", "reading", "sure"), default="hash", help="how it answers small "
+                    "decisions: hash, by a hash of the question (blind to the text); reading, from what the text "
+                    "shows (a test model that sees); sure, yes at P 0.97 to everything")
     args = ap.parse_args(argv)
     with FakeOpenAIServer(latency=args.latency, port=args.port, exact_usage=not args.rough_usage,
-                          profile=args.profile) as server:
+                          profile=args.profile, sure=0.97 if args.judge == "sure" else None,
+                          reading=args.judge == "reading") as server:
         print(f"fake OpenAI-compatible server at {server.base_url} (Ctrl-C stops it)", flush=True)
         try:
             while True:
                 time.sleep(3600)
         except KeyboardInterrupt:
             pass
+
+
+
+# ------------------------------------------------------------------ test models that read (or ignore) their prompt
+
+_BLOCK = re.compile(r"<<<(\S+) (S\d+\.\d+|C\d+)(: |, made earlier by )[^\n]*\n(.*?)\n\1>>>", re.S)
+_MOTION = re.compile(r"^Motion: (.*)$", re.M)
+_FIGURES = re.compile(r"https?://|www\.|\[\d+\]|\d[\d,.]*\s*(%|percent)|[$£€]\s?\d|\b\d{2,}\b|according to|"
+                      r"\b(stud(y|ies)|report|survey|research|data|statistic|source|journal|professor|university|"
+                      r"institute|poll)", re.I)
+
+
+def _content_words(text: str) -> set[str]:
+    return {w.lower()[:5] for w in re.findall(r"[A-Za-z]{4,}", text)}
+
+
+def _garbled(text: str) -> float:
+    """The share of a text's long words that a tokenizer cuts into many pieces (a letter swap breaks a word the
+    vocabulary knows into fragments): 0 for clean prose, more the more words are garbled."""
+    from debatrix.core.tokens import count_tokens
+
+    words = [w for w in re.findall(r"[A-Za-z]{6,}", text)]
+    if not words:
+        return 0.0
+    return sum(count_tokens(" " + w) >= 3 for w in words) / len(words)
+
+
+def reading_yes(asked: str, question: str) -> float:
+    """P(yes) of a test model that reads what the flow's question shows it, as a careful reader would with only
+    that text: whether the passage shares words with the motion (argues), shows figures, links or named sources
+    (evidence), reads as the vocabulary's words (clear), or shares the restated point's words (answers).
+    ``asked``: the request's text; ``question``: the question (a line of it)."""
+    found = _BLOCK.findall(asked)
+    blocks = {kind: text for _, pid, kind, text in found}
+    passage = blocks.get(": ", "")
+    point_id = re.search(r"make (?:this )?point (S\d+\.\d+|C\d+)", question)
+    if point_id:  # several points in one request: the one this question names
+        blocks[", made earlier by "] = next((text for _, pid, kind, text in found if pid == point_id.group(1)), "")
+    motion = " ".join(_MOTION.findall(asked))
+    q = question.lower()
+    if "argument about the motion" in q:
+        share = len(_content_words(passage) & _content_words(motion)) / max(1, len(_content_words(motion)))
+        return min(0.95, 0.2 + 1.5 * share)
+    if "cite evidence" in q:
+        return 0.9 if _FIGURES.search(passage) else 0.1
+    if "clearly written" in q:
+        return max(0.05, 0.95 - 2.5 * _garbled(passage))
+    if "make this point" in q or "make point" in q:
+        point = _content_words(blocks.get(", made earlier by ", ""))
+        share = len(point & _content_words(passage)) / max(1, len(point))
+        return min(0.95, 0.1 + 1.2 * share)
+    return 0.5
 
 
 if __name__ == "__main__":

@@ -125,7 +125,7 @@ def _missing(d: DimensionResult, debate: Debate, per_speech: bool) -> list[str]:
     if d.verdict is not None and d.verdict.not_judged:
         # a dimension the model cannot judge (measured blind) is complete in saying so; one whose decisions are
         # missing is not
-        blind = d.ledger is not None and bool(d.ledger.blind)
+        blind = d.verdict.blind or (d.ledger is not None and bool(d.ledger.blind))
         return [] if blind else [f"{d.name}: {d.verdict.not_judged}"]
     out = []
     # the flow's completeness is the share of its decisions made (a dimension missing too many is not judged, above):

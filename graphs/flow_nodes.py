@@ -317,7 +317,7 @@ async def flow_verdicts(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
 def as_verdict(v: Any, method: str, warnings: list[str]) -> Verdict:
     """A computed verdict as the result keeps it (a dimension not judged: no winner, no probabilities)."""
     return Verdict(dimension=v.dimension, comment=v.reason, winner=v.winner,
-                   probabilities=v.probabilities or None, method=method, not_judged=v.not_judged,
+                   probabilities=v.probabilities or None, method=method, not_judged=v.not_judged, blind=v.blind,
                    warnings=tuple(warnings))
 
 

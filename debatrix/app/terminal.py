@@ -151,7 +151,7 @@ def print_summary(result: JudgeResult, con: Console) -> None:
 def _print_flow(result: JudgeResult, con: Console) -> None:
     """A flow result's arguments left standing per debater (the report's flow sheet has every row)."""
     led = result.flow_ledger
-    if led is None:
+    if led is None or (led.blind and not led.threads):  # nothing decided: the verdicts say why
         return
     con.print("the flow: arguments left standing at the end (the report shows every row and answer)",
               highlight=False)

@@ -130,6 +130,8 @@ def ledger(debate: Debate, flows: Sequence[SpeechFlow], dimension: str,
             evidence=round(sum(t.weighs * (t.evidence or 0.0) for t in mine), 4),
             engaged=round(engaged, 4), engageable=round(engageable, 4),
             clear=round(sum(clear), 4), passages=len(clear)))
+    if not marks and not lines:  # nothing was decided (every decision blind, or none answered): no row to show
+        threads = []
     return Ledger(dimension=dimension,
                   threads=tuple(t for t in threads if t.argument >= ARGUMENT_AT or not argued),
                   tallies=tuple(tallies))
@@ -465,8 +467,10 @@ def combined(dimension: str, parts: Sequence[tuple[float, FlowVerdict]]) -> Flow
     leaves the merge not judged, since its weight would otherwise fall to the others unsaid."""
     lost = [v for _, v in parts if v.not_judged and not v.blind]
     if lost or not [v for _, v in parts if not v.not_judged]:
+        # every part blind on this model: nothing failed, there is nothing it can decide (said as such, complete)
         return not_judged(dimension, "; ".join(f"{v.dimension} was not judged" for v in lost) if lost
-                          else "no dimension it weighs was judged", "no winner is named")
+                          else "no dimension it weighs is judged on this model (each says why)", "no winner is named",
+                          blind=not lost)
     judged = [(w, v) for w, v in parts if not v.not_judged]
     total = sum(w for w, _ in judged) or 1.0
     names = list(judged[0][1].probabilities)

@@ -403,6 +403,8 @@ class Verdict(Frozen):
     # why this verdict names no winner although the run is complete: the dimension's decisions carry no signal
     # measured on gold, or too many of them are missing ("" : judged). Such a verdict weighs nothing in the panel
     not_judged: str = ""
+    # not judged because the model cannot make the decisions it rests on (its profile: not the run's failure)
+    blind: bool = False
     orders: tuple[Judgment, ...] = ()
     # mean probability the orders gave whoever they listed first, minus 1/n (0: no preference for the first place)
     position_bias: float | None = None
