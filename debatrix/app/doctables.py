@@ -99,9 +99,25 @@ def freshness_table(page: Path = ROOT / "docs" / "measured.md") -> str:
     return "| section | measured at | the code it measures | that code since |\n|---|---|---|---|\n" + "".join(rows)
 
 
+def profiles_table() -> str:
+    """What each embedded model was measured to see: a row per shipped profile and decision, from the profile files
+    themselves (written by ``debatrix profile``, each naming its commit)."""
+    from debatrix.core.profile import shipped
+
+    rows = []
+    for name, prof in sorted(shipped().items()):
+        for r in prof.table():
+            rows.append(f"| `{name}` | {r['decision']} | {r['state']} | {r['roc_auc']} | {r['items']} / "
+                        f"{r['debates']} | {r['first']} / {r['second']} ({r['flips']} flip) | {r['longer']} | "
+                        f"{r['map']} | `{prof.commit[:7]}` {prof.measured} |\n")
+    return ("| model | decision | state | ROC AUC [95%] | items / debates | P first / second | longer | map, held out | "
+            "measured |\n|---|---|---|---|---|---|---|---|---|\n" + "".join(rows))
+
+
 #: every generated table: its name on the page, how it is printed, and the page it is on
 TABLES: dict[str, tuple[Callable[[], str], str]] = {
     "modes": (modes_table, "docs/researchers.md"),
+    "profiles": (profiles_table, "docs/measured.md"),
     "exit-codes": (exit_code_table, "docs/coaches.md"),
     "freshness": (freshness_table, "docs/measured.md"),
 }
