@@ -9,8 +9,8 @@ b = 0), so a few dozen debates cannot make it extreme. Figures "after" calibrati
 verdict is mapped by a fit on the other folds, never on itself.
 
 ``debatrix bench calibrate FOLDER`` fits a results folder's verdicts per mode, prints the figures, draws
-``reliability.png`` and writes ``calibration.json`` (the maps, in the format the package ships in
-``debatrix/llm/calibration.json``)."""
+``reliability.png`` and writes ``calibration.json`` (the maps, in the format a judge profile keeps them in: its
+``verdict_maps`` and ``place_priors``, :mod:`debatrix.core.profile`)."""
 
 from __future__ import annotations
 

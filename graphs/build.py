@@ -230,7 +230,7 @@ def _largest_decision(debate: Debate, settings: JudgeSettings) -> Request:
     one = _count(passage_messages(debate, p, answer_question(debate, p, rows[0])), settings) + 8
     # asked together (an endpoint without a prompt cache): every question of the passage in one JSON answer
     together = _count(passage_messages(debate, p, questions_of(debate, p, [r.id for r in rows[:ASK_PER_PASSAGE]])),
-                      settings) + 12 + 8 * (2 + ASK_PER_PASSAGE)
+                      settings) + 12 + 8 * (3 + ASK_PER_PASSAGE)
     return Request(max(one, together) if settings.flow_questions != "apart" else one,
                    f"a decision on passage {p.id}")
 

@@ -193,9 +193,10 @@ def answer_question(debate: Debate, p: Passage, row: Passage) -> str:
                                                        text=P.quoted(gist(row.text, GIST_ASKED), fence)))
 
 
-def questions_of(debate: Debate, p: Passage, rows: list[str], kinds: Sequence[str] = ("argues", "evidence")) -> str:
+def questions_of(debate: Debate, p: Passage, rows: list[str],
+                 kinds: Sequence[str] = ("argues", "evidence", "clear")) -> str:
     """Every question about passage ``p`` at once: those of ``kinds`` about it alone (whether it argues, whether it
-    cites evidence), and whether it answers each of ``rows`` (each point restated, as the one-question form
+    cites evidence, whether it reads clearly), and whether it answers each of ``rows`` (each point restated, as the one-question form
     restates it)."""
     fence = P.fence_for(debate)
     index = debate.passage_index

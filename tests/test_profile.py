@@ -85,3 +85,80 @@ def test_every_shipped_profile_was_measured_with_todays_prompts_and_names_its_co
         assert prof.prompts_sha256 == prompts_sha256(), f"{name}: measured with other prompts"
         assert prof.commit and prof.command.startswith("debatrix profile"), name
         assert all(d.items for d in prof.decisions.values()), name
+
+
+# ------------------------------------------------------------------ `debatrix profile` on the fake server's models
+
+from typer.testing import CliRunner  # noqa: E402
+
+from .conftest import EXAMPLES, data_required  # noqa: E402
+
+
+def _profile_cli(base_url: str, model: str, out: Path, *extra: str):
+    from debatrix.app.cli import app
+
+    return CliRunner().invoke(app, ["profile", "--base-url", base_url, "--model", model, "--out", str(out),
+                                    "--debates", "20", "--per-debate", "8", "--mirror", "2", *extra])
+
+
+@data_required
+def test_profiling_a_model_that_reads_and_one_that_does_not_gives_the_table_each_should(tmp_path):
+    """The reading test model (it answers from what the text shows) is profiled seeing what its text shows; the
+    hash one (its answers ignore the text) blind on every decision. The command says its cost before the first
+    call, refuses a budget it would pass before any call, and a rerun pays for nothing (its answer cache)."""
+    from debatrix.testing import FakeOpenAIServer
+
+    with FakeOpenAIServer(reading=True, exact_usage=False) as reader, FakeOpenAIServer(exact_usage=False) as blind:
+        over = _profile_cli(reader.base_url, "reading-model", tmp_path / "r.json", "--max-calls", "10")
+        assert over.exit_code == 2 and "over --max-calls 10" in over.output and not reader.requests
+        res = _profile_cli(reader.base_url, "reading-model", tmp_path / "r.json")
+        assert res.exit_code == 0, res.output
+        planned = int(res.output.split(": ", 1)[1].split(" calls")[0])
+        assert planned == len(reader.requests) >= 4 * 150
+        sent = len(reader.requests)
+        again = _profile_cli(reader.base_url, "reading-model", tmp_path / "r.json")
+        assert again.exit_code == 0 and len(reader.requests) == sent  # every answer from the cache
+        res = _profile_cli(blind.base_url, "blind-model", tmp_path / "b.json")
+        assert res.exit_code == 0, res.output
+    seeing, blind_prof = load(tmp_path / "r.json"), load(tmp_path / "b.json")
+    for kind in ("argues", "evidence", "clear"):
+        assert seeing.state(kind) == "carries", (kind, seeing.decisions[kind].auc)
+        assert seeing.decisions[kind].items >= 150 and seeing.decisions[kind].debates >= 20
+    assert seeing.decisions["evidence"].auc.low > 0.8 and seeing.decisions["clear"].auc.low > 0.8
+    assert all(blind_prof.state(k) != "carries" for k in blind_prof.decisions)
+    assert seeing.decisions["argues"].place is not None and seeing.decisions["argues"].place.pairs >= 20
+    assert seeing.model.endpoint == "openai-compatible" and seeing.prompts_sha256 == prompts_sha256()
+
+
+@data_required
+def test_the_same_debate_is_judged_dimension_by_dimension_as_each_models_profile_says(tmp_path):
+    """Under the reading model's profile the dimensions resting on decisions it sees are judged and the rest say
+    whose figure leaves them unjudged; under the blind model's profile no dimension is judged and no winner named,
+    with no call paid for."""
+    from debatrix import JudgeSettings, LLMSettings, MemorySettings, load_debate
+    from debatrix.app.api import ajudge_debate
+    from debatrix.core.flow import blind_reason
+    from debatrix.testing import FakeOpenAIServer
+
+    import asyncio
+
+    debate = load_debate(EXAMPLES / "four_day_week.yaml")
+    for model, reading in (("reading-model", True), ("blind-model", False)):
+        with FakeOpenAIServer(reading=reading, exact_usage=False) as srv:
+            assert _profile_cli(srv.base_url, model, tmp_path / f"{model}.json").exit_code == 0
+            before = len(srv.requests)
+            run = JudgeSettings(mode="flow", memory=MemorySettings(embedding="hash"),
+                                profile=str(tmp_path / f"{model}.json"),
+                                llm=LLMSettings(base_url=srv.base_url, model=model, max_retries=0))
+            result = asyncio.run(ajudge_debate(debate, run))
+            calls = len(srv.requests) - before
+        prof = load(tmp_path / f"{model}.json")
+        assert result.status.value == "complete", result.incomplete_reason
+        for d in result.dimensions:
+            why = blind_reason(d.ledger.measure, prof)
+            assert bool(d.verdict.not_judged) == bool(why), (model, d.name, d.verdict.not_judged)
+            assert d.verdict.not_judged == why
+        if not reading:
+            assert calls == 0 and result.winner is None and result.general.verdict.not_judged
+        else:
+            assert any(not d.verdict.not_judged for d in result.dimensions) and calls > 0

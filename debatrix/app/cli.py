@@ -880,7 +880,7 @@ def _calibrate(folders: list[Path], model: str | None) -> None:
                 f"{c['brier_mapped']:.3f}", highlight=False)
     fitted = [m for m, f in figures.items() if "skipped" not in f]
     console.print(f"maps (and place priors) for {plain(name)} ({', '.join(map(plain, fitted)) or 'no mode'}) in "
-                  f"{plain(folders[0])}/calibration.json (to ship: merge into debatrix/llm/calibration.json)"
+                  f"{plain(folders[0])}/calibration.json (to ship: merge its maps into the model's judge profile, debatrix/llm/profiles/MODEL.json)"
                   + (", plot in reliability.png" if fitted else ""), highlight=False)
 
 

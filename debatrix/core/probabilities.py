@@ -27,7 +27,6 @@ import re
 from collections.abc import Sequence
 from typing import Any
 from functools import lru_cache
-from importlib import resources
 from debatrix.core.models import Frozen
 
 Logprobs = list[dict[str, Any]]
@@ -336,29 +335,20 @@ class PlacePrior(Frozen):
 
 
 @lru_cache(maxsize=1)
-def _shipped() -> dict[str, Any]:
-    """``debatrix/llm/calibration.json``: the maps and place priors shipped with the package."""
-    return json.loads(resources.files("debatrix.llm").joinpath("calibration.json").read_text(encoding="utf-8"))
-
-
-@lru_cache(maxsize=1)
 def maps() -> dict[tuple[str, str, str], CalibrationMap]:
-    """The fitted maps shipped with the package, by (model, mode, layout)."""
-    out = {}
-    for entry in _shipped().get("maps", []):
-        m = CalibrationMap.model_validate(entry)
-        out[(m.model, m.mode, m.layout)] = m
-    return out
+    """The fitted winner-probability maps shipped with the package, by (model, mode, layout): each embedded model's
+    are in its judge profile (:mod:`debatrix.core.profile`), which ``bench calibrate``'s maps are merged into."""
+    from debatrix.core.profile import shipped
+
+    return {(m.model, m.mode, m.layout): m for prof in shipped().values() for m in prof.verdict_maps}
 
 
 @lru_cache(maxsize=1)
 def place_priors() -> dict[tuple[str, str], PlacePrior]:
-    """The measured place priors shipped with the package, by (model, mode)."""
-    out = {}
-    for entry in _shipped().get("place_priors", []):
-        prior = PlacePrior.model_validate(entry)
-        out[(prior.model, prior.mode)] = prior
-    return out
+    """The measured place priors shipped with the package (in the judge profiles), by (model, mode)."""
+    from debatrix.core.profile import shipped
+
+    return {(p.model, p.mode): p for prof in shipped().values() for p in prof.place_priors}
 
 
 def calibration_for(model: str | None, mode: str, layout: str = "grouped") -> CalibrationMap | None:

@@ -1,0 +1,111 @@
+"""Whether a model's P(argument) leans to whoever speaks first, checked on debates with a known right answer
+(``../shared/data/nyu_debate``), as read raw and as its judge profile reads it (the place lean taken out):
+
+    python -m debatrix.benchmarks.placecheck --limit 40 [--profile PATH] [--cache FILE]
+
+Every passage of each debate is asked the flow's own question (is it an argument about the motion?); per debate the
+side with the higher mean P is counted, raw and through the profile, beside how often the gold's right answer is the
+first debater's, each share with a Wilson 95% interval. A model without a place lean names the first debater about
+as often as the gold does. The sample is seeded (``--seed``): the same items every time."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import csv
+import math
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+from debatrix import JudgeSettings, LLMSettings, MemorySettings, load_debate
+from debatrix.context import JudgeContext
+from debatrix.core.flow import places
+from debatrix.core.profile import for_settings, load
+
+from .base import data_root
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of ``k`` successes in ``n``."""
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def nyu_items(root: Path, limit: int | None, seed: int) -> list[tuple[Path, str]]:
+    """(motion file, the right answer's debater) of the NYU debates, a seeded sample of ``limit``."""
+    folder = root / "nyu_debate"
+    with (folder / "gold.csv").open(encoding="utf-8", newline="") as fh:
+        rows = [(folder / "motion" / f"{r['id']}.yml", r["winner"]) for r in csv.DictReader(fh)]
+    if limit:
+        rows = random.Random(seed).sample(rows, min(limit, len(rows)))
+    return sorted(rows)
+
+
+async def measure(settings: JudgeSettings, items: list[tuple[Path, str]], profile: Any) -> dict[str, Any]:
+    from debatrix.graphs.messages import about_passage
+
+    ctx = await asyncio.to_thread(JudgeContext.create, settings)
+    first_raw = first_read = gold_first = n = 0
+    try:
+        for k, (path, right) in enumerate(items, 1):
+            debate = load_debate(path)
+            place = places(debate)
+            first = min(place, key=place.get)
+            raw: dict[str, list[float]] = {}
+            read: dict[str, list[float]] = {}
+            for p in debate.passages:
+                dist, _ = await ctx.gateway.decision(about_passage(debate, p, "flow_argues.j2"), ("yes", "no"),
+                                                     node="placecheck")
+                if dist is None:
+                    continue
+                raw.setdefault(p.speaker, []).append(dist["yes"])
+                read.setdefault(p.speaker, []).append(
+                    profile.adjusted("argues", dist["yes"], place[p.speaker]) if profile else dist["yes"])
+            if len(raw) != 2:
+                continue
+            n += 1
+            mean = {who: sum(v) / len(v) for who, v in raw.items()}
+            mean_read = {who: sum(v) / len(v) for who, v in read.items()}
+            first_raw += max(mean, key=mean.get) == first
+            first_read += max(mean_read, key=mean_read.get) == first
+            gold_first += right == first
+            print(f"  {k}/{len(items)} {debate.id}: raw {mean[first]:.3f} vs {sum(mean.values()) - mean[first]:.3f}",
+                  flush=True)
+    finally:
+        ctx.close()
+    return {"debates": n, "first_raw": first_raw, "first_read": first_read, "gold_first": gold_first}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--limit", type=int, default=40)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--local-model", default="qwen2.5-coder-1.5b")
+    ap.add_argument("--profile", default="auto", help="a profile file, or auto (the shipped one)")
+    ap.add_argument("--cache", type=Path, default=None, help="an answer cache (SQLite) so a rerun pays nothing")
+    ap.add_argument("--data", type=Path, default=None)
+    args = ap.parse_args(argv)
+    settings = JudgeSettings(llm=LLMSettings(backend="local", local_model=args.local_model, cache_path=args.cache),
+                             memory=MemorySettings(embedding="hash"), profile=args.profile)
+    use = for_settings(settings) if args.profile == "auto" else None
+    profile = use.profile if use else load(args.profile)
+    items = nyu_items(args.data or data_root(), args.limit, args.seed)
+    got = asyncio.run(measure(settings, items, profile))
+    n = got["debates"]
+    for what, k in (("gold: the right answer is the first debater's", got["gold_first"]),
+                    ("raw P(argument): the first debater's mean the higher", got["first_raw"]),
+                    ("through the profile (place lean out)", got["first_read"])):
+        lo, hi = wilson(k, n)
+        print(f"{what}: {k} of {n} ({k / max(n, 1):.0%}, Wilson 95% {lo:.0%}-{hi:.0%})")
+    print(f"profile: {'none' if profile is None else profile.model.name + ' of ' + profile.measured}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
