@@ -6,14 +6,15 @@ far, ``state["flows"]``), each of its passages p is read once and asked:
 
     is p an argument about the motion (a reason for or against it)?                     P(argument)
     does p cite evidence (a source, figure, study or example)?                           P(evidence)
+    is p clearly written (correctly spelled, its sentences in an order that makes sense)? P(clear)
     does p make this point of the other side, or argue about it: "<its first words>"?    P(answers the row)
 
 (the first two as ``debatrix bench decisions`` measured them: a three-way question, argues with evidence / without /
 neither, gave every passage of a debate nearly the same probabilities). A question is asked only where a judged
-dimension rests on it (:func:`debatrix.core.flow.asked_kinds`): measured on every gold source, whether a passage cites
-evidence decides nothing on the default model, so while source is not judged it is not asked (``--flow-ask all``
-asks it, to measure it again: ``debatrix bench signals``). Whether a passage reads clearly is no longer asked at all:
-that decision was blind (docs/measured.md), so the language dimension is not judged.
+dimension rests on it (:func:`debatrix.core.flow.asked_kinds`), and a dimension is judged only where the model's
+profile does not mark a decision it rests on blind (:mod:`debatrix.core.profile`: what the model that runs was
+measured to see; an unprofiled model is asked everything). ``--flow-ask all`` asks every kind, to measure them
+again (``debatrix bench signals``, ``debatrix profile``).
 
 The rows a speech may answer are the other side's earlier passages the flow holds as arguments. Each pair of a
 passage and a row is scored by the row's rarer words the passage shares and by how close the two are in meaning

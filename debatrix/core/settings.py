@@ -246,9 +246,8 @@ class JudgeSettings(_Frozen):
         "prompt tokens billed); auto: together for an OpenAI-compatible endpoint without a prompt cache, else apart")
     flow_ask: Literal["judged", "all"] = Field(
         default="judged", description="which decisions the flow asks: judged, only those a judged dimension rests on "
-        "(a decision measured to carry no signal, such as whether a passage cites evidence while source is not "
-        "judged, decides nothing and is not paid for); all, every kind (argues, evidence, answers), to measure them "
-        "against gold (debatrix bench signals)")
+        "(a decision the model's profile marks blind decides nothing and is not paid for); all, every kind (argues, "
+        "evidence, clear, answers), to measure them against gold (debatrix bench signals)")
     profile: str = Field(
         default="auto", description="the judge profile of the model (what it was measured to see, written by "
         "`debatrix profile`): a profile file's path; none, judge unprofiled (every dimension on the model's own "
