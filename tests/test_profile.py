@@ -162,3 +162,23 @@ def test_the_same_debate_is_judged_dimension_by_dimension_as_each_models_profile
             assert calls == 0 and result.winner is None and result.general.verdict.not_judged
         else:
             assert any(not d.verdict.not_judged for d in result.dimensions) and calls > 0
+
+
+def test_the_nyu_adapter_scores_the_right_debater_the_first_named_and_the_shown_probability():
+    """Constructed records (no model): right counts a tie half, the first debater's share is read beside the
+    gold's, and the Brier score is of the probability shown for the right debater (50% where none was shown)."""
+    from debatrix.benchmarks.nyu import NyuDebate
+
+    def rec(winner, named, p):
+        other = "Debater B" if named == "Debater A" else "Debater A"
+        v = {"winner": named, "probabilities": None if p is None else {named: p, other: 1 - p}, "not_judged": ""}
+        return {"status": "complete", "winner": winner, "verdicts": {"general": v}}
+
+    records = [rec("Debater A", "Debater A", 0.8), rec("Debater B", "Debater A", 0.6),
+               rec("Debater B", None, None), {"status": "incomplete"}]
+    rows = {r.metric: r for r in NyuDebate.__new__(NyuDebate).metrics(records)}
+    assert rows["completion_rate"].value == 0.75
+    assert rows["right"].value == pytest.approx((1 + 0 + 0.5) / 3)
+    assert rows["first_named"].value == pytest.approx((1 + 1 + 0.5) / 3)
+    assert rows["gold_first"].value == pytest.approx(1 / 3)
+    assert rows["brier"].value == pytest.approx(((1 - 0.8) ** 2 + (1 - 0.4) ** 2 + 0.25) / 3)
