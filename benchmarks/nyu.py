@@ -59,7 +59,10 @@ class NyuDebate(Benchmark):
         return items
 
     def debate(self, item: Item) -> Debate:
-        return load_debate(item.path)
+        """The debate as its preset has it, its first round marked simultaneous (both openings were written
+        without seeing each other: SOURCE.md)."""
+        debate = load_debate(item.path)
+        return debate.model_copy(update={"simultaneous": ((1, 2),)}) if len(debate.speeches) >= 2 else debate
 
     def size(self, item: Item) -> int:
         return item.chars  # type: ignore[attr-defined]

@@ -438,3 +438,33 @@ def test_a_rebuttal_in_any_script_is_proposed_with_the_point_it_answers_by_words
     got = propose(asking, rows, weights, per_passage=1, budget=len(asking))
     assert got == {pid: [rows[target][0]] for (pid, _), (_, _, target) in zip(asking, second)}
     assert all(len(rs) <= 3 for rs in propose(asking, rows, weights).values())
+
+
+def test_speeches_written_without_seeing_each_other_are_not_asked_about_each_other():
+    """A simultaneous round (NYU's openings): the second opening is asked about nothing of the first, the first's
+    rows are not dropped by it (it could not answer them), and the next round may answer both."""
+    from debatrix.core.flow import flow_calls
+
+    d = _debate((2, 2, 2, 2)).model_copy(update={"simultaneous": ((1, 2),)})
+    flows = _flows(d)
+    assert open_rows(d, flows, 1) == []  # Ben's opening could not see Ana's
+    assert open_rows(d, flows, 2) == ["S2.1", "S2.2"]  # Ana's reply answers Ben's opening
+    assert open_rows(d, flows, 3) == ["S1.1", "S1.2", "S3.1", "S3.2"]
+    plain = _debate((2, 2, 2, 2))
+    assert flow_calls(d) < flow_calls(plain)
+    two = _debate((2, 2)).model_copy(update={"simultaneous": ((1, 2),)})
+    rows = {t.id: t for t in ledger(two, _flows(two), "argument").threads}
+    assert rows["S1.1"].status == "standing" and not rows["S1.1"].answerable
+
+
+def test_a_debate_file_names_its_simultaneous_rounds_and_a_wrong_one_is_refused(tmp_path):
+    from debatrix.core.errors import InvalidDebateError
+    from debatrix.core.loader import load_debate
+
+    text = ("motion: m\ndebaters: [{name: A, side: pro}, {name: B, side: con}]\nsimultaneous: [[1, 2]]\n"
+            "speeches: [{speaker: A, content: one}, {speaker: B, content: two}, {speaker: A, content: three}]\n")
+    (tmp_path / "d.yaml").write_text(text)
+    assert load_debate(tmp_path / "d.yaml").together(1) == frozenset({0, 1})
+    (tmp_path / "bad.yaml").write_text(text.replace("[[1, 2]]", "[[1, 7]]"))
+    with pytest.raises(InvalidDebateError, match="speech 7 does not exist"):
+        load_debate(tmp_path / "bad.yaml")

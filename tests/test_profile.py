@@ -182,3 +182,27 @@ def test_the_nyu_adapter_scores_the_right_debater_the_first_named_and_the_shown_
     assert rows["first_named"].value == pytest.approx((1 + 1 + 0.5) / 3)
     assert rows["gold_first"].value == pytest.approx(1 / 3)
     assert rows["brier"].value == pytest.approx(((1 - 0.8) ** 2 + (1 - 0.4) ** 2 + 0.25) / 3)
+
+
+@data_required
+def test_an_nyu_debates_first_round_openings_are_not_asked_about_each_other():
+    import asyncio
+
+    from debatrix import JudgeSettings, MemorySettings
+    from debatrix.app.api import ajudge_debate
+    from debatrix.benchmarks.nyu import NyuDebate
+    from debatrix.testing import ScriptedChatModel
+
+    from .conftest import DATA
+
+    bench = NyuDebate(DATA)
+    item = next(it for it in bench.load() if it.id == "nyu_a-pail-of-air-0")
+    debate = bench.debate(item)
+    model = ScriptedChatModel()
+    result = asyncio.run(ajudge_debate(debate, JudgeSettings(mode="flow", memory=MemorySettings(embedding="hash")),
+                                       model))
+    assert result.status.value == "complete", result.incomplete_reason
+    second = next(f for f in result.flow if f.index == 1)
+    assert second.lines == ()  # Debater B's opening asked nothing about Debater A's
+    later = [x for f in result.flow if f.index >= 2 for x in f.lines]
+    assert later  # the sequential rounds answer the openings

@@ -107,7 +107,8 @@ def ledger(debate: Debate, flows: Sequence[SpeechFlow], dimension: str,
                               read("evidence", mark.evidence, p.speaker),
                               answered=round(answered, 4), stands=round(stands[p.id], 4),
                               answerable=any(debate.debater(s.speaker).side is not p.side
-                                             for s in debate.speeches[p.speech + 1:]),
+                                             for j, s in enumerate(debate.speeches)
+                                             if debate.could_answer(j, p.speech)),
                               cells=tuple(Cell(speech=a.speech, answered=raw.get((a.speech, a.by, p.id), a.answers),
                                                counts=round(a.answers, 4), by=a.by) for a in answers)))
     tallies = []
@@ -119,7 +120,7 @@ def ledger(debate: Debate, flows: Sequence[SpeechFlow], dimension: str,
                  if m.clear is not None and m.id in index and index[m.id].speaker == d.name]
         engaged = engageable = 0.0
         for t in theirs:
-            later = [i for i in my_speeches if i > index[t.id].speech]
+            later = [i for i in my_speeches if debate.could_answer(i, index[t.id].speech)]
             if not later:
                 continue
             engageable += t.weighs
@@ -204,6 +205,8 @@ def open_rows(debate: Debate, flows: Sequence[SpeechFlow], index: int) -> list[s
     for p in debate.passages:
         if p.speech >= index:
             break
+        if not debate.could_answer(index, p.speech):  # written without seeing it (a simultaneous round)
+            continue
         mark = marks.get(p.id)
         if p.side is not side and (mark is None or mark.argument is None or mark.argument >= ARGUMENT_AT):
             out.append(p.id)
@@ -272,7 +275,8 @@ def flow_calls(debate: Debate, together: bool = False, kinds: Sequence[str] = KI
         for i, s in enumerate(debate.speeches):
             side = debate.debater(s.speaker).side
             own = sum(1 for p in debate.passages if p.speech == i)
-            budget += asked_budget(own, sum(1 for q in debate.passages if q.speech < i and q.side is not side))
+            budget += asked_budget(own, sum(1 for q in debate.passages
+                                            if debate.could_answer(i, q.speech) and q.side is not side))
     marks = sum(1 for k in MARKS if k in kinds)
     if together:
         return len(debate.passages) if marks else min(budget, len(debate.passages))

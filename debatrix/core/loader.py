@@ -11,6 +11,7 @@ Project schema (``debatrix.debate/1``)::
       - {name: Alice, side: pro}              # bp: {name: ..., side: pro, position: OG}
       - {name: Bob, side: con}
     speech_order: [Alice, Bob]    # optional; checked against the speeches when given
+    simultaneous: [[1, 2]]        # optional; speeches written without seeing each other (numbered from 1)
     speeches:
       - {speaker: Alice, content: "..."}
       - {speaker: Bob, content: "..."}
@@ -34,7 +35,8 @@ from debatrix.core.errors import InvalidDebateError
 from debatrix.core.models import BP_POSITIONS, Debate, DebateFormat, Side, roster_problems
 
 SCHEMA_ID = "debatrix.debate/1"
-_PROJECT_KEYS = {"schema", "id", "format", "motion", "info_slide", "debaters", "speech_order", "speeches"}
+_PROJECT_KEYS = {"schema", "id", "format", "motion", "info_slide", "debaters", "speech_order", "speeches",
+                 "simultaneous"}
 _BP_NAME = re.compile(r"\((OG|OO|CG|CO)\)\s*$")
 
 

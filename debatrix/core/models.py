@@ -185,14 +185,39 @@ class Debate(Frozen):
     format: DebateFormat = DebateFormat.ONE_V_ONE
     debaters: tuple[Debater, ...]
     speeches: tuple[Speech, ...] = Field(min_length=1)
+    # the rounds whose speeches were written without seeing each other (NYU's first round; openings delivered
+    # blind in some formats): each a group of speech numbers, 1-based as a file writes them ("simultaneous:
+    # [[1, 2]]"). No speech of a group is asked whether it answers another of its group
+    simultaneous: tuple[tuple[int, ...], ...] = ()
 
     @model_validator(mode="after")
     def _consistent(self) -> Debate:
         problems = roster_problems(self.format, [(d.name, d.side, d.position) for d in self.debaters],
                                    [s.speaker for s in self.speeches])
+        seen: set[int] = set()
+        for group in self.simultaneous:
+            bad = [n for n in group if not 1 <= n <= len(self.speeches)]
+            if bad:
+                problems.append(f"simultaneous: speech {bad[0]} does not exist (the debate has "
+                                f"{len(self.speeches)} speeches, numbered from 1)")
+            if seen & set(group):
+                problems.append(f"simultaneous: speech {sorted(seen & set(group))[0]} is in two rounds")
+            seen |= set(group)
         if problems:
             raise ValueError("; ".join(problems))
         return self
+
+    def together(self, speech: int) -> frozenset[int]:
+        """The 0-based speeches written without seeing speech ``speech`` (0-based) in its simultaneous round, itself
+        included (just itself where it is in none)."""
+        for group in self.simultaneous:
+            if speech + 1 in group:
+                return frozenset(n - 1 for n in group)
+        return frozenset((speech,))
+
+    def could_answer(self, later: int, earlier: int) -> bool:
+        """Whether speech ``later`` was written after seeing speech ``earlier`` (both 0-based)."""
+        return later > earlier and earlier not in self.together(later)
 
     def debater(self, name: str) -> Debater:
         for d in self.debaters:
