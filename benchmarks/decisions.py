@@ -140,6 +140,22 @@ def _one_each(asking: list[tuple[str, str]], rows: list[tuple[str, str]], weight
     return out
 
 
+def ibm_claims(root: Path) -> tuple[dict[str, dict[str, str]], dict[str, list[dict[str, str]]]]:
+    """The IBM speeches by id and the claims asked of each (their rows: label Explicit, Implicit or Negative), from
+    the data folder ``root``."""
+    folder = root / "ibm_rdd_v4_gprkb55"
+    try:
+        with (folder / "speech-transcripts.csv").open(encoding="utf-8", newline="") as fh:
+            speeches = {r["speech-id"]: r for r in csv.DictReader(fh)}
+        pairs: dict[str, list[dict[str, str]]] = {}
+        with (folder / "GP-claims-mentioned-in-speeches.csv").open(encoding="utf-8", newline="") as fh:
+            for r in csv.DictReader(fh):
+                pairs.setdefault(r["speech-id"], []).append(r)
+    except FileNotFoundError as e:
+        raise BenchmarkDataError(f"{e.filename}: not found (the IBM claim data, see its SOURCE.md)") from None
+    return speeches, pairs
+
+
 @benchmark("The flow's small decisions against gold (IBM claims, the known-answer suite), asked of the model as the "
            "flow asks them, and the lookups they must beat", variants=VARIANTS)
 class Decisions(Benchmark):
@@ -176,16 +192,7 @@ class Decisions(Benchmark):
         """The IBM speeches by id and their claims by speech id, read once."""
         if self._ibm_data is not None:
             return self._ibm_data
-        folder = self.root / "ibm_rdd_v4_gprkb55"
-        try:
-            with (folder / "speech-transcripts.csv").open(encoding="utf-8", newline="") as fh:
-                speeches = {r["speech-id"]: r for r in csv.DictReader(fh)}
-            pairs: dict[str, list[dict[str, str]]] = {}
-            with (folder / "GP-claims-mentioned-in-speeches.csv").open(encoding="utf-8", newline="") as fh:
-                for r in csv.DictReader(fh):
-                    pairs.setdefault(r["speech-id"], []).append(r)
-        except FileNotFoundError as e:
-            raise BenchmarkDataError(f"{e.filename}: not found (the IBM claim data, see its SOURCE.md)") from None
+        speeches, pairs = ibm_claims(self.root)
         self._ibm_data = speeches, pairs
         return self._ibm_data
 

@@ -23,7 +23,6 @@ of the debates and checked on the other (each way), then fitted on all."""
 from __future__ import annotations
 
 import asyncio
-import csv
 import datetime as dt
 import math
 import random
@@ -194,16 +193,9 @@ class Gold:
         meaning where the MiniLM embedder is installed), the speech as the second of a pseudo-debate."""
         from debatrix.graphs.messages import passage_messages
 
-        folder = self.root / "ibm_rdd_v4_gprkb55"
-        try:
-            with (folder / "speech-transcripts.csv").open(encoding="utf-8", newline="") as fh:
-                speeches = {r["speech-id"]: r for r in csv.DictReader(fh)}
-            claims: dict[str, list[dict[str, str]]] = {}
-            with (folder / "GP-claims-mentioned-in-speeches.csv").open(encoding="utf-8", newline="") as fh:
-                for r in csv.DictReader(fh):
-                    claims.setdefault(r["speech-id"], []).append(r)
-        except FileNotFoundError as e:
-            raise BenchmarkDataError(f"{e.filename}: not found (the IBM claim data, see its SOURCE.md)") from None
+        from .decisions import ibm_claims
+
+        speeches, claims = ibm_claims(self.root)
         ids = sorted(s for s in speeches if len({c["label"] != "Negative" for c in claims.get(s, [])}) == 2)
         random.Random(self.seed).shuffle(ids)
         out = []

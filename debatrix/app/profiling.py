@@ -79,11 +79,14 @@ def run_profile(*, out: Path | None, debates: int, per_debate: int, mirror: int,
                   + (f"; answers cached in {plain(cache)}" if cache else ""), highlight=False)
     if max_calls is not None and calls > max_calls:
         fail(f"the profile needs {calls} calls, over --max-calls {max_calls}: lower --debates or --per-debate")
-    run(_measure(settings, asked, wanted, target, source_commit() or "", seed), files_too=True)
+    name_arg = {"backend": "local", "local-model": name} if model_of(settings)[1] == "local" else {"model": name}
+    args = {**name_arg, "kinds": ",".join(wanted), "debates": debates, "per-debate": per_debate, "mirror": mirror,
+            "seed": seed}
+    run(_measure(settings, asked, wanted, target, source_commit() or "", seed, args), files_too=True)
 
 
 async def _measure(settings: Any, asked: list[Any], kinds: tuple[str, ...], target: Path, commit: str,
-                   seed: int) -> None:
+                   seed: int, command_args: dict[str, Any]) -> None:
     from debatrix.benchmarks import profiling as M
     from debatrix.context import JudgeContext
 
@@ -118,9 +121,15 @@ async def _measure(settings: Any, asked: list[Any], kinds: tuple[str, ...], targ
         keep = JudgeProfile(model=identity, prompts_sha256="", measured="",
                             verdict_maps=tuple(m for (n, _, _), m in maps().items() if n == identity.name),
                             place_priors=tuple(v for (n, _), v in place_priors().items() if n == identity.name))
-    command = "debatrix profile " + " ".join(f"--{k} {v}" for k, v in (
-        ("debates", len({p.debate for p in asked if p.kind == kinds[0]})),) if v)
+    command = "debatrix profile " + " ".join(f"--{k} {v}" for k, v in command_args.items())
     prof = M.build_profile(ctx, asked, kinds, model=identity, commit=commit, command=command, keep=keep, seed=seed)
+    if previous is not None and previous.model.name == identity.name and previous.prompts_sha256 == prof.prompts_sha256:
+        # a decision measured again (--kinds): the others keep what the file held, each with its own figures
+        kept = {k: d for k, d in previous.decisions.items() if k not in prof.decisions}
+        if kept:
+            prof = prof.model_copy(update={"decisions": {**kept, **prof.decisions},
+                                           "gold": tuple(dict.fromkeys((*previous.gold, *prof.gold))),
+                                           "command": f"{previous.command} && {prof.command}"})
     write_atomic(target, prof.model_dump_json(indent=1) + "\n")
     out_console.print(profile_table(prof))
     console.print(f"{prof.sees()}\nprofile written to {plain(target)} ({time.perf_counter() - started:.0f}s, "

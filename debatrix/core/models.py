@@ -240,8 +240,11 @@ class Debate(Frozen):
 
     @cached_property
     def fingerprint(self) -> str:
-        """Stable short hash of the debate content (used for fences and cache keys); computed once."""
-        return hashlib.sha256(self.model_dump_json().encode()).hexdigest()[:12]
+        """Stable short hash of the debate content (used for fences and cache keys); computed once. The fields added
+        since 1.10 count only where set, so a debate without them keeps its prompts (its cached answers, and the
+        judge profiles measured on it)."""
+        later = {"simultaneous"} if not self.simultaneous else set()
+        return hashlib.sha256(self.model_dump_json(exclude=later).encode()).hexdigest()[:12]
 
 
 # ---------------------------------------------------------------- results
