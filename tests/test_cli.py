@@ -62,7 +62,7 @@ def test_judge_over_http_writes_json_and_summary(tmp_path):
     assert "Winner:" in proc.stdout and "status: complete | 28 LLM calls" in proc.stdout  # speeches scored in analyses
     assert "LLM usage per node" in proc.stdout and "analyze_speech" in proc.stdout  # per-node accounting
     data = json.loads(out.read_text())
-    assert data["schema_version"] == "1.9" and data["status"] == "complete"
+    assert data["schema_version"] == "1.10" and data["status"] == "complete"
     assert [s["speaker"] for s in data["speeches"]] == ["Maya", "Theo", "Maya", "Theo"]  # the speeches judged
     assert {d["name"] for d in data["dimensions"]} == {"argument", "source", "language"}
     assert "sk-test-secret-123" not in out.read_text() + proc.stdout + proc.stderr  # no secrets in results or logs
@@ -482,7 +482,7 @@ def test_each_settings_option_shows_its_fields_description_and_sets_that_field(m
              "rps": (2.0, 2.0), "structured_output": ("tool", "tool"), "transport": ("langchain", "langchain"),
              "merge_score_call": (True, True), "score_in_analysis": (False, False), "orders": (1, 1),
              "temperature": (0.3, 0.3), "order_layout": ("shared", "shared"), "flow_questions": ("together", "together"),
-             "flow_ask": ("all", "all"), "escalate_below": (0.8, 0.8),
+             "flow_ask": ("all", "all"), "profile": ("none", "none"), "escalate_below": (0.8, 0.8),
              "retrieval": (True, True), "memory": ("http", "http"), "memory_path": (tmp_path, tmp_path),
              "chroma_host": ("10.0.0.7", "10.0.0.7"), "chroma_port": (9001, 9001), "embedding": ("hash", "hash"),
              "log_calls": (True, True), "escalate_to": ("smollm2-135m", "smollm2-135m"), "decision_samples": (5, 5)}

@@ -726,12 +726,12 @@ def profile(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="cache no answer (every call is sent)")] = False,
     **settings: Any,
 ) -> None:
-    """Measure what a judge model can see, on gold from ../shared, and write its profile.
+    """Measure what a model can see, and write its judge profile.
 
     Prints the cost before the first call, its progress, and one table of what the model sees; the flow then
     judges each dimension only where this profile shows the decision it rests on carries."""
     _need_bench_extra()
-    from .profiling import run_profile
+    from .profile_command import run_profile
 
     run_profile(out=out, debates=debates, per_debate=per_debate, mirror=mirror, kinds=kinds, max_calls=max_calls,
                 data=data, seed=seed, no_cache=no_cache, make=lambda cache: _make_settings(

@@ -22,6 +22,7 @@ it shows none.
 from __future__ import annotations
 
 import json
+from importlib import resources
 import math
 import re
 from collections.abc import Sequence
@@ -335,20 +336,29 @@ class PlacePrior(Frozen):
 
 
 @lru_cache(maxsize=1)
-def maps() -> dict[tuple[str, str, str], CalibrationMap]:
-    """The fitted winner-probability maps shipped with the package, by (model, mode, layout): each embedded model's
-    are in its judge profile (:mod:`debatrix.core.profile`), which ``bench calibrate``'s maps are merged into."""
-    from debatrix.core.profile import shipped
+def _profiles() -> list[dict[str, Any]]:
+    """The shipped judge profiles as data (``debatrix/llm/profiles/*.json``, :mod:`debatrix.core.profile`): each
+    embedded model's winner maps and place priors are kept in its profile."""
+    folder = resources.files("debatrix.llm").joinpath("profiles")
+    if not folder.is_dir():
+        return []
+    return [json.loads(f.read_text(encoding="utf-8")) for f in sorted(folder.iterdir(), key=lambda x: x.name)
+            if f.name.endswith(".json")]
 
-    return {(m.model, m.mode, m.layout): m for prof in shipped().values() for m in prof.verdict_maps}
+
+@lru_cache(maxsize=1)
+def maps() -> dict[tuple[str, str, str], CalibrationMap]:
+    """The fitted winner-probability maps shipped with the package (in the judge profiles), by (model, mode,
+    layout)."""
+    found = (CalibrationMap.model_validate(m) for prof in _profiles() for m in prof.get("verdict_maps", []))
+    return {(m.model, m.mode, m.layout): m for m in found}
 
 
 @lru_cache(maxsize=1)
 def place_priors() -> dict[tuple[str, str], PlacePrior]:
     """The measured place priors shipped with the package (in the judge profiles), by (model, mode)."""
-    from debatrix.core.profile import shipped
-
-    return {(p.model, p.mode): p for prof in shipped().values() for p in prof.place_priors}
+    found = (PlacePrior.model_validate(p) for prof in _profiles() for p in prof.get("place_priors", []))
+    return {(p.model, p.mode): p for p in found}
 
 
 def calibration_for(model: str | None, mode: str, layout: str = "grouped") -> CalibrationMap | None:
