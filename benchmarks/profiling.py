@@ -26,7 +26,6 @@ import asyncio
 import datetime as dt
 import math
 import random
-import time
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -37,13 +36,13 @@ import numpy as np
 from scipy import stats
 
 from debatrix.context import JudgeContext
-from debatrix.core.flow import GIST_ASKED, KINDS, debate_idf, gist, propose
+from debatrix.core.flow import GIST_ASKED, KINDS, debate_idf, gist, places, propose
 from debatrix.core.models import Debate, Debater, Passage, Side, Speech
 from debatrix.core.profile import (MIN_DEBATES, MIN_ITEMS, DecisionProfile, Interval, JudgeProfile, ModelIdentity,
                                    PlaceLean, PMap, prompts_sha256)
 from debatrix.core import prompting as P
 
-from .base import BenchmarkDataError, data_root
+from .base import BenchmarkDataError
 from .calibration import logit
 from .contrast import EVIDENCE, Contrast
 from .signals import auc_interval
@@ -90,12 +89,6 @@ def swapped(debate: Debate) -> Debate | None:
                                      "speeches": tuple(debate.speeches[k] for k in order)})
 
 
-def _places(debate: Debate) -> dict[str, int]:
-    from debatrix.core.flow import places
-
-    return places(debate)
-
-
 def _mark_probes(kinds: Sequence[tuple[str, Callable[[Passage], bool]]], debate: Debate, chosen: Sequence[Passage],
                  mirror: int) -> list[Probe]:
     """The probes of the passage decisions ``kinds`` ((kind, its gold label of a passage)) for the ``chosen``
@@ -107,7 +100,7 @@ def _mark_probes(kinds: Sequence[tuple[str, Callable[[Passage], bool]]], debate:
         return [Probe(kind, debate.id, label(p), about_passage(d, p, f"flow_{kind}.j2"), p.words, place, key)
                 for kind, label in kinds]
 
-    place = _places(debate)
+    place = places(debate)
     out = [x for p in chosen for x in asked(debate, p, f"{debate.id}/{p.id}", place[p.speaker])]
     other = swapped(debate)
     if other is None or mirror <= 0:
@@ -115,7 +108,7 @@ def _mark_probes(kinds: Sequence[tuple[str, Callable[[Passage], bool]]], debate:
     where = {(p.speech, p.number): p for p in other.passages}
     order = [k ^ 1 if (k ^ 1) < len(debate.speeches) else k for k in range(len(debate.speeches))]
     at = {old: new for new, old in enumerate(order)}
-    place2 = _places(other)
+    place2 = places(other)
     for p in chosen[:mirror]:
         q = where.get((at[p.speech], p.number))
         if q is not None and q.text == p.text:
@@ -399,7 +392,7 @@ async def ask(ctx: JudgeContext, asked: list[Probe], progress: Callable[[int, in
     return records
 
 
-def build_profile(ctx: JudgeContext, asked: list[Probe], kinds: Sequence[str], *, model: ModelIdentity,
+def build_profile(asked: list[Probe], kinds: Sequence[str], *, model: ModelIdentity,
                   commit: str, command: str, keep: JudgeProfile | None = None, seed: int = 0) -> JudgeProfile:
     """The profile from the answered probes (``keep``: a profile of the same model whose verdict maps and place
     priors are carried over: measured by ``bench calibrate``, not here)."""
@@ -418,11 +411,3 @@ def enough(gold: Gold) -> str:
         return (f"--debates {gold.debates} x --per-debate {gold.per_debate} = {gold.debates * gold.per_debate} items: "
                 f"at least {MIN_ITEMS} a decision give an interval worth having")
     return ""
-
-
-def default_root() -> Path:
-    return data_root()
-
-
-def now() -> float:
-    return time.perf_counter()

@@ -46,7 +46,7 @@ def run_profile(*, out: Path | None, debates: int, per_debate: int, mirror: int,
                 max_calls: int | None, data: Path | None, seed: int, no_cache: bool,
                 make: Callable[[Any], Any], fail: Callable[..., None], run: Callable[..., Any]) -> None:
     from debatrix.benchmarks import profiling as M
-    from debatrix.benchmarks.base import BenchmarkDataError
+    from debatrix.benchmarks.base import BenchmarkDataError, data_root
     from debatrix.benchmarks.runner import source_commit
 
     wanted = tuple(k.strip() for k in kinds.split(",") if k.strip()) if kinds else KINDS
@@ -64,7 +64,7 @@ def run_profile(*, out: Path | None, debates: int, per_debate: int, mirror: int,
         fail(f"--out {target}: {e.strerror or e}")
     cache = None if no_cache else target.with_name(target.name + ".cache.sqlite")
     settings = make(cache)
-    gold = M.Gold(data or M.default_root(), debates=debates, per_debate=per_debate, mirror=mirror, seed=seed)
+    gold = M.Gold(data or data_root(), debates=debates, per_debate=per_debate, mirror=mirror, seed=seed)
     why = M.enough(gold)
     if why:
         console.print(f"[yellow]{why}: the decisions will read 'not enough data'[/]", highlight=False)
@@ -122,7 +122,7 @@ async def _measure(settings: Any, asked: list[Any], kinds: tuple[str, ...], targ
                             verdict_maps=tuple(m for (n, _, _), m in maps().items() if n == identity.name),
                             place_priors=tuple(v for (n, _), v in place_priors().items() if n == identity.name))
     command = "debatrix profile " + " ".join(f"--{k} {v}" for k, v in command_args.items())
-    prof = M.build_profile(ctx, asked, kinds, model=identity, commit=commit, command=command, keep=keep, seed=seed)
+    prof = M.build_profile(asked, kinds, model=identity, commit=commit, command=command, keep=keep, seed=seed)
     if previous is not None and previous.model.name == identity.name and previous.prompts_sha256 == prof.prompts_sha256:
         # a decision measured again (--kinds): the others keep what the file held, each with its own figures
         kept = {k: d for k, d in previous.decisions.items() if k not in prof.decisions}
