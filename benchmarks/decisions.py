@@ -156,6 +156,21 @@ def ibm_claims(root: Path) -> tuple[dict[str, dict[str, str]], dict[str, list[di
     return speeches, pairs
 
 
+def ibm_claim_sentences(root: Path) -> tuple[dict[str, dict[str, str]], dict[tuple[str, str], list[dict[str, str]]]]:
+    """The IBM speeches by id and, per (speech, claim for the motion), its annotated sentences (rows with
+    ``sentence-text`` and ``is-claim-mentioned-in-sentence``), from the data folder ``root``."""
+    speeches, _ = ibm_claims(root)
+    path = root / "ibm_rdd_v4_gprkb55" / "GP-claim-to-sentence-matching.csv"
+    pairs: dict[tuple[str, str], list[dict[str, str]]] = {}
+    try:
+        with path.open(encoding="utf-8", newline="") as fh:
+            for r in csv.DictReader(fh):
+                pairs.setdefault((r["speech-id"], r["GP-claim-text-for-motion"]), []).append(r)
+    except FileNotFoundError:
+        raise BenchmarkDataError(f"{path}: not found (the IBM claim data, see its SOURCE.md)") from None
+    return {k: v for k, v in speeches.items() if any(k == sid for sid, _ in pairs)}, pairs
+
+
 @benchmark("The flow's small decisions against gold (IBM claims, the known-answer suite), asked of the model as the "
            "flow asks them, and the lookups they must beat", variants=VARIANTS)
 class Decisions(Benchmark):

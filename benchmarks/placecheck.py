@@ -75,8 +75,11 @@ async def measure(settings: JudgeSettings, items: list[tuple[Path, str]], profil
             first_raw += max(mean, key=mean.get) == first
             first_read += max(mean_read, key=mean_read.get) == first
             gold_first += right == first
-            print(f"  {k}/{len(items)} {debate.id}: raw {mean[first]:.3f} vs {sum(mean.values()) - mean[first]:.3f}",
-                  flush=True)
+            # the running counts on every line: a run stopped early still says what it measured
+            print(f"  {k}/{len(items)} {debate.id}: first's mean P(argument) raw {mean[first]:.3f} vs "
+                  f"{sum(mean.values()) - mean[first]:.3f}, read {mean_read[first]:.3f} vs "
+                  f"{sum(mean_read.values()) - mean_read[first]:.3f}; so far first higher raw {first_raw}, read "
+                  f"{first_read}, gold first {gold_first} of {n}", flush=True)
     finally:
         ctx.close()
     return {"debates": n, "first_raw": first_raw, "first_read": first_read, "gold_first": gold_first}

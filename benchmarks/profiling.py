@@ -10,8 +10,9 @@ here):
   the unchanged debates;
 - ``clear``: the suite's ``language`` change: the changed side's passages (sentences shuffled, letters swapped) are
   not clear, the other side's are;
-- ``answers``: IBM's claims mentioned in speeches (Explicit or Implicit against Negative), each asked of the passage
-  of its speech the flow would ask it of.
+- ``answers``: IBM's claim-to-sentence matches: a passage of a speech holding a sentence its annotators found a
+  claim in, against passages of the same speech whose annotated sentences do not hold it (the flow's own question,
+  asked of a passage: does it make that point).
 The same passages are asked again in the debate with its speaking order swapped (the second speaker's speeches
 first), so each is read where its speaker speaks first and where second: the place lean.
 
@@ -26,6 +27,7 @@ import asyncio
 import datetime as dt
 import math
 import random
+import re
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -36,7 +38,7 @@ import numpy as np
 from scipy import stats
 
 from debatrix.context import JudgeContext
-from debatrix.core.flow import GIST_ASKED, KINDS, debate_idf, gist, places, propose
+from debatrix.core.flow import GIST_ASKED, KINDS, gist, places
 from debatrix.core.models import Debate, Debater, Passage, Side, Speech
 from debatrix.core.profile import (MIN_DEBATES, MIN_ITEMS, DecisionProfile, Interval, JudgeProfile, ModelIdentity,
                                    PlaceLean, PMap, prompts_sha256)
@@ -182,37 +184,48 @@ class Gold:
         return self._changed("language", lambda it, base, p: p.side is not it.degraded, [], "clear")
 
     def answers(self) -> list[Probe]:
-        """IBM's claims, each asked of the passage of its speech the flow's proposals pick (shared rare words;
-        meaning where the MiniLM embedder is installed), the speech as the second of a pseudo-debate."""
+        """IBM's claim-to-sentence matches: a claim (the other side's point C1) asked of passages of a speech, a
+        passage holding a sentence the annotators found the claim in against passages none of whose sentences holds
+        it; the speech is the second of a pseudo-debate, so the question is the flow's own (does S2.k make C1)."""
         from debatrix.graphs.messages import passage_messages
 
-        from .decisions import ibm_claims
+        from .decisions import ibm_claim_sentences
 
-        speeches, claims = ibm_claims(self.root)
-        ids = sorted(s for s in speeches if len({c["label"] != "Negative" for c in claims.get(s, [])}) == 2)
+        speeches, pairs = ibm_claim_sentences(self.root)
+        by_speech: dict[str, list[tuple[str, list[dict[str, str]]]]] = {}
+        for (sid, claim), rows in sorted(pairs.items()):
+            if any(r["is-claim-mentioned-in-sentence"] == "true" for r in rows):
+                by_speech.setdefault(sid, []).append((claim, rows))
+        ids = sorted(by_speech)
         random.Random(self.seed).shuffle(ids)
         out = []
         for sid in ids[:self.debates]:
-            row, cs = speeches[sid], claims[sid]
             rng = random.Random(f"{self.seed}/answers/{sid}")
-            cs = sorted(rng.sample(cs, min(len(cs), self.per_debate)), key=lambda c: c["GP-claim-text-for-motion"])
-            debate = _speech_debate(row, cs[0]["motion-text"])
-            own = [p for p in debate.passages if p.speech == 1]
-            rows = [(f"C{k + 1}", c["GP-claim-text-for-motion"]) for k, c in enumerate(cs)]
-            got = propose([(p.id, p.text) for p in own], rows, debate_idf(debate), None,
-                          per_passage=len(rows), budget=len(rows))
-            at = {r: pid for pid, rs in got.items() for r in rs}
-            by_id = {p.id: p for p in own}
+            claim, rows = rng.choice(by_speech[sid])
+            debate = _speech_debate(speeches[sid], rows[0]["motion-text"])
+            labelled = [(p, y) for p in debate.passages if p.speech == 1
+                        for y in [_mentions(p.text, rows)] if y is not None]
+            if len({y for _, y in labelled}) < 2:
+                continue
             fence = P.fence_for(debate)
-            for (rid, text), c in zip(rows, cs):
-                p = by_id.get(at.get(rid, ""), own[0])
-                question = P.render("flow_answer.j2", P.FlowAnswerVars(
-                    fence=fence, id=p.id, target=rid, speaker="Other side", text=P.quoted(gist(text, GIST_ASKED),
-                                                                                          fence)))
-                out.append(Probe("answers", sid, c["label"] != "Negative", passage_messages(debate, p, question),
-                                 p.words, 1))
-        out.sort(key=lambda x: (x.debate, str(x.messages[-1].content)))  # a passage's questions together (cache)
+            point = P.quoted(gist(claim, GIST_ASKED), fence)
+            for p, y in _pick(rng, labelled, self.per_debate):
+                question = P.render("flow_answer.j2", P.FlowAnswerVars(fence=fence, id=p.id, target="C1",
+                                                                       speaker="Other side", text=point))
+                out.append(Probe("answers", sid, y, passage_messages(debate, p, question), p.words, 1))
         return out
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\W+", " ", text).lower().strip()
+
+
+def _mentions(passage: str, rows: list[dict[str, str]]) -> bool | None:
+    """Whether a passage holds a sentence the claim was found in (True), holds only sentences it was not found in
+    (False), or holds none of the annotated sentences (None: no gold)."""
+    text = _norm(passage)
+    found = [r["is-claim-mentioned-in-sentence"] == "true" for r in rows if _norm(r["sentence-text"])[:60] in text]
+    return any(found) if found else None
 
 
 def _speech_debate(row: dict[str, str], motion: str) -> Debate:
@@ -229,7 +242,8 @@ GOLD: dict[str, tuple[Callable[[Gold], list[Probe]], str]] = {
     "argues": (Gold.argues, "known answers: passages made of another debate's sentences against the debate's own"),
     "evidence": (Gold.argues, "known answers: passages with a figure, link or named source against those without"),
     "clear": (Gold.clear, "known answers: passages with shuffled sentences and swapped letters against intact ones"),
-    "answers": (Gold.answers, "IBM claims mentioned in speeches (explicit or implicit) against claims not mentioned"),
+    "answers": (Gold.answers, "IBM claim-to-sentence matches: passages holding a sentence that makes the claim against "
+                           "passages of the same speech that do not"),
 }
 
 

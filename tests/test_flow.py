@@ -119,13 +119,36 @@ def test_a_result_before_1_8_reads_its_refutations_as_answers():
     assert Line.model_validate({"speech": 1, "target": "S1.1", "refutes": 0.3, "concedes": 0.2}).answers == 0.5
 
 
-def test_every_row_and_tally_is_attributed_by_the_passage_table():
-    d = _debate()
+def test_every_row_and_tally_is_attributed_to_the_speaker_of_the_speech_it_was_said_in():
+    # the expected speaker and words come from how the debate was built (speech i by Ana when i is odd, its k-th
+    # paragraph made of the word w{i-1}{k-1}), not from the passage table the ledger itself reads
+    d = _debate((2, 3, 1, 2))
     led = ledger(d, _flows(d), "argument")
+    assert len(led.threads) == 8
     for t in led.threads:
-        assert t.speaker == d.passage_index[t.id].speaker
-        assert t.gist == gist(d.passage_index[t.id].text)
-    assert {t.debater for t in led.tallies} == {"Ana", "Ben"}
+        speech, k = (int(x) for x in t.id[1:].split("."))
+        assert t.speaker == ("Ana" if speech % 2 else "Ben")
+        assert t.gist.startswith(f"w{speech - 1}{k - 1} ")
+    mine = {t.debater: t.arguments for t in led.tallies}
+    assert mine == {"Ana": pytest.approx(3.0), "Ben": pytest.approx(5.0)}  # each row weighs its P(argument), 1
+
+
+@given(st.lists(st.floats(0.0, 1.0), min_size=1, max_size=3))
+@hsettings(max_examples=80, deadline=None)
+def test_a_row_the_sheet_calls_answered_has_a_cell_that_says_it_was_at_least_partly(counts):
+    """One rule for a row and its cells: the row's status comes from its answers combined, and a cell reads "not
+    answered" only where it counts too little for up to three such cells to fell the row together."""
+    from debatrix.core.flow import answer_words
+
+    d = _debate((2, 4, 2))
+    by = [p.id for p in d.passages if p.speech == 1]
+    lines = [Line(speech=1, target="S1.1", by=b, answers=c) for b, c in zip(by, counts)]
+    row = next(t for t in ledger(d, _flows(d, lines=lines), "argument").threads if t.id == "S1.1")
+    words = [answer_words(c.answered, c.counts, c.by or "")[0] for c in row.cells]
+    if row.status in ("answered", "extended"):
+        assert any(w != "asked, not answered" for w in words), (counts, words)
+    if row.status == "dropped":
+        assert not any(w.startswith("answered") for w in words), (counts, words)
 
 
 def test_rows_below_even_odds_are_not_shown_and_weigh_nothing():

@@ -590,6 +590,8 @@ def _standing_comment(led: Ledger, debate: Debate, debater: str, mine: list[Thre
     return text + "."
 
 
+PARTLY_AT = 0.2  # a cell counting less than this toward felling its row reads "not answered"
+
 STATUS_ORDER = ("standing", "extended", "dropped", "answered")
 
 
@@ -623,7 +625,10 @@ def answer_words(answered: float, counts: float | None, by: str, base: float | N
     answered the row, by how much its answer counts (the model's P through its profile; a result of 1.8 or 1.9:
     its share above that debate's mean answer ``base``)."""
     weight = answered if counts is None else counts
-    words = ("answered" + (f" by {by}" if by else "")) if weight >= 0.5 else "asked, not answered"
+    # graded, not cut at 0.5: a row's answers combine (1 − Π(1 − counts)), so two cells that each may answer it
+    # can together fell it; a cell that reads "not answered" counts (almost) nothing toward that
+    words = (("answered" if weight >= 0.5 else "partly answered" if weight >= PARTLY_AT else "asked, not answered")
+             + (f" by {by}" if by and weight >= PARTLY_AT else ""))
     figures = f"P(it answers) {answered:.2f}" + (f"; that debate's mean answer {base:.2f}" if base is not None
                                                   else "") + f"; counts {weight:.2f} of 1 toward felling the row"
     return words, figures
