@@ -127,10 +127,20 @@ async def _measure(settings: Any, asked: list[Any], kinds: tuple[str, ...], targ
         # a decision measured again (--kinds): the others keep what the file held, each with its own figures
         kept = {k: d for k, d in previous.decisions.items() if k not in prof.decisions}
         if kept:
-            prof = prof.model_copy(update={"decisions": {**kept, **prof.decisions},
-                                           "gold": tuple(dict.fromkeys((*previous.gold, *prof.gold))),
-                                           "command": f"{previous.command} && {prof.command}"})
+            decisions = {**kept, **prof.decisions}
+            # an earlier command whose kinds were all measured again says nothing about the file any more
+            earlier = [c for c in previous.command.split(" && ") if not set(_kinds_of(c)) <= set(prof.decisions)]
+            prof = prof.model_copy(update={"decisions": decisions,
+                                           "gold": tuple(dict.fromkeys(d.gold for d in decisions.values())),
+                                           "command": " && ".join((*earlier, prof.command))})
     write_atomic(target, prof.model_dump_json(indent=1) + "\n")
     out_console.print(profile_table(prof))
     console.print(f"{prof.sees()}\nprofile written to {plain(target)} ({time.perf_counter() - started:.0f}s, "
                   f"{len(records)} calls); judge with --profile {plain(target)}", highlight=False)
+
+
+def _kinds_of(command: str) -> list[str]:
+    """The decision kinds a recorded ``debatrix profile`` command measured (its --kinds; all where it names none)."""
+    words = command.split()
+    at = words.index("--kinds") + 1 if "--kinds" in words else None
+    return words[at].split(",") if at is not None and at < len(words) else list(KINDS)
