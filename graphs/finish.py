@@ -173,7 +173,7 @@ async def finish(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
               if d.verdict is not None and d.verdict.position_bias is not None]
     result = JudgeResult(
         debatrix_version=__version__, debate_id=debate.id, motion=debate.motion, format=debate.format,
-        mode=mode.name, speeches=debate.speeches, status=Status.INCOMPLETE if failures else Status.COMPLETE,
+        mode=mode.name, speeches=debate.speeches, simultaneous=debate.simultaneous, status=Status.INCOMPLETE if failures else Status.COMPLETE,
         incomplete_reason=said_once(failures) or None, dimensions=tuple(dims), general=general,
         position_bias=round(sum(biases) / len(biases), 4) if biases else None,
         flow=tuple(sorted(state.get("flows", []), key=lambda f: f.index)),

@@ -208,3 +208,13 @@ def test_an_nyu_debates_first_round_openings_are_not_asked_about_each_other():
     assert second.lines == ()  # Debater B's opening asked nothing about Debater A's
     later = [x for f in result.flow if f.index >= 2 for x in f.lines]
     assert later  # the sequential rounds answer the openings
+    # the sheet, the report and the page show the openings as one round: one header over both columns
+    from debatrix.app.report import flow_sheet, result_html
+    from debatrix.app.ui import page_sheet
+
+    assert result.simultaneous == ((1, 2),)
+    rounds = flow_sheet(result)["rounds"]
+    assert rounds[0] == {"span": 2, "label": "1–2 · written together"}
+    assert sum(r["span"] for r in rounds) == len(result.speeches) and all(r["span"] == 1 for r in rounds[1:])
+    assert page_sheet(result)["rounds"] == rounds
+    assert '<th colspan="2">1–2 · written together</th>' in result_html(result)

@@ -210,15 +210,32 @@ def flow_sheet(result: JudgeResult) -> dict[str, Any] | None:
             elif cell is not None:  # an answer counts as the model's profile reads it (a result of 1.8-1.9: by
                 # how far it stood above that debate's mean answer)
                 words, figures = answer_words(cell.answered, cell.counts, cell.by or "", led.baseline)
-                cells.append({"kind": "answers" if words.startswith("answered") else "ignores", "words": words,
+                cells.append({"kind": "ignores" if words.startswith("asked") else "answers", "words": words,
                               "hover": figures})
             else:
                 cells.append({"kind": ""})
         rows.append({"t": t, "status": t.status, "meaning": STATUS_MEANING[t.status], "cells": cells,
                      "argument": f"P(argument) {t.argument:.2f}"})
-    return {"rows": rows, "speakers": [s.speaker for s in result.speeches], "tallies": led.tallies,
+    return {"rows": rows, "speakers": [s.speaker for s in result.speeches], "rounds": sheet_rounds(result),
+            "tallies": led.tallies,
             "lines": [tally_line(led, t.debater) for t in led.tallies], "weighed": weighed_line(led),
             "legend": {s: STATUS_MEANING[s] for s in STATUS_ORDER}, "baseline": baseline_words(led.baseline)}
+
+
+def sheet_rounds(result: JudgeResult) -> list[dict[str, Any]]:
+    """The sheet's columns grouped as the debate was spoken: a round written without seeing each other is one
+    group ("1–2 · written together"), every other speech its own (empty: the debate has no such round, and the
+    sheet needs no second header)."""
+    if not result.simultaneous:
+        return []
+    first = {min(g): g for g in result.simultaneous}
+    out, j = [], 1
+    while j <= len(result.speeches):
+        group = first.get(j, (j,))
+        span = max(group) - j + 1 if group == tuple(range(j, max(group) + 1)) else 1
+        out.append({"span": span, "label": f"{j}–{j + span - 1} · written together" if span > 1 else ""})
+        j += span
+    return out
 
 
 def baseline_words(base: float | None) -> str:

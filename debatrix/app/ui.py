@@ -451,7 +451,7 @@ def page_sheet(result: JudgeResult) -> dict[str, Any] | None:
     sheet = flow_sheet(result)
     if sheet is None:
         return None
-    return {"speakers": sheet["speakers"],
+    return {"speakers": sheet["speakers"], "rounds": sheet["rounds"],
             "rows": [{"id": r["t"].id, "status": r["status"], "meaning": r["meaning"], "speaker": r["t"].speaker,
                       "cells": r["cells"]} for r in sheet["rows"]],
             "lines": sheet["lines"], "weighed": sheet["weighed"], "legend": sheet["legend"], "baseline": sheet["baseline"],

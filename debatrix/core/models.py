@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from debatrix.core.passages import passage_id, size, split_speech
 
-RESULT_SCHEMA_VERSION = "1.10"  # 1.2: the speeches judged; 1.3: escalation, verdicts' orders_agreeing; 1.4: stale notes;
+RESULT_SCHEMA_VERSION = "1.11"  # 1.2: the speeches judged; 1.3: escalation, verdicts' orders_agreeing; 1.4: stale notes;
 # 1.5: misread "answers" sentences; 1.6: an escalation keeps the first judge's verdict (first), an order's judgment
 # its dimension and where its winner came from (winner_from); 1.7: an order's judgment carries one winner field, and
 # says in ``warning`` where its decision named another (was decision_winner); 1.8: the flow's answers are answers
@@ -25,7 +25,8 @@ RESULT_SCHEMA_VERSION = "1.10"  # 1.2: the speeches judged; 1.3: escalation, ver
 # says how many answers it ``sampled``; 1.10: the flow reads the model's profile (debatrix.core.profile): a row weighs
 # and an answer counts by the model's P through that profile (``weight``, ``counts``: no longer a rank or a share
 # above the debate's mean answer), a passage may be asked whether it reads clearly (a Mark's ``clear``), a ledger
-# says why its measure is not judged on this model (``blind``), and a result names the profile it read (``profile``)
+# says why its measure is not judged on this model (``blind``), and a result names the profile it read (``profile``);
+# 1.11: a result keeps the debate's simultaneous rounds (``simultaneous``), so its sheet shows each as one
 BP_POSITIONS = ("OG", "OO", "CG", "CO")
 
 
@@ -761,6 +762,8 @@ class JudgeResult(Frozen):
     mode: str
     # the speeches judged, in order, so a report shows each beside its analyses (empty in results before 1.2)
     speeches: tuple[Speech, ...] = ()
+    # the debate's rounds written without seeing each other (1-based speech numbers, as the debate file has them)
+    simultaneous: tuple[tuple[int, ...], ...] = ()
     status: Status
     incomplete_reason: str | None = None
     dimensions: tuple[DimensionResult, ...] = ()
