@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import csv
-import math
 import random
 import sys
 from pathlib import Path
@@ -22,19 +21,9 @@ from typing import Any
 from debatrix import JudgeSettings, LLMSettings, MemorySettings, load_debate
 from debatrix.context import JudgeContext
 from debatrix.core.flow import places
-from debatrix.core.profile import for_settings, load
+from debatrix.core.profile import for_settings, load, wilson
 
 from .base import data_root
-
-
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of ``k`` successes in ``n``."""
-    if n == 0:
-        return 0.0, 1.0
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def nyu_items(root: Path, limit: int | None, seed: int) -> list[tuple[Path, str]]:
@@ -104,8 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     for what, k in (("gold: the right answer is the first debater's", got["gold_first"]),
                     ("raw P(argument): the first debater's mean the higher", got["first_raw"]),
                     ("through the profile (place lean out)", got["first_read"])):
-        lo, hi = wilson(k, n)
-        print(f"{what}: {k} of {n} ({k / max(n, 1):.0%}, Wilson 95% {lo:.0%}-{hi:.0%})")
+        share = wilson(k, n)
+        print(f"{what}: {k} of {n} ({share.value:.0%}, Wilson 95% {share.low:.0%}-{share.high:.0%})")
     print(f"profile: {'none' if profile is None else profile.model.name + ' of ' + profile.measured}")
     return 0
 

@@ -9,15 +9,16 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings as hsettings, strategies as st
 
 from debatrix.core.errors import ConfigurationError
 from debatrix.core.profile import (DecisionProfile, Interval, JudgeProfile, ModelIdentity, load, prompts_sha256,
                                    resolve, shipped)
 
 ROOT = Path(__file__).resolve().parent.parent
-#: the mechanism's own round constants (an even chance, a share of missing decisions, a floor for a log): anything
-#: else with decimals in the flow's code would be a figure measured on some model
-MECHANISM = {0.0, 0.5, 1.0, 2.0, 0.2, 1e-9, 0.005, 1e-6}
+#: the mechanism's own round constants (an even chance, a share of missing decisions, a floor for a log, the normal
+#: quantile of a 95% interval): anything else with decimals in the flow's code would be a figure measured on some model
+MECHANISM = {0.0, 0.5, 1.0, 2.0, 0.2, 1e-9, 0.005, 1e-6, 1.96}
 
 
 def _flow_code() -> list[Path]:
@@ -218,3 +219,71 @@ def test_an_nyu_debates_first_round_openings_are_not_asked_about_each_other():
     assert sum(r["span"] for r in rounds) == len(result.speeches) and all(r["span"] == 1 for r in rounds[1:])
     assert page_sheet(result)["rounds"] == rounds
     assert '<th colspan="2">1–2 · written together</th>' in result_html(result)
+
+
+def _bench_run(folder: Path, model: str, rows: list[tuple[str, str | None, str, str]]) -> Path:
+    """A benchmark run folder as `debatrix bench` writes it: per debate (id, the winner the judge named or None, the
+    gold's winner, the first speaker), with the kept result naming the speaking order."""
+    import json
+
+    (folder / "items" / "flow").mkdir(parents=True)
+    (folder / "runs.jsonl").write_text(json.dumps({"commit": "abc1234", "served": {"model": model}}) + "\n")
+    lines = []
+    for item, said, gold, first in rows:
+        other = "B" if first == "A" else "A"
+        (folder / "items" / "flow" / f"{item}.json").write_text(json.dumps(
+            {"speeches": [{"speaker": first, "content": "x"}, {"speaker": other, "content": "y"}]}))
+        lines.append(json.dumps({"benchmark": "gold_x", "mode": "flow", "item": item, "status": "complete",
+                                 "sides": {"A": 1.0 if gold == "A" else 0.0, "B": 1.0 if gold == "B" else 0.0},
+                                 "tie": 0.5, "gold": {"general": 1.0},
+                                 "verdicts": {"general": {"winner": said, "not_judged": ""},
+                                              "source": {"winner": None, "not_judged": "blind on this model"}},
+                                 "result_file": f"items/flow/{item}.json"}))
+    (folder / "items.jsonl").write_text("\n".join(lines) + "\n")
+    return folder
+
+
+@given(st.lists(st.tuples(st.sampled_from(["A", "B", None]), st.sampled_from(["A", "B"]),
+                          st.sampled_from(["A", "B"])), min_size=1, max_size=40))
+@hsettings(max_examples=40, deadline=None)
+def test_a_readings_share_right_and_place_lean_are_counted_from_the_runs_items(rows):
+    """Constructed runs: right counts a named winner the gold's as 1 and no winner as half; the first speaker's
+    share is the judge's, beside the gold's; a dimension never judged is no reading."""
+    import tempfile
+
+    from debatrix.benchmarks.readings import readings
+
+    with tempfile.TemporaryDirectory() as tmp:
+        run = _bench_run(Path(tmp) / "run", "m", [(f"d{k}", s, g, f) for k, (s, g, f) in enumerate(rows)])
+        got = {r.reading: r for r in readings([run])}
+    assert set(got) == {"flow"}  # source was never judged
+    r = got["flow"]
+    n = len(rows)
+    assert r.items == n
+    assert r.right.value == pytest.approx(round(sum(0.5 if s is None else float(s == g) for s, g, _ in rows) / n, 4))
+    assert r.first_named.value == pytest.approx(round(sum(0.5 if s is None else float(s == f)
+                                                          for s, _, f in rows) / n, 4))
+    assert r.gold_first == pytest.approx(round(sum(g == f for _, g, f in rows) / n, 4))
+    assert r.right.low <= r.right.value <= r.right.high
+    assert r.state == ("not enough data" if n < 50 else "carries" if r.right.low > 0.5 else "blind")
+
+
+def test_readings_enter_the_profile_of_the_model_that_made_them_and_no_other(tmp_path):
+    from debatrix.app.cli import app
+
+    prof = tmp_path / "p.json"
+    prof.write_text(JudgeProfile(model=ModelIdentity(name="m"), prompts_sha256="x", measured="2026-12-02")
+                    .model_dump_json())
+    always_first = [(f"d{k}", "A", "A" if k % 3 == 0 else "B", "A") for k in range(60)]
+    mine = _bench_run(tmp_path / "mine", "m", always_first)
+    theirs = _bench_run(tmp_path / "theirs", "other", always_first)
+    run = CliRunner().invoke(app, ["profile", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--out",
+                                   str(prof), "--readings", str(theirs)])
+    assert run.exit_code == 2 and "judged by other, not m" in run.output and not load(prof).readings
+    run = CliRunner().invoke(app, ["profile", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--out",
+                                   str(prof), "--readings", str(mine)])
+    assert run.exit_code == 0, run.output
+    (r,) = load(prof).readings
+    assert (r.reading, r.gold, r.items) == ("flow", "gold_x", 60)
+    # it always names the first speaker, right where the gold's winner spoke first (a third of them): it leans
+    assert r.right.value == pytest.approx(20 / 60, abs=1e-3) and r.state == "blind" and r.lean == "first"

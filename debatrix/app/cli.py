@@ -724,14 +724,23 @@ def profile(
     data: Annotated[Path | None, typer.Option(help="data folder (default: ../shared/data)")] = None,
     seed: Annotated[int, typer.Option(help="seed of the passages drawn")] = 0,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="cache no answer (every call is sent)")] = False,
+    readings: Annotated[list[Path] | None, typer.Option(
+        "--readings", help="a `debatrix bench` run folder of this model on human gold (repeatable): record how often "
+                           "each mode and dimension was right there, and how often it named the first speaker, "
+                           "in the profile (no call is made)")] = None,
     **settings: Any,
 ) -> None:
     """Measure what a model can see, and write its judge profile.
 
     Prints the cost before the first call, its progress, and one table of what the model sees; the flow then
-    judges each dimension only where this profile shows the decision it rests on carries."""
+    judges each dimension only where this profile shows the decision it rests on carries. With --readings it
+    records instead how often each reading was right in benchmark runs of this model."""
     _need_bench_extra()
-    from .profile_command import run_profile
+    from .profile_command import record_readings, run_profile
+
+    if readings:
+        record_readings(readings, out=out, make=lambda: _make_settings(mode=DEFAULT_MODE, **settings), fail=_fail)
+        return
 
     run_profile(out=out, debates=debates, per_debate=per_debate, mirror=mirror, kinds=kinds, max_calls=max_calls,
                 data=data, seed=seed, no_cache=no_cache, make=lambda cache: _make_settings(

@@ -144,3 +144,60 @@ def _kinds_of(command: str) -> list[str]:
     words = command.split()
     at = words.index("--kinds") + 1 if "--kinds" in words else None
     return words[at].split(",") if at is not None and at < len(words) else list(KINDS)
+
+
+def reading_table(prof: JudgeProfile) -> Table:
+    table = Table(title=f"how often each reading of {prof.model.name} was right on gold", title_justify="left")
+    for col in ("reading", "gold", "state", "right [95%]", "debates", "first named [95%]", "gold's first", "lean"):
+        table.add_column(col, justify="left" if col in ("reading", "gold", "state", "lean") else "right")
+    for r in prof.reading_table():
+        table.add_row(r["reading"], r["gold"], r["state"], r["right"], str(r["items"]), r["first_named"],
+                      r["gold_first"], r["lean"])
+    return table
+
+
+def record_readings(runs: list[Path], *, out: Path | None, make: Callable[[], Any],
+                    fail: Callable[..., None]) -> None:
+    """``debatrix profile --readings RUN...``: the readings of benchmark runs of this model, written into its
+    profile (the file at ``out``, else the shipped one of the model); a run of another model is refused."""
+    from debatrix.benchmarks.base import BenchmarkDataError
+    from debatrix.benchmarks.readings import readings, run_models
+
+    name, _ = model_of(make())
+    for run in runs:
+        if not run.is_dir():
+            fail(f"--readings {run}: not a folder (give a `debatrix bench` run folder)")
+        models, _ = run_models(run)
+        if models and models != {name}:
+            fail(f"--readings {run}: judged by {', '.join(sorted(models))}, not {name}: a reading is a figure of the "
+                 "model that made it")
+    target = out or (_shipped_path(name) if _shipped_path(name).exists() else
+                     Path(f"{Path(name).name.removesuffix('.gguf')}.profile.json"))
+    if not target.exists():
+        fail(f"{target}: no profile of {name} yet: `debatrix profile` measures its decisions first")
+    try:
+        check_writable(target)
+        prof = JudgeProfile.model_validate(json.loads(target.read_text(encoding="utf-8")))
+    except (OSError, ValueError) as e:
+        fail(f"{target}: not a profile ({type(e).__name__}: {str(e)[:120]})")
+    if prof.model.name != name:
+        fail(f"{target}: the profile of {prof.model.name}, not {name}")
+    try:
+        found = readings(runs)
+    except BenchmarkDataError as e:
+        fail(str(e))
+    if not found:
+        fail("--readings: no debate with a gold winner judged to completion in "
+             + ", ".join(str(r) for r in runs))
+    new = {(r.reading, r.gold) for r in found}
+    kept = tuple(r for r in prof.readings if (r.reading, r.gold) not in new)
+    prof = prof.model_copy(update={"readings": (*kept, *found)})
+    write_atomic(target, prof.model_dump_json(indent=1) + "\n")
+    out_console.print(reading_table(prof))
+    console.print(f"readings of {len(found)} (reading, gold) pairs written to {plain(target)}", highlight=False)
+
+
+def _shipped_path(name: str) -> Path:
+    from debatrix.core.profile import shipped_folder
+
+    return Path(str(shipped_folder())) / f"{Path(name).name.removesuffix('.gguf')}.json"

@@ -114,6 +114,50 @@ class DecisionProfile(Frozen):
         return f"{auc} over {self.items} items of {self.debates} debates"
 
 
+#: fewer decided debates than this and a reading's share right is not worth deciding on (a Wilson interval about
+#: ±0.14 wide at 50 items)
+MIN_READING_ITEMS = 50
+
+
+class ReadingProfile(Frozen):
+    """One reading of a debate (a mode's verdict, or one dimension of it: ``flow``, ``flow/argument``, ``direct``)
+    on one source of human gold, for this model: how often it named the debater the gold names (a tie or no winner
+    counting half), with a Wilson 95% interval, and how often it named the first speaker beside how often the gold's
+    winner was the first speaker (its place lean on that gold)."""
+
+    reading: str
+    gold: str  # the gold source (a benchmark's name, e.g. nyu_debate)
+    items: int  # debates with a gold winner the reading was asked about
+    right: Interval
+    first_named: Interval  # share naming the first speaker (no winner: half)
+    gold_first: float
+    run: str = ""  # the benchmark run it was read from (its folder and commit)
+
+    @property
+    def state(self) -> State:
+        if self.items < MIN_READING_ITEMS:
+            return "not enough data"
+        return "carries" if self.right.low > 0.5 else "blind"
+
+    @property
+    def lean(self) -> Literal["first", "second", ""]:
+        """The speaker it names more often than the gold's winner is that speaker, beyond its interval ("": within
+        it)."""
+        if self.first_named.low > self.gold_first:
+            return "first"
+        return "second" if self.first_named.high < self.gold_first else ""
+
+
+def wilson(k: float, n: int, z: float = 1.96) -> Interval:
+    """The share ``k / n`` with its Wilson score interval (``k`` may count halves)."""
+    if n == 0:
+        return Interval(value=0.5, low=0.0, high=1.0)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return Interval(value=round(p, 4), low=round(max(0.0, centre - half), 4), high=round(min(1.0, centre + half), 4))
+
+
 class ModelIdentity(Frozen):
     name: str  # the model name a run is configured with (a local catalogue name, or the endpoint's model id)
     endpoint: Literal["local", "openai-compatible", "langchain", "test"] = "openai-compatible"
@@ -132,6 +176,8 @@ class JudgeProfile(Frozen):
     gold: tuple[str, ...] = ()
     command: str = ""  # the command that measured it
     decisions: dict[str, DecisionProfile] = Field(default_factory=dict)
+    # how often each reading of a debate is right on human gold, per gold source (``debatrix profile --readings``)
+    readings: tuple[ReadingProfile, ...] = ()
     verdict_maps: tuple[CalibrationMap, ...] = ()  # winner-probability maps per mode (debatrix.core.probabilities)
     place_priors: tuple[PlacePrior, ...] = ()
 
@@ -177,6 +223,12 @@ class JudgeProfile(Frozen):
                          "map": "-" if d.map is None else
                          f"Brier {d.map.brier_raw:.3f} -> {d.map.brier_mapped:.3f} (n {d.map.checked})"})
         return rows
+
+    def reading_table(self) -> list[dict[str, Any]]:
+        """One row per reading and gold source: how often it was right, and how often it named the first speaker."""
+        return [{"reading": r.reading, "gold": r.gold, "state": r.state, "right": str(r.right), "items": r.items,
+                 "first_named": str(r.first_named), "gold_first": f"{r.gold_first:.2f}",
+                 "lean": r.lean or "-", "run": r.run} for r in self.readings]
 
     def sees(self) -> str:
         """In one line, what this model can and cannot see: "qwen2.5-coder-1.5b (profile of 2026-12-02): sees

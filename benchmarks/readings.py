@@ -1,0 +1,116 @@
+"""How often each reading of a debate was right on human gold, read from benchmark runs (``debatrix profile
+--readings RUN``): a mode's overall verdict (``flow``, ``direct``, ...) and each of its judged dimensions
+(``flow/argument``), per gold source (the run's benchmark), each share with a Wilson 95% interval, beside how often
+the reading named the first speaker and how often the gold's winner was the first speaker.
+
+Only debates whose gold names a winner count; a reading that named no winner (a tie, or the dimension not judged on
+that debate) counts half, as a coin would. A dimension not judged on any debate of a run is no reading of that model
+and is left out."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from debatrix.core.profile import ReadingProfile, wilson
+
+from .base import BenchmarkDataError, coded
+
+
+def _records(run: Path) -> list[dict[str, Any]]:
+    path = run / "items.jsonl"
+    if not path.is_file():
+        raise BenchmarkDataError(f"{run}: no items.jsonl (give the folder a `debatrix bench` run wrote)")
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            raise BenchmarkDataError(f"{path}:{n}: not a JSON line") from None
+        if not isinstance(rec, dict):
+            raise BenchmarkDataError(f"{path}:{n}: not a record")
+        out.append(rec)
+    return out
+
+
+def _first_speaker(run: Path, rec: dict[str, Any]) -> str | None:
+    """The debater who spoke first, from the item's kept result (None: no result kept)."""
+    name = rec.get("result_file")
+    if not name:
+        return None
+    try:
+        result = json.loads((run / name).read_text(encoding="utf-8"))
+        return result["speeches"][0]["speaker"]
+    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        return None
+
+
+def run_models(run: Path) -> tuple[set[str], str]:
+    """The models a run's invocations ran on (``runs.jsonl``: what was served) and its label (folder @ commits)."""
+    models, commits = set(), []
+    try:
+        lines = (run / "runs.jsonl").read_text(encoding="utf-8").splitlines()
+    except OSError:
+        lines = []
+    for line in lines:
+        try:
+            entry = json.loads(line)
+            models.add(str(entry["served"]["model"]))
+            commits.append(str(entry.get("commit") or "")[:7])
+        except (ValueError, KeyError, TypeError):
+            continue
+    commits = [c for c in dict.fromkeys(commits) if c]
+    return models, run.name + (f" @ {', '.join(commits)}" if commits else "")
+
+
+def readings(runs: Iterable[Path]) -> list[ReadingProfile]:
+    """Every reading of every run in ``runs``, pooled per (reading, gold source) where several runs hold the same
+    debates' readings (a debate judged twice counts once: its latest record)."""
+    pooled: dict[tuple[str, str], dict[str, tuple[float, float, bool]]] = {}
+    labels: dict[tuple[str, str], list[str]] = {}
+    for run in runs:
+        run = Path(run)
+        _, label = run_models(run)
+        for rec in _records(run):
+            if rec.get("status") != "complete" or not rec.get("sides"):
+                continue
+            gold = (rec.get("gold") or {}).get("general")
+            if gold not in (0.0, 1.0):  # no winner in the gold (a tie)
+                continue
+            first = _first_speaker(run, rec)
+            if first is None or first not in rec["sides"]:
+                continue
+            gold_first = rec["sides"][first] == gold
+            mode, source = str(rec.get("mode")), str(rec.get("benchmark"))
+            for dim, v in (rec.get("verdicts") or {}).items():
+                if not isinstance(v, dict):
+                    continue
+                name = mode if dim == "general" else f"{mode}/{dim}"
+                if v.get("not_judged"):
+                    pooled.setdefault((name, source), {})  # asked, not judged: kept out below unless judged once
+                    pooled[(name, source)].setdefault(f"\0{rec['item']}", (0.5, 0.5, gold_first))
+                    continue
+                winner = v.get("winner")
+                said = coded(rec, winner) if winner else None
+                right = 0.5 if said is None else float(said == gold)
+                named_first = 0.5 if winner is None else float(winner == first)
+                pooled.setdefault((name, source), {})[str(rec["item"])] = (right, named_first, gold_first)
+            labels.setdefault((mode, source), []).append(label)
+    out = []
+    for (name, source), items in sorted(pooled.items()):
+        judged = {k: v for k, v in items.items() if not k.startswith("\0")}
+        if not judged:  # never judged on this model: no reading of it
+            continue
+        unjudged = {k[1:]: v for k, v in items.items() if k.startswith("\0") and k[1:] not in judged}
+        rows = list({**unjudged, **judged}.values())
+        n = len(rows)
+        out.append(ReadingProfile(
+            reading=name, gold=source, items=n, right=wilson(sum(r for r, _, _ in rows), n),
+            first_named=wilson(sum(f for _, f, _ in rows), n),
+            gold_first=round(sum(g for _, _, g in rows) / n, 4),
+            run=", ".join(dict.fromkeys(labels.get((name.split("/")[0], source), [])))))
+    return out
