@@ -52,6 +52,7 @@ from debatrix.core.flow import (
     ledger,
     speech_note,
     speech_value,
+    weighed_by_readings,
 )
 from debatrix.core.models import (Debate, DebaterJudgment, Line, Mark, Passage, SpeechAnalysis, SpeechFlow,
                                   SpeechJudgment, Verdict)
@@ -311,7 +312,12 @@ async def flow_verdicts(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
         out["winner_decisions"].append(as_verdict(verdict, method, warnings))
     panel = {}
     if parts:  # the panel's verdict, under its own key as the panel subgraph writes it
-        panel["panel"] = as_verdict(combined(PANEL, parts), method, warnings)
+        weighed, how = weighed_by_readings(parts, profile)
+        merged = combined(PANEL, weighed)
+        if how:  # the weights are the profile's readings, said in the reason
+            merged = merged.model_copy(update={"reason": f"{merged.reason} Weights from the judge profile: {how}.",
+                                               "not_judged": merged.not_judged and f"{merged.not_judged}: {how}"})
+        panel["panel"] = as_verdict(merged, method, warnings)
     return {**out, **panel, "ledgers": ledgers}
 
 

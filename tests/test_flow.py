@@ -491,3 +491,52 @@ def test_a_debate_file_names_its_simultaneous_rounds_and_a_wrong_one_is_refused(
     (tmp_path / "bad.yaml").write_text(text.replace("[[1, 2]]", "[[1, 7]]"))
     with pytest.raises(InvalidDebateError, match="speech 7 does not exist"):
         load_debate(tmp_path / "bad.yaml")
+
+
+def _reading(name: str, right: float, items: int, first: float = 0.5, gold_first: float = 0.5):
+    from debatrix.core.profile import ReadingProfile, wilson
+
+    return ReadingProfile(reading=name, gold="nyu_debate", items=items, right=wilson(right * items, items),
+                          first_named=wilson(first * items, items), gold_first=gold_first)
+
+
+def _verdict(dim: str, ana: float) -> FlowVerdict:
+    return FlowVerdict(dimension=dim, strengths={}, probabilities={"Ana": ana, "Ben": round(1 - ana, 4)}, reason="r")
+
+
+@given(st.floats(0.56, 0.95), st.floats(0.05, 0.95), st.floats(0.05, 0.95))
+@hsettings(max_examples=60, deadline=None)
+def test_the_panel_weighs_each_dimension_as_its_reading_was_right_on_gold_and_ignores_one_that_is_not(r, p_arg, p_src):
+    """A reading right ``r`` of 400 debates carries and weighs its log-odds; one at a coin's share weighs nothing,
+    so the panel is the carrying reading's verdict; one that leans to a speaking place beyond the gold's weighs
+    nothing either; with too few debates measured the dimensions keep their own weights."""
+    import math
+
+    from debatrix.core.flow import combined, weighed_by_readings
+
+    prof = _profile("argues", 1.0, 0.0).model_copy(update={"readings": (
+        _reading("flow/argument", r, 400), _reading("flow/source", 0.5, 400))})
+    parts = [(3.0, _verdict("argument", p_arg)), (2.0, _verdict("source", p_src))]
+    weighed, how = weighed_by_readings(parts, prof)
+    assert weighed[0][0] == pytest.approx(math.log(r / (1 - r)), abs=2e-3) and weighed[1][0] == 0.0
+    assert "source not weighed" in how and "not above a coin" in how
+    panel = combined("panel", weighed)
+    assert panel.probabilities["Ana"] == pytest.approx(p_arg, abs=1e-4)
+    leaning = prof.model_copy(update={"readings": (_reading("flow/argument", r, 400, first=0.9, gold_first=0.4),
+                                                   _reading("flow/source", r, 400))})
+    weighed, how = weighed_by_readings(parts, leaning)
+    assert weighed[0][0] == 0.0 and "leans to the first speaker" in how
+    few = prof.model_copy(update={"readings": (_reading("flow/argument", r, 20),)})
+    assert weighed_by_readings(parts, few)[0] == parts and "too few debates" in weighed_by_readings(parts, few)[1]
+    assert weighed_by_readings(parts, None) == (parts, "")
+
+
+def test_where_no_reading_of_the_model_carries_the_panel_names_no_winner_and_says_each_figure():
+    from debatrix.core.flow import combined, weighed_by_readings
+
+    prof = _profile("argues", 1.0, 0.0).model_copy(update={"readings": (
+        _reading("flow/argument", 0.45, 114), _reading("flow/source", 0.52, 114))})
+    weighed, how = weighed_by_readings([(3.0, _verdict("argument", 0.8)), (2.0, _verdict("source", 0.3))], prof)
+    panel = combined("panel", weighed)
+    assert panel.winner is None and panel.not_judged and panel.blind
+    assert "argument not weighed (right 0.45" in how and "source not weighed (right 0.52" in how

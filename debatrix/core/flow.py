@@ -475,8 +475,11 @@ def combined(dimension: str, parts: Sequence[tuple[float, FlowVerdict]]) -> Flow
         return not_judged(dimension, "; ".join(f"{v.dimension} was not judged" for v in lost) if lost
                           else "no dimension it weighs is judged on this model (each says why)", "no winner is named",
                           blind=not lost)
-    judged = [(w, v) for w, v in parts if not v.not_judged]
-    total = sum(w for w, _ in judged) or 1.0
+    judged = [(w, v) for w, v in parts if not v.not_judged and w > 0]
+    if not judged:  # judged, but none weighs anything on this model (its profile's readings): nothing to merge
+        return not_judged(dimension, "no judged dimension weighs anything on this model (each reading's figure is "
+                                     "in the reason)", "no winner is named", blind=True)
+    total = sum(w for w, _ in judged)
     names = list(judged[0][1].probabilities)
     probs = {n: round(sum(w * v.probabilities[n] for w, v in judged) / total, 4) for n in names}
     reason = "Weighted mean of the judged dimensions' probabilities (" + ", ".join(
@@ -484,8 +487,46 @@ def combined(dimension: str, parts: Sequence[tuple[float, FlowVerdict]]) -> Flow
     skipped = [v.dimension for _, v in parts if v.not_judged]
     if skipped:
         reason += f" Not weighed: {', '.join(skipped)} (not judged)."
+    unweighed = [v.dimension for w, v in parts if not v.not_judged and w <= 0]
+    if unweighed:
+        reason += f" Weighing nothing on this model: {', '.join(unweighed)}."
     return FlowVerdict(dimension=dimension, strengths={n: round(math.log(max(p, 1e-9)), 4) for n, p in probs.items()},
                        probabilities=probs, reason=reason)
+
+
+def weighed_by_readings(parts: Sequence[tuple[float, FlowVerdict]], profile: JudgeProfile | None,
+                        mode: str = "flow") -> tuple[list[tuple[float, FlowVerdict]], str]:
+    """The panel's parts weighed as the model's profile measured each reading right on gold (``mode/dimension``,
+    pooled over its gold sources): a reading that carries (interval above 0.5, no lean to a speaking place beyond
+    the gold's) weighs the log-odds of its share right, as an independent judge right that often would; one that
+    does not carry, leans, or was never measured weighs nothing. Where the profile holds no reading with enough
+    debates (or no profile), the parts keep their dimensions' weights (the stated default). Returns the parts and
+    what was done, in words ("" where nothing changed)."""
+    if profile is None:
+        return list(parts), ""
+    found = {v.dimension: profile.reading(f"{mode}/{v.dimension}") for _, v in parts if not v.not_judged}
+    measured = {d: r for d, r in found.items() if r is not None and r.state != "not enough data"}
+    if not measured:
+        few = [f"{d} on {r.items} debates" for d, r in found.items() if r is not None]
+        return list(parts), (f"its readings were measured on too few debates to weigh by ({', '.join(few)}): the "
+                             "dimensions' own weights" if few else "")
+    out, said = [], []
+    for w, v in parts:
+        r = measured.get(v.dimension)
+        if v.not_judged:
+            out.append((w, v))
+        elif r is None:
+            out.append((0.0, v))
+            said.append(f"{v.dimension} not weighed (never measured on gold)")
+        elif r.state != "carries" or r.lean:
+            out.append((0.0, v))
+            why = f"leans to the {r.lean} speaker" if r.state == "carries" else "not above a coin"
+            said.append(f"{v.dimension} not weighed (right {r.right} on {r.items} debates of {r.gold}: {why})")
+        else:
+            weight = round(math.log(r.right.value / (1.0 - r.right.value)), 3)
+            out.append((weight, v))
+            said.append(f"{v.dimension} ×{weight:g} (right {r.right} on {r.items} debates of {r.gold})")
+    return out, "; ".join(said)
 
 
 # ------------------------------------------------------------------- what a coach reads: cited, never paraphrased

@@ -224,6 +224,20 @@ class JudgeProfile(Frozen):
                          f"Brier {d.map.brier_raw:.3f} -> {d.map.brier_mapped:.3f} (n {d.map.checked})"})
         return rows
 
+    def reading(self, name: str) -> ReadingProfile | None:
+        """Reading ``name`` (``flow/argument``) pooled over the gold sources it was measured on (None: never)."""
+        rows = [r for r in self.readings if r.reading == name]
+        if not rows:
+            return None
+        if len(rows) == 1:
+            return rows[0]
+        n = sum(r.items for r in rows)
+        gold_first = sum(r.gold_first * r.items for r in rows) / n
+        return ReadingProfile(reading=name, gold=" + ".join(r.gold for r in rows), items=n,
+                              right=wilson(sum(r.right.value * r.items for r in rows), n),
+                              first_named=wilson(sum(r.first_named.value * r.items for r in rows), n),
+                              gold_first=round(gold_first, 4), run="; ".join(r.run for r in rows if r.run))
+
     def reading_table(self) -> list[dict[str, Any]]:
         """One row per reading and gold source: how often it was right, and how often it named the first speaker."""
         return [{"reading": r.reading, "gold": r.gold, "state": r.state, "right": str(r.right), "items": r.items,
