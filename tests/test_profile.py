@@ -287,3 +287,35 @@ def test_readings_enter_the_profile_of_the_model_that_made_them_and_no_other(tmp
     assert (r.reading, r.gold, r.items) == ("flow", "gold_x", 60)
     # it always names the first speaker, right where the gold's winner spoke first (a third of them): it leans
     assert r.right.value == pytest.approx(20 / 60, abs=1e-3) and r.state == "blind" and r.lean == "first"
+
+
+def test_a_judgment_under_a_profile_with_readings_is_decided_by_the_reading_that_carries_and_says_so(tmp_path):
+    """The reading test model, its decisions all carrying; its profile says the argument reading was right on 300
+    debates at 0.70 and the source reading at a coin's 0.50: the panel is the argument verdict, and its reason
+    names both readings with their figures."""
+    import asyncio
+
+    from debatrix import JudgeSettings, LLMSettings, MemorySettings, load_debate
+    from debatrix.app.api import ajudge_debate
+    from debatrix.core.profile import ReadingProfile, wilson
+    from debatrix.testing import FakeOpenAIServer
+
+    from .conftest import EXAMPLES
+
+    sure = {k: (0.9, 0.85, 300, 30) for k in ("argues", "evidence", "clear", "answers")}
+    prof = _profile("reading-model", **sure).model_copy(update={"prompts_sha256": prompts_sha256(), "readings": tuple(
+        ReadingProfile(reading=f"flow/{dim}", gold="nyu_debate", items=300, right=wilson(share * 300, 300),
+                       first_named=wilson(150, 300), gold_first=0.5) for dim, share in
+        (("argument", 0.7), ("source", 0.5), ("language", 0.5)))})
+    path = tmp_path / "p.json"
+    path.write_text(prof.model_dump_json())
+    with FakeOpenAIServer(reading=True, exact_usage=False) as srv:
+        result = asyncio.run(ajudge_debate(load_debate(EXAMPLES / "four_day_week.yaml"), JudgeSettings(
+            mode="flow", memory=MemorySettings(embedding="hash"), profile=str(path),
+            llm=LLMSettings(base_url=srv.base_url, model="reading-model", max_retries=0))))
+    assert result.status.value == "complete", result.incomplete_reason
+    argument = next(d for d in result.dimensions if d.name == "argument").verdict
+    assert not argument.not_judged
+    panel = result.general.verdict
+    assert panel.probabilities == pytest.approx(argument.probabilities, abs=1e-3)
+    assert "argument ×0.847 (right 0.70" in panel.comment and "source not weighed (right 0.50" in panel.comment

@@ -114,10 +114,29 @@ def profiles_table() -> str:
             "measured |\n|---|---|---|---|---|---|---|---|---|\n" + "".join(rows))
 
 
+def readings_table() -> str:
+    """How often each reading of each embedded model was right on gold, from the shipped profiles' readings
+    (``debatrix profile --readings RUN``)."""
+    from debatrix.core.profile import shipped
+
+    rows = [f"| `{name}` | {r['reading']} | {r['gold']} | {r['state']} | {r['right']} | {r['items']} | "
+            f"{r['first_named']} | {r['gold_first']} | {r['lean']} | {_cell(r['run'])} |\n"
+            for name, prof in sorted(shipped().items()) for r in prof.reading_table()]
+    return ("| model | reading | gold | state | right [95%] | debates | first named [95%] | gold's first | lean | "
+            "run |\n|---|---|---|---|---|---|---|---|---|---|\n" + ("".join(rows) or
+                                                                   "| (none measured) | | | | | | | | | |\n"))
+
+
+def _cell(text: str) -> str:
+    """Text safe inside a Markdown table cell and the page's table markers."""
+    return text.replace("|", "/").replace("<!--", "&lt;!--").replace("\n", " ")
+
+
 #: every generated table: its name on the page, how it is printed, and the page it is on
 TABLES: dict[str, tuple[Callable[[], str], str]] = {
     "modes": (modes_table, "docs/researchers.md"),
     "profiles": (profiles_table, "docs/measured.md"),
+    "readings": (readings_table, "docs/measured.md"),
     "exit-codes": (exit_code_table, "docs/coaches.md"),
     "freshness": (freshness_table, "docs/measured.md"),
 }
