@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
 from rich.table import Table
 
 from debatrix.core.files import check_writable, write_atomic
@@ -134,7 +135,7 @@ async def _measure(settings: Any, asked: list[Any], kinds: tuple[str, ...], targ
                                            "gold": tuple(dict.fromkeys(d.gold for d in decisions.values())),
                                            "command": " && ".join((*earlier, prof.command))})
     write_atomic(target, prof.model_dump_json(indent=1) + "\n")
-    out_console.print(profile_table(prof))
+    _print_table(profile_table(prof))
     console.print(f"{prof.sees()}\nprofile written to {plain(target)} ({time.perf_counter() - started:.0f}s, "
                   f"{len(records)} calls); judge with --profile {plain(target)}", highlight=False)
 
@@ -144,6 +145,15 @@ def _kinds_of(command: str) -> list[str]:
     words = command.split()
     at = words.index("--kinds") + 1 if "--kinds" in words else None
     return words[at].split(",") if at is not None and at < len(words) else list(KINDS)
+
+
+def _print_table(table: Table) -> None:
+    """A table printed whole: off a terminal (a log, a pipe) rich would squeeze it into 80 columns and cut every
+    figure, so it gets the width it needs there."""
+    if out_console.is_terminal:
+        out_console.print(table)
+    else:
+        Console(width=max(out_console.width, 160)).print(table)
 
 
 def reading_table(prof: JudgeProfile) -> Table:
@@ -193,7 +203,7 @@ def record_readings(runs: list[Path], *, out: Path | None, make: Callable[[], An
     kept = tuple(r for r in prof.readings if (r.reading, r.gold) not in new)
     prof = prof.model_copy(update={"readings": (*kept, *found)})
     write_atomic(target, prof.model_dump_json(indent=1) + "\n")
-    out_console.print(reading_table(prof))
+    _print_table(reading_table(prof))
     console.print(f"readings of {len(found)} (reading, gold) pairs written to {plain(target)}", highlight=False)
 
 
