@@ -551,7 +551,8 @@ class Cell(Frozen):
 #: :attr:`Thread.status`): what became of an argument by the end of the debate
 STATUS_MEANING = {
     "standing": "no speech of the other side came after it",
-    "dropped": "the other side spoke after it and did not answer it: it stands",
+    "dropped": "the other side spoke after it and did not answer it, or only partly (its answers together short of "
+               "even odds): it stands",
     "answered": "the other side answered it and that answer was not itself answered: it falls",
     "extended": "the other side answered it, but its own side answered that answer: it stands again",
 }
