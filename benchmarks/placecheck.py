@@ -1,7 +1,7 @@
 """Whether a model's P(argument) leans to whoever speaks first, checked on debates with a known right answer
 (``../shared/data/nyu_debate``), as read raw and as its judge profile reads it (the place lean taken out):
 
-    python -m debatrix.benchmarks.placecheck --limit 40 [--profile PATH] [--cache FILE]
+    python -m debatrix.benchmarks.placecheck --limit 40 [--mirror] [--profile PATH] [--cache FILE]
 
 Every passage of each debate is asked the flow's own question (is it an argument about the motion?); per debate the
 side with the higher mean P is counted, raw and through the profile, beside how often the gold's right answer is the
@@ -36,11 +36,30 @@ def nyu_items(root: Path, limit: int | None, seed: int) -> list[tuple[Path, str]
     return sorted(rows)
 
 
-async def measure(settings: JudgeSettings, items: list[tuple[Path, str]], profile: Any) -> dict[str, Any]:
+def _mirrored(debate: Any) -> tuple[Any, dict[str, Any]] | None:
+    """The debate with its speaking order swapped (each round's two speeches exchanged) and, by passage id, the same
+    passage there (None: no two alternating debaters)."""
+    from .profiling import swapped
+
+    other = swapped(debate)
+    if other is None:
+        return None
+    order = [k ^ 1 if (k ^ 1) < len(debate.speeches) else k for k in range(len(debate.speeches))]
+    at = {old: new for new, old in enumerate(order)}
+    where = {(q.speech, q.number): q for q in other.passages}
+    same = {p.id: q for p in debate.passages
+            if (q := where.get((at[p.speech], p.number))) is not None and q.text == p.text}
+    return other, same
+
+
+async def measure(settings: JudgeSettings, items: list[tuple[Path, str]], profile: Any,
+                  mirror: bool = False) -> dict[str, Any]:
     from debatrix.graphs.messages import about_passage
 
     ctx = await asyncio.to_thread(JudgeContext.create, settings)
     first_raw = first_read = gold_first = n = 0
+    first_neutral = 0  # with --mirror: each passage's P averaged over both places (the place taken out by design)
+    pairs: list[tuple[str, float, float]] = []  # (debate, P where its speaker speaks first, P where second)
     try:
         for k, (path, right) in enumerate(items, 1):
             debate = load_debate(path)
@@ -56,6 +75,26 @@ async def measure(settings: JudgeSettings, items: list[tuple[Path, str]], profil
                 raw.setdefault(p.speaker, []).append(dist["yes"])
                 read.setdefault(p.speaker, []).append(
                     profile.adjusted("argues", dist["yes"], place[p.speaker]) if profile else dist["yes"])
+            if mirror and (got := _mirrored(debate)) is not None:
+                other, same = got
+                neutral: dict[str, list[float]] = {}
+                for p in debate.passages:
+                    q = same.get(p.id)
+                    if q is None:
+                        continue
+                    here, _ = await ctx.gateway.decision(about_passage(debate, p, "flow_argues.j2"), ("yes", "no"),
+                                                         node="placecheck")
+                    there, _ = await ctx.gateway.decision(about_passage(other, q, "flow_argues.j2"), ("yes", "no"),
+                                                          node="placecheck")
+                    if here is None or there is None:
+                        continue
+                    spoken_first = p.speaker == first
+                    pairs.append((debate.id, *((here["yes"], there["yes"]) if spoken_first else
+                                               (there["yes"], here["yes"]))))
+                    neutral.setdefault(p.speaker, []).append((here["yes"] + there["yes"]) / 2)
+                if len(neutral) == 2:
+                    avg = {who: sum(v) / len(v) for who, v in neutral.items()}
+                    first_neutral += max(avg, key=avg.get) == first
             if len(raw) != 2:
                 continue
             n += 1
@@ -71,7 +110,12 @@ async def measure(settings: JudgeSettings, items: list[tuple[Path, str]], profil
                   f"{first_read}, gold first {gold_first} of {n}", flush=True)
     finally:
         ctx.close()
-    return {"debates": n, "first_raw": first_raw, "first_read": first_read, "gold_first": gold_first}
+    out = {"debates": n, "first_raw": first_raw, "first_read": first_read, "gold_first": gold_first}
+    if mirror and pairs:
+        from .profiling import _shift_interval
+
+        out.update({"first_neutral": first_neutral, "pairs": len(pairs), "shift": _shift_interval(pairs, 0)})
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -82,19 +126,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile", default="auto", help="a profile file, or auto (the shipped one)")
     ap.add_argument("--cache", type=Path, default=None, help="an answer cache (SQLite) so a rerun pays nothing")
     ap.add_argument("--data", type=Path, default=None)
+    ap.add_argument("--mirror", action="store_true", help="also ask every passage with the debate's speaking order "
+                    "swapped: the place lean measured on these debates, and the side higher with the place taken out")
     args = ap.parse_args(argv)
     settings = JudgeSettings(llm=LLMSettings(backend="local", local_model=args.local_model, cache_path=args.cache),
                              memory=MemorySettings(embedding="hash"), profile=args.profile)
     use = for_settings(settings) if args.profile == "auto" else None
     profile = use.profile if use else load(args.profile)
     items = nyu_items(args.data or data_root(), args.limit, args.seed)
-    got = asyncio.run(measure(settings, items, profile))
+    got = asyncio.run(measure(settings, items, profile, args.mirror))
     n = got["debates"]
     for what, k in (("gold: the right answer is the first debater's", got["gold_first"]),
                     ("raw P(argument): the first debater's mean the higher", got["first_raw"]),
                     ("through the profile (place lean out)", got["first_read"])):
         share = wilson(k, n)
         print(f"{what}: {k} of {n} ({share.value:.0%}, Wilson 95% {share.low:.0%}-{share.high:.0%})")
+    if "shift" in got:
+        share = wilson(got["first_neutral"], n)
+        print(f"each passage averaged over both places: the first debater's mean the higher: {got['first_neutral']} "
+              f"of {n} ({share.value:.0%}, Wilson 95% {share.low:.0%}-{share.high:.0%})")
+        print(f"place lean on these debates: log-odds first minus second {got['shift']} over {got['pairs']} "
+              "passages (the profile takes out its own measured shift)")
     print(f"profile: {'none' if profile is None else profile.model.name + ' of ' + profile.measured}")
     return 0
 
