@@ -107,7 +107,9 @@ async def measure(settings: JudgeSettings, items: list[tuple[Path, str]], profil
             print(f"  {k}/{len(items)} {debate.id}: first's mean P(argument) raw {mean[first]:.3f} vs "
                   f"{sum(mean.values()) - mean[first]:.3f}, read {mean_read[first]:.3f} vs "
                   f"{sum(mean_read.values()) - mean_read[first]:.3f}; so far first higher raw {first_raw}, read "
-                  f"{first_read}, gold first {gold_first} of {n}", flush=True)
+                  f"{first_read}, gold first {gold_first} of {n}"
+                  + (f", both places averaged {first_neutral}, {len(pairs)} passages swapped" if mirror else ""),
+                  flush=True)
     finally:
         ctx.close()
     out = {"debates": n, "first_raw": first_raw, "first_read": first_read, "gold_first": gold_first}

@@ -70,47 +70,41 @@ def run_models(run: Path) -> tuple[set[str], str]:
 def readings(runs: Iterable[Path]) -> list[ReadingProfile]:
     """Every reading of every run in ``runs``, pooled per (reading, gold source) where several runs hold the same
     debates' readings (a debate judged twice counts once: its latest record)."""
-    pooled: dict[tuple[str, str], dict[str, tuple[float, float, bool]]] = {}
+    seen: dict[tuple[str, str], dict[str, tuple[float, float, bool]]] = {}
+    judged: set[tuple[str, str]] = set()  # readings that named a winner, or a tie, on at least one debate
     labels: dict[tuple[str, str], list[str]] = {}
-    for run in runs:
-        run = Path(run)
+    for run in map(Path, runs):
         _, label = run_models(run)
         for rec in _records(run):
-            if rec.get("status") != "complete" or not rec.get("sides"):
-                continue
             gold = (rec.get("gold") or {}).get("general")
-            if gold not in (0.0, 1.0):  # no winner in the gold (a tie)
-                continue
+            if rec.get("status") != "complete" or not rec.get("sides") or gold not in (0.0, 1.0):
+                continue  # not judged to the end, or no winner in the gold (a tie)
             first = _first_speaker(run, rec)
             if first is None or first not in rec["sides"]:
                 continue
             gold_first = rec["sides"][first] == gold
             mode, source = str(rec.get("mode")), str(rec.get("benchmark"))
+            labels.setdefault((mode, source), []).append(label)
             for dim, v in (rec.get("verdicts") or {}).items():
                 if not isinstance(v, dict):
                     continue
-                name = mode if dim == "general" else f"{mode}/{dim}"
-                if v.get("not_judged"):
-                    pooled.setdefault((name, source), {})  # asked, not judged: kept out below unless judged once
-                    pooled[(name, source)].setdefault(f"\0{rec['item']}", (0.5, 0.5, gold_first))
-                    continue
-                winner = v.get("winner")
+                key = (mode if dim == "general" else f"{mode}/{dim}", source)
+                winner = None if v.get("not_judged") else v.get("winner")
+                if not v.get("not_judged"):
+                    judged.add(key)
                 said = coded(rec, winner) if winner else None
-                right = 0.5 if said is None else float(said == gold)
-                named_first = 0.5 if winner is None else float(winner == first)
-                pooled.setdefault((name, source), {})[str(rec["item"])] = (right, named_first, gold_first)
-            labels.setdefault((mode, source), []).append(label)
+                # no winner (a tie, or not judged on this debate) counts half, as a coin would
+                seen.setdefault(key, {})[str(rec["item"])] = (0.5 if said is None else float(said == gold),
+                                                              0.5 if winner is None else float(winner == first),
+                                                              gold_first)
     out = []
-    for (name, source), items in sorted(pooled.items()):
-        judged = {k: v for k, v in items.items() if not k.startswith("\0")}
-        if not judged:  # never judged on this model: no reading of it
+    for (name, source), items in sorted(seen.items()):
+        if (name, source) not in judged:  # never judged on this model: no reading of it
             continue
-        unjudged = {k[1:]: v for k, v in items.items() if k.startswith("\0") and k[1:] not in judged}
-        rows = list({**unjudged, **judged}.values())
+        rows = list(items.values())
         n = len(rows)
         out.append(ReadingProfile(
             reading=name, gold=source, items=n, right=wilson(sum(r for r, _, _ in rows), n),
-            first_named=wilson(sum(f for _, f, _ in rows), n),
-            gold_first=round(sum(g for _, _, g in rows) / n, 4),
+            first_named=wilson(sum(f for _, f, _ in rows), n), gold_first=round(sum(g for _, _, g in rows) / n, 4),
             run=", ".join(dict.fromkeys(labels.get((name.split("/")[0], source), [])))))
     return out
