@@ -340,6 +340,28 @@ def test_a_benchmark_report_leads_with_its_headline_as_the_papers_table(tmp_path
     assert "completion_rate" not in lead and page.index('id="headline"') < page.index("<details><summary><h2")
 
 
+def test_a_headline_whose_rows_share_no_unit_is_written_too(tmp_path):
+    """NYU's headline (right, first named, Brier) has no unit every row shares: the page is written, one column a
+    mode, the paired difference beside them (it raised an undefined "unit" before)."""
+    import json
+
+    from debatrix.app.report import write_report
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "items.jsonl").write_text(json.dumps(winner_record("i", {}, gold={}, mode="flow")) + "\n")
+    rows = ["mode,metric,subset,value,ci_low,ci_high,repeats,n"]
+    for mode, right in (("flow", 0.4), ("direct", 0.45)):
+        rows += [f"{mode},right,all,{right},{right - 0.2},{right + 0.2},1,20", f"{mode},first_named,all,0.3,0.1,0.5,1,20",
+                 f"{mode},brier,all,0.26,0.22,0.3,1,20"]
+    (folder / "summary.csv").write_text("\n".join(rows) + "\n")
+    (folder / "run.json").write_text(json.dumps({"benchmark": "nyu_debate", "settings": {}}))
+    write_report(folder, folder / "report.html")
+    page = (folder / "report.html").read_text()
+    lead = page[page.index('id="headline"'):page.index("</table>", page.index('id="headline"'))]
+    assert "<th>flow</th><th>direct</th>" in lead and "0.45 [0.25" in lead and "every one" not in page
+
+
 @data_required
 @pytest.mark.browser
 async def test_a_debateart_report_in_a_real_browser_leads_with_table_5_and_its_items_show_gold_in_names(tmp_path):

@@ -365,7 +365,7 @@ def headline_table(benchmark: str, table: list[dict[str, Any]]) -> tuple[list[st
     for metric in headline:
         found = [cells.get((m, metric)) for m in modes]
         if any(found):
-            rows.append({"metric": metric, "words": next(r["words"] for r in found if r),
+            rows.append({"metric": metric, "words": next(r["words"] for r in found if r), "unit": "",
                          "cells": [f"{r['value']} [{r['interval']}]" if r and r["interval"] != "n/a" else
                                    (r["value"] if r else "") for r in found]})
     # what every row shares (DebateArt: "RMSE×100 (lower is better)") is said once, above the table, so a row
