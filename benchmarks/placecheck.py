@@ -114,9 +114,9 @@ async def measure(settings: JudgeSettings, items: list[tuple[Path, str]], profil
         ctx.close()
     out = {"debates": n, "first_raw": first_raw, "first_read": first_read, "gold_first": gold_first}
     if mirror and pairs:
-        from .profiling import _shift_interval
+        from .profiling import shift_interval
 
-        out.update({"first_neutral": first_neutral, "pairs": len(pairs), "shift": _shift_interval(pairs, 0)})
+        out.update({"first_neutral": first_neutral, "pairs": len(pairs), "shift": shift_interval(pairs, 0)})
     return out
 
 

@@ -259,7 +259,7 @@ def probes(gold: Gold, kinds: Sequence[str] = KINDS) -> list[Probe]:
 # -------------------------------------------------------------------------------------------- the figures
 
 
-def _shift_interval(pairs: list[tuple[str, float, float]], seed: int) -> Interval:
+def shift_interval(pairs: list[tuple[str, float, float]], seed: int) -> Interval:
     """The mean log-odds difference, first place minus second, with a 95% interval resampling debates."""
     by: dict[str, list[float]] = {}
     for d, first, second in pairs:
@@ -288,7 +288,7 @@ def place_lean(answered: list[Probe], seed: int = 0) -> PlaceLean | None:
     seconds = [b for _, _, b in pairs]
     return PlaceLean(pairs=len(pairs), first=round(float(np.mean(firsts)), 4), second=round(float(np.mean(seconds)), 4),
                      flips=round(float(np.mean([(a > 0.5) != (b > 0.5) for _, a, b in pairs])), 4),
-                     shift=_shift_interval(pairs, seed))
+                     shift=shift_interval(pairs, seed))
 
 
 def _platt(p: np.ndarray, y: np.ndarray) -> tuple[float, float]:
