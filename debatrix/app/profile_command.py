@@ -56,7 +56,7 @@ def run_profile(*, out: Path | None, debates: int, per_debate: int, mirror: int,
         fail(f"--kinds: unknown {', '.join(unknown)} (the flow asks {', '.join(KINDS)})")
     probe_settings = make(None)
     name, _ = model_of(probe_settings)
-    target = out or Path(f"{Path(name).name.removesuffix('.gguf')}.profile.json")
+    target = out or _default_target(name)
     if target.exists() and target.is_dir():
         fail(f"--out {target} is a folder: give the profile file to write")
     try:
@@ -181,8 +181,8 @@ def record_readings(runs: list[Path], *, out: Path | None, make: Callable[[], An
         if models and models != {name}:
             fail(f"--readings {run}: judged by {', '.join(sorted(models))}, not {name}: a reading is a figure of the "
                  "model that made it")
-    target = out or (_shipped_path(name) if _shipped_path(name).exists() else
-                     Path(f"{Path(name).name.removesuffix('.gguf')}.profile.json"))
+    shipped_file = _shipped_path(name)
+    target = out or (shipped_file if shipped_file.exists() else _default_target(name))
     if not target.exists():
         fail(f"{target}: no profile of {name} yet: `debatrix profile` measures its decisions first")
     try:
@@ -205,6 +205,11 @@ def record_readings(runs: list[Path], *, out: Path | None, make: Callable[[], An
     write_atomic(target, prof.model_dump_json(indent=1) + "\n")
     _print_table(reading_table(prof))
     console.print(f"readings of {len(found)} (reading, gold) pairs written to {plain(target)}", highlight=False)
+
+
+def _default_target(name: str) -> Path:
+    """Where a profile of ``name`` is written when no --out is given: ``<model>.profile.json`` here."""
+    return Path(f"{Path(name).name.removesuffix('.gguf')}.profile.json")
 
 
 def _shipped_path(name: str) -> Path:
