@@ -14,7 +14,10 @@ here):
   claim in, against passages of the same speech whose annotated sentences do not hold it (the flow's own question,
   asked of a passage: does it make that point).
 The same passages are asked again in the debate with its speaking order swapped (the second speaker's speeches
-first), so each is read where its speaker speaks first and where second: the place lean.
+first), so each is read where its speaker speaks first and where second: the place lean. For the kinds in
+:data:`LONG_PLACE` the lean is also measured on long multi-round debates (fold 0 of ``../shared/data/nyu_debate``,
+every chosen passage read in both places): the short known-answer debates alone understate the lean a model shows
+where a debate runs to several rounds. These passages have no gold label of their own and serve the place lean only.
 
 Figures: ROC AUC with a 95% interval resampled over debates; the place lean (mean P each way, the share of answers
 that flip, the mean log-odds difference with its interval); Spearman's rho of P and a passage's words within each
@@ -41,7 +44,7 @@ from debatrix.context import JudgeContext
 from debatrix.core.flow import GIST_ASKED, KINDS, gist, places
 from debatrix.core.models import Debate, Debater, Passage, Side, Speech
 from debatrix.core.profile import (MIN_DEBATES, MIN_ITEMS, DecisionProfile, Interval, JudgeProfile, ModelIdentity,
-                                   PlaceLean, PMap, prompts_sha256)
+                                   PlaceLean, PMap, SourceShift, prompts_sha256)
 from debatrix.core import prompting as P
 
 from .base import BenchmarkDataError
@@ -68,6 +71,8 @@ class Probe:
     place: int | None = None  # its speaker's speaking place in this reading (0: first)
     pair: str = ""  # the same passage read in the other place carries the same pair key
     answer: float | None = None
+    place_only: bool = False  # no gold label: read in both places for the place lean, kept out of every other figure
+    source: str = "known answers"  # the gold material it was drawn from (the place lean says how many pairs each)
 
 
 def _words(text: str) -> str:
@@ -141,6 +146,7 @@ class Gold:
     per_debate: int = 8
     mirror: int = 4  # of each debate's chosen passages, how many are asked again in the other place
     seed: int = 0
+    place_debates: int = 24  # long debates (NYU fold 0) whose passages are read in both places (0: none)
 
     def __post_init__(self) -> None:
         self._contrast = Contrast(self.root / "panelbench", variant="all")
@@ -212,7 +218,33 @@ class Gold:
             for p, y in _pick(rng, labelled, self.per_debate):
                 question = P.render("flow_answer.j2", P.FlowAnswerVars(fence=fence, id=p.id, target="C1",
                                                                        speaker="Other side", text=point))
-                out.append(Probe("answers", sid, y, passage_messages(debate, p, question), p.words, 1))
+                out.append(Probe("answers", sid, y, passage_messages(debate, p, question), p.words, 1,
+                                 source="ibm"))
+        return out
+
+
+    def long_place(self, kind: str) -> list[Probe]:
+        """Place-only probes of ``kind`` on long debates: up to ``per_debate`` passages of each of ``place_debates``
+        NYU debates of fold 0 (a seeded draw), each read where its speaker speaks first and where second."""
+        from debatrix.core.loader import load_debate
+
+        from .nyu import fold
+
+        folder = self.root / "nyu_debate" / "motion"
+        paths = sorted(p for p in folder.glob("*.yml") if fold(p.stem) == 0) if folder.is_dir() else []
+        if not paths and self.place_debates:
+            raise BenchmarkDataError(f"{folder}: no NYU debates to measure the place lean on long debates "
+                                     "(see ../shared/data/nyu_debate/SOURCE.md), or --place-debates 0")
+        random.Random(f"{self.seed}/place").shuffle(paths)
+        out: list[Probe] = []
+        for path in paths[:self.place_debates]:
+            debate = load_debate(path)
+            chosen = list(debate.passages)
+            random.Random(f"{self.seed}/place/{debate.id}").shuffle(chosen)
+            chosen = sorted(chosen[:self.per_debate], key=lambda p: (p.speech, p.number))
+            for probe in _mark_probes([(kind, lambda p: True)], debate, chosen, len(chosen)):
+                probe.place_only, probe.source = True, "nyu_debate"
+                out.append(probe)
         return out
 
 
@@ -247,13 +279,22 @@ GOLD: dict[str, tuple[Callable[[Gold], list[Probe]], str]] = {
 }
 
 
+#: the kinds whose place lean is also measured on long debates: the decision that weighs every row of the
+#: argument ledger (a kind added here needs no other change)
+LONG_PLACE = ("argues",)
+
+
 def probes(gold: Gold, kinds: Sequence[str] = KINDS) -> list[Probe]:
-    """Every probe of ``kinds``, each kind's gold drawn once (a builder serving several kinds is called once)."""
+    """Every probe of ``kinds``, each kind's gold drawn once (a builder serving several kinds is called once), then
+    the long debates' place-only probes of the kinds in :data:`LONG_PLACE`."""
     missing = [k for k in kinds if k not in GOLD]
     if missing:
         raise BenchmarkDataError(f"no gold to profile {', '.join(missing)} on (benchmarks.profiling.GOLD)")
     builders = list(dict.fromkeys(GOLD[k][0] for k in kinds))
-    return [p for b in builders for p in b(gold) if p.kind in kinds]
+    out = [p for b in builders for p in b(gold) if p.kind in kinds]
+    if gold.place_debates:
+        out += [p for k in kinds if k in LONG_PLACE for p in gold.long_place(k)]
+    return out
 
 
 # -------------------------------------------------------------------------------------------- the figures
@@ -281,14 +322,20 @@ def place_lean(answered: list[Probe], seed: int = 0) -> PlaceLean | None:
     for p in answered:
         if p.pair and p.place in (0, 1):
             by.setdefault(p.pair, {})[p.place] = p
-    pairs = [(v[0].debate, v[0].answer, v[1].answer) for v in by.values() if 0 in v and 1 in v]
+    both = [v for v in by.values() if 0 in v and 1 in v]
+    pairs = [(v[0].debate, v[0].answer, v[1].answer) for v in both]
     if len(pairs) < 10:
         return None
     firsts = [a for _, a, _ in pairs]
     seconds = [b for _, _, b in pairs]
+    sources: dict[str, list[tuple[str, float, float]]] = {}
+    for v, pair in zip(both, pairs):
+        sources.setdefault(v[0].source, []).append(pair)
     return PlaceLean(pairs=len(pairs), first=round(float(np.mean(firsts)), 4), second=round(float(np.mean(seconds)), 4),
                      flips=round(float(np.mean([(a > 0.5) != (b > 0.5) for _, a, b in pairs])), 4),
-                     shift=shift_interval(pairs, seed))
+                     shift=shift_interval(pairs, seed),
+                     by_source={k: SourceShift(pairs=len(v), shift=shift_interval(v, seed))
+                                for k, v in sorted(sources.items())} if len(sources) > 1 else {})
 
 
 def _platt(p: np.ndarray, y: np.ndarray) -> tuple[float, float]:
@@ -351,11 +398,12 @@ def longer(answered: list[Probe]) -> float | None:
 def decision_profile(kind: str, asked: list[Probe], seed: int = 0) -> DecisionProfile:
     """One kind's figures from its answered probes (a probe with no answer was none of the options)."""
     answered = [p for p in asked if p.answer is not None]
-    # the separation is measured on each passage as first read (its own debate's order): the swapped reading is
-    # the place lean's, and counting it too would count a passage twice
+    # the separation is measured on each labelled passage as first read (its own debate's order): the swapped
+    # reading is the place lean's, and counting it too would count a passage twice
     first_read: dict[str, Probe] = {}
     for p in answered:
-        first_read.setdefault(p.pair or f"{id(p)}", p)
+        if not p.place_only:
+            first_read.setdefault(p.pair or f"{id(p)}", p)
     single = list(first_read.values())
     groups: dict[str, tuple[list[float], list[bool]]] = {}
     for p in single:
@@ -369,7 +417,8 @@ def decision_profile(kind: str, asked: list[Probe], seed: int = 0) -> DecisionPr
         auc = Interval(value=round(value, 4), low=round(low, 4), high=round(high, 4))
     lean = place_lean(answered, seed)
     return DecisionProfile(kind=kind, question=QUESTIONS.get(kind, kind), gold=GOLD[kind][1], items=len(single),
-                           debates=len(groups), no_option=len(asked) - len(answered), auc=auc, place=lean,
+                           debates=len(groups), no_option=sum(not p.place_only for p in asked) -
+                           sum(not p.place_only for p in answered), auc=auc, place=lean,
                            longer=longer(single), map=fitted_map(single, lean) if auc and auc.low > 0.5 else None)
 
 

@@ -717,6 +717,9 @@ def profile(
     per_debate: Annotated[int, typer.Option(min=2, help="labelled passages asked of each debate")] = 8,
     mirror: Annotated[int, typer.Option(min=0, help="of each debate's passages, how many are asked again with "
                                                     "the speaking order swapped (the place lean)")] = 4,
+    place_debates: Annotated[int, typer.Option(min=0, help="long debates (NYU, fold 0) whose passages are also "
+                                                        "read in both speaking places: the place lean where a "
+                                                        "debate runs to several rounds (0: none)")] = 24,
     kinds: Annotated[str | None, typer.Option(help="the decisions to measure, comma-separated (default: every "
                                                    "kind the flow can ask)")] = None,
     max_calls: Annotated[int | None, typer.Option(min=1, help="refuse before the first call when the profile "
@@ -742,7 +745,8 @@ def profile(
         record_readings(readings, out=out, make=lambda: _make_settings(mode=DEFAULT_MODE, **settings), fail=_fail)
         return
 
-    run_profile(out=out, debates=debates, per_debate=per_debate, mirror=mirror, kinds=kinds, max_calls=max_calls,
+    run_profile(out=out, debates=debates, per_debate=per_debate, mirror=mirror, place_debates=place_debates,
+                kinds=kinds, max_calls=max_calls,
                 data=data, seed=seed, no_cache=no_cache, make=lambda cache: _make_settings(
                     mode=DEFAULT_MODE, cache=cache, **settings), fail=_fail, run=_run)
 

@@ -35,15 +35,17 @@ def _identity(settings: Any, logprobs: bool) -> ModelIdentity:
 def profile_table(prof: JudgeProfile) -> Table:
     table = Table(title=f"what {prof.model.name} sees (profile of {prof.measured})", title_justify="left")
     for col in ("decision", "state", "ROC AUC [95%]", "items", "debates", "no option", "P first", "P second",
-                "flips", "longer", "map (held out)"):
-        table.add_column(col, justify="left" if col in ("decision", "state", "map (held out)") else "right")
+                "flips", "place shift (logit) [95%]", "longer", "map (held out)"):
+        table.add_column(col, justify="left" if col in ("decision", "state", "map (held out)",
+                                                                 "place shift (logit) [95%]") else "right")
     for r in prof.table():
         table.add_row(r["decision"], r["state"], r["roc_auc"], str(r["items"]), str(r["debates"]),
-                      str(r["no_option"]), r["first"], r["second"], r["flips"], r["longer"], r["map"])
+                      str(r["no_option"]), r["first"], r["second"], r["flips"], r["shift"], r["longer"], r["map"])
     return table
 
 
-def run_profile(*, out: Path | None, debates: int, per_debate: int, mirror: int, kinds: str | None,
+def run_profile(*, out: Path | None, debates: int, per_debate: int, mirror: int, place_debates: int,
+                kinds: str | None,
                 max_calls: int | None, data: Path | None, seed: int, no_cache: bool,
                 make: Callable[[Any], Any], fail: Callable[..., None], run: Callable[..., Any]) -> None:
     from debatrix.benchmarks import profiling as M
@@ -65,7 +67,8 @@ def run_profile(*, out: Path | None, debates: int, per_debate: int, mirror: int,
         fail(f"--out {target}: {e.strerror or e}")
     cache = None if no_cache else target.with_name(target.name + ".cache.sqlite")
     settings = make(cache)
-    gold = M.Gold(data or data_root(), debates=debates, per_debate=per_debate, mirror=mirror, seed=seed)
+    gold = M.Gold(data or data_root(), debates=debates, per_debate=per_debate, mirror=mirror, seed=seed,
+                  place_debates=place_debates)
     why = M.enough(gold)
     if why:
         console.print(f"[yellow]{why}: the decisions will read 'not enough data'[/]", highlight=False)
@@ -82,7 +85,7 @@ def run_profile(*, out: Path | None, debates: int, per_debate: int, mirror: int,
         fail(f"the profile needs {calls} calls, over --max-calls {max_calls}: lower --debates or --per-debate")
     name_arg = {"backend": "local", "local-model": name} if model_of(settings)[1] == "local" else {"model": name}
     args = {**name_arg, "kinds": ",".join(wanted), "debates": debates, "per-debate": per_debate, "mirror": mirror,
-            "seed": seed}
+            "place-debates": place_debates, "seed": seed}
     run(_measure(settings, asked, wanted, target, source_commit() or "", seed, args), files_too=True)
 
 

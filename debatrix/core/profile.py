@@ -58,6 +58,13 @@ class Interval(Frozen):
         return f"{self.value:.2f} [{self.low:.2f}, {self.high:.2f}]"
 
 
+class SourceShift(Frozen):
+    """The place lean's shift on one gold source's passages alone (how far the sources agree)."""
+
+    pairs: int
+    shift: Interval
+
+
 class PlaceLean(Frozen):
     """The same passages asked where their speaker speaks first and where second (the debate's speaking order
     swapped): the mean P each way, the share of passages whose answer (P above or below 0.5) flips, and the mean
@@ -68,7 +75,8 @@ class PlaceLean(Frozen):
     first: float
     second: float
     flips: float
-    shift: Interval
+    shift: Interval  # over every pair, whatever its source: the one taken out
+    by_source: dict[str, SourceShift] = Field(default_factory=dict)  # where pairs came from more than one source
 
 
 class PMap(Frozen):
@@ -219,6 +227,8 @@ class JudgeProfile(Frozen):
                          "first": "-" if d.place is None else f"{d.place.first:.2f}",
                          "second": "-" if d.place is None else f"{d.place.second:.2f}",
                          "flips": "-" if d.place is None else f"{d.place.flips:.0%}",
+                         "shift": "-" if d.place is None else str(d.place.shift) + "".join(
+                             f"; {k} {v.shift} (n {v.pairs})" for k, v in d.place.by_source.items()),
                          "longer": "-" if d.longer is None else f"{d.longer:+.2f}",
                          "map": "-" if d.map is None else
                          f"Brier {d.map.brier_raw:.3f} -> {d.map.brier_mapped:.3f} (n {d.map.checked})"})
