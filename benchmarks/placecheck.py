@@ -1,12 +1,14 @@
 """Whether a model's P(argument) leans to whoever speaks first, checked on debates with a known right answer
 (``../shared/data/nyu_debate``), as read raw and as its judge profile reads it (the place lean taken out):
 
-    python -m debatrix.benchmarks.placecheck --limit 40 [--mirror] [--profile PATH] [--cache FILE]
+    python -m debatrix.benchmarks.placecheck [--limit 40] [--mirror] [--profile PATH] [--cache FILE]
 
 Every passage of each debate is asked the flow's own question (is it an argument about the motion?); per debate the
 side with the higher mean P is counted, raw and through the profile, beside how often the gold's right answer is the
 first debater's, each share with a Wilson 95% interval. A model without a place lean names the first debater about
-as often as the gold does. The sample is seeded (``--seed``): the same items every time."""
+as often as the gold does. The debates are those of fold 1 (:func:`.nyu.fold`): a profile measures its place lean on
+long debates in fold 0, so the correction is checked where it was not fitted (``--fold all``: every debate). The
+sample is seeded (``--seed``): the same items every time."""
 
 from __future__ import annotations
 
@@ -26,11 +28,15 @@ from debatrix.core.profile import for_settings, load, wilson
 from .base import data_root
 
 
-def nyu_items(root: Path, limit: int | None, seed: int) -> list[tuple[Path, str]]:
-    """(motion file, the right answer's debater) of the NYU debates, a seeded sample of ``limit``."""
+def nyu_items(root: Path, limit: int | None, seed: int, only: int | None = 1) -> list[tuple[Path, str]]:
+    """(motion file, the right answer's debater) of the NYU debates of fold ``only`` (None: all), a seeded sample
+    of ``limit``."""
+    from .nyu import fold
+
     folder = root / "nyu_debate"
     with (folder / "gold.csv").open(encoding="utf-8", newline="") as fh:
-        rows = [(folder / "motion" / f"{r['id']}.yml", r["winner"]) for r in csv.DictReader(fh)]
+        rows = [(folder / "motion" / f"{r['id']}.yml", r["winner"]) for r in csv.DictReader(fh)
+                if only is None or fold(r["id"]) == only]
     if limit:
         rows = random.Random(seed).sample(rows, min(limit, len(rows)))
     return sorted(rows)
@@ -122,7 +128,10 @@ async def measure(settings: JudgeSettings, items: list[tuple[Path, str]], profil
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--limit", type=int, default=40)
+    ap.add_argument("--limit", type=int, default=None, help="a seeded sample of this many debates (default: all "
+                    "of the fold)")
+    ap.add_argument("--fold", choices=("0", "1", "all"), default="1", help="1 (default): the debates no profile "
+                    "measured its place lean on; 0: those it did; all")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--local-model", default="qwen2.5-coder-1.5b")
     ap.add_argument("--profile", default="auto", help="a profile file, or auto (the shipped one)")
@@ -135,7 +144,8 @@ def main(argv: list[str] | None = None) -> int:
                              memory=MemorySettings(embedding="hash"), profile=args.profile)
     use = for_settings(settings) if args.profile == "auto" else None
     profile = use.profile if use else load(args.profile)
-    items = nyu_items(args.data or data_root(), args.limit, args.seed)
+    items = nyu_items(args.data or data_root(), args.limit, args.seed, None if args.fold == "all" else int(args.fold))
+    print(f"{len(items)} NYU debates of fold {args.fold}", flush=True)
     got = asyncio.run(measure(settings, items, profile, args.mirror))
     n = got["debates"]
     for what, k in (("gold: the right answer is the first debater's", got["gold_first"]),
