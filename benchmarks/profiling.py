@@ -458,12 +458,14 @@ async def ask(ctx: JudgeContext, asked: list[Probe], progress: Callable[[int, in
 def build_profile(asked: list[Probe], kinds: Sequence[str], *, model: ModelIdentity,
                   commit: str, command: str, keep: JudgeProfile | None = None, seed: int = 0) -> JudgeProfile:
     """The profile from the answered probes (``keep``: a profile of the same model whose verdict maps and place
-    priors are carried over: measured by ``bench calibrate``, not here)."""
+    priors, measured by ``bench calibrate``, and readings, recorded from benchmark runs, are carried over: none is
+    measured here, and each names the run or commit it came from)."""
     decisions = {k: decision_profile(k, [p for p in asked if p.kind == k], seed) for k in kinds}
     return JudgeProfile(model=model, prompts_sha256=prompts_sha256(), commit=commit,
                         measured=dt.date.today().isoformat(), gold=tuple(GOLD[k][1] for k in kinds),
                         command=command, decisions=decisions,
-                        verdict_maps=keep.verdict_maps if keep else (), place_priors=keep.place_priors if keep else ())
+                        verdict_maps=keep.verdict_maps if keep else (), place_priors=keep.place_priors if keep else (),
+                        readings=keep.readings if keep else ())
 
 
 def enough(gold: Gold) -> str:

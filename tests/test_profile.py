@@ -319,3 +319,17 @@ def test_a_judgment_under_a_profile_with_readings_is_decided_by_the_reading_that
     panel = result.general.verdict
     assert panel.probabilities == pytest.approx(argument.probabilities, abs=1e-3)
     assert "argument ×0.847 (right 0.70" in panel.comment and "source not weighed (right 0.50" in panel.comment
+
+
+def test_measuring_a_models_decisions_again_keeps_the_readings_its_profile_recorded():
+    """``debatrix profile`` measures decisions; a profile's readings come from benchmark runs (``--readings``), so
+    measuring the decisions again carries them over with their runs named, as it does the verdict maps."""
+    from debatrix.benchmarks.profiling import build_profile
+    from debatrix.core.profile import Interval, JudgeProfile, ModelIdentity, ReadingProfile
+
+    reading = ReadingProfile(reading="direct", gold="nyu_debate", items=60, right=Interval(value=0.6, low=0.47, high=0.71),
+                             first_named=Interval(value=0.4, low=0.28, high=0.53), gold_first=0.43, run="runs/x")
+    keep = JudgeProfile(model=ModelIdentity(name="m"), prompts_sha256="", measured="", readings=(reading,))
+    again = build_profile([], (), model=ModelIdentity(name="m"), commit="c", command="debatrix profile", keep=keep)
+    assert again.readings == (reading,) and again.reading("direct") == reading
+    assert build_profile([], (), model=ModelIdentity(name="m"), commit="c", command="x").readings == ()

@@ -108,10 +108,10 @@ def profiles_table() -> str:
     for name, prof in sorted(shipped().items()):
         for r in prof.table():
             rows.append(f"| `{name}` | {r['decision']} | {r['state']} | {r['roc_auc']} | {r['items']} / "
-                        f"{r['debates']} | {r['first']} / {r['second']} ({r['flips']} flip) | {r['longer']} | "
-                        f"{r['map']} | `{prof.commit[:7]}` {prof.measured} |\n")
-    return ("| model | decision | state | ROC AUC [95%] | items / debates | P first / second | longer | map, held out | "
-            "measured |\n|---|---|---|---|---|---|---|---|---|\n" + "".join(rows))
+                        f"{r['debates']} | {r['first']} / {r['second']} ({r['flips']} flip) | {r['shift']} | "
+                        f"{r['longer']} | {r['map']} | `{prof.commit[:7]}` {prof.measured} |\n")
+    return ("| model | decision | state | ROC AUC [95%] | items / debates | P first / second | place shift (logit) | "
+            "longer | map, held out | measured |\n|---|---|---|---|---|---|---|---|---|---|\n" + "".join(rows))
 
 
 def readings_table() -> str:
