@@ -569,6 +569,10 @@ def test_the_panel_weighs_each_dimension_as_its_reading_was_right_on_gold_and_ig
     few = prof.model_copy(update={"readings": (_reading("flow/argument", r, 20),)})
     assert weighed_by_readings(parts, few)[0] == parts and "too few debates" in weighed_by_readings(parts, few)[1]
     assert weighed_by_readings(parts, None) == (parts, "")
+    # a profile with readings of another mode only: the stated default, said
+    other = prof.model_copy(update={"readings": (_reading("direct", r, 400),)})
+    kept, said = weighed_by_readings(parts, other)
+    assert kept == parts and "no reading of these dimensions was measured on gold" in said
 
 
 def test_where_no_reading_of_the_model_carries_the_panel_names_no_winner_and_says_each_figure():

@@ -518,7 +518,9 @@ def weighed_by_readings(parts: Sequence[tuple[float, FlowVerdict]], profile: Jud
     if not measured:
         few = [f"{d} on {r.items} debates" for d, r in found.items() if r is not None]
         return list(parts), (f"its readings were measured on too few debates to weigh by ({', '.join(few)}): the "
-                             "dimensions' own weights" if few else "")
+                             "dimensions' own weights" if few else
+                             "no reading of these dimensions was measured on gold (`debatrix profile --readings RUN` "
+                             "records them): the dimensions' own weights")
     out, said = [], []
     for w, v in parts:
         r = measured.get(v.dimension)
