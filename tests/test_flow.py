@@ -560,6 +560,7 @@ def test_the_panel_weighs_each_dimension_as_its_reading_was_right_on_gold_and_ig
     weighed, how = weighed_by_readings(parts, prof)
     assert weighed[0][0] == pytest.approx(math.log(r / (1 - r)), abs=2e-3) and weighed[1][0] == 0.0
     assert "source not weighed" in how and "not above a coin" in how
+    assert how.startswith("decided by the argument reading alone")
     panel = combined("panel", weighed)
     assert panel.probabilities["Ana"] == pytest.approx(p_arg, abs=1e-4)
     leaning = prof.model_copy(update={"readings": (_reading("flow/argument", r, 400, first=0.9, gold_first=0.4),

@@ -537,6 +537,9 @@ def weighed_by_readings(parts: Sequence[tuple[float, FlowVerdict]], profile: Jud
             weight = round(math.log(r.right.value / (1.0 - r.right.value)), 3)
             out.append((weight, v))
             said.append(f"{v.dimension} ×{weight:g} (right {r.right} on {r.items} debates of {r.gold})")
+    deciding = [v.dimension for w, v in out if w > 0 and not v.not_judged]
+    if len(deciding) == 1:  # the one reading that carries decides, and the reader is told so first
+        said.insert(0, f"decided by the {deciding[0]} reading alone, the only one right above a coin on gold")
     return out, "; ".join(said)
 
 
