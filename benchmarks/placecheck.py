@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import csv
 import random
 import sys
 from pathlib import Path
@@ -31,12 +30,9 @@ from .base import data_root
 def nyu_items(root: Path, limit: int | None, seed: int, only: int | None = 1) -> list[tuple[Path, str]]:
     """(motion file, the right answer's debater) of the NYU debates of fold ``only`` (None: all), a seeded sample
     of ``limit``."""
-    from .nyu import fold
+    from .nyu import NyuDebate, fold
 
-    folder = root / "nyu_debate"
-    with (folder / "gold.csv").open(encoding="utf-8", newline="") as fh:
-        rows = [(folder / "motion" / f"{r['id']}.yml", r["winner"]) for r in csv.DictReader(fh)
-                if only is None or fold(r["id"]) == only]
+    rows = [(it.path, it.winner) for it in NyuDebate(root).load() if only is None or fold(it.id) == only]
     if limit:
         rows = random.Random(seed).sample(rows, min(limit, len(rows)))
     return sorted(rows)

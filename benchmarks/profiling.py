@@ -226,19 +226,14 @@ class Gold:
     def long_place(self, kind: str) -> list[Probe]:
         """Place-only probes of ``kind`` on long debates: up to ``per_debate`` passages of each of ``place_debates``
         NYU debates of fold 0 (a seeded draw), each read where its speaker speaks first and where second."""
-        from debatrix.core.loader import load_debate
+        from .nyu import NyuDebate, fold
 
-        from .nyu import fold
-
-        folder = self.root / "nyu_debate" / "motion"
-        paths = sorted(p for p in folder.glob("*.yml") if fold(p.stem) == 0) if folder.is_dir() else []
-        if not paths and self.place_debates:
-            raise BenchmarkDataError(f"{folder}: no NYU debates to measure the place lean on long debates "
-                                     "(see ../shared/data/nyu_debate/SOURCE.md), or --place-debates 0")
-        random.Random(f"{self.seed}/place").shuffle(paths)
+        bench = NyuDebate(self.root)  # its loader checks the data and says where it is missing
+        items = sorted((it for it in bench.load() if fold(it.id) == 0), key=lambda it: it.id)
+        random.Random(f"{self.seed}/place").shuffle(items)
         out: list[Probe] = []
-        for path in paths[:self.place_debates]:
-            debate = load_debate(path)
+        for item in items[:self.place_debates]:
+            debate = bench.debate(item)
             chosen = list(debate.passages)
             random.Random(f"{self.seed}/place/{debate.id}").shuffle(chosen)
             chosen = sorted(chosen[:self.per_debate], key=lambda p: (p.speech, p.number))
