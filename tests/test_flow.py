@@ -49,49 +49,12 @@ def test_an_answered_row_falls_a_dropped_one_stands_and_an_answer_answered_in_tu
     assert rows["S1.2"].status == "extended"
     assert rows["S1.2"].stands == pytest.approx((1 - 0.8 * (1 - 0.9)) * (1 - 0.1), abs=1e-3)
     assert rows["S2.1"].status == "dropped"  # asked about, and the model said it does not answer it
-    # nobody could answer Ben's last speech, and Ben spoke in reach of a reply before: new in the last word
-    assert rows["S4.1"].status == "late" and rows["S4.1"].stands == 1.0
+    assert rows["S4.1"].status == "standing"  # nobody spoke after the last speech
     cell = rows["S1.1"].cells[0]
     assert cell.speech == 1 and cell.by == "S2.1" and cell.answered == 0.9 and cell.counts == pytest.approx(0.9)
-    ana, ben = led.tally("Ana"), led.tally("Ben")
+    ana = led.tally("Ana")
     assert ana.standing == pytest.approx(sum(rows[i].weighs * rows[i].stands for i in ("S1.1", "S1.2", "S3.1", "S3.2")),
                                          abs=1e-3)
-    # Ben's late rows weigh nothing: his standing is his second speech's rows alone
-    assert ben.standing == pytest.approx(sum(rows[i].weighs * rows[i].stands for i in ("S2.1", "S2.2")), abs=1e-3)
-
-
-@given(st.integers(1, 4), st.sampled_from(["alternate", "together"]), st.floats(0.0, 0.95))
-@hsettings(max_examples=60, deadline=None)
-def test_no_row_out_of_reach_of_a_reply_weighs_against_rows_that_met_one(rounds, first_round, answer):
-    """Whatever the debate's shape and however surely the model answers: a row is late exactly where no later
-    speech of the other side could answer it and its debater had spoken before in reach of a reply; late rows
-    weigh nothing; and in a debate where nobody answers anything and both debaters' passages weigh the same, the
-    debaters' standing differs by the rows each had in reach of a reply alone."""
-    speeches = []
-    for r in range(rounds):
-        speeches += [Speech(speaker="Ana", content=f"Ana point {r}a.\n\nAna point {r}b."),
-                     Speech(speaker="Ben", content=f"Ben point {r}a.\n\nBen point {r}b.")]
-    d = Debate(id="d", motion="m", debaters=(Debater(name="Ana", side="pro"), Debater(name="Ben", side="con")),
-               speeches=tuple(speeches), simultaneous=((1, 2),) if first_round == "together" else ())
-    # every later passage of the other side answers every earlier one at P ``answer``
-    lines = [Line(speech=q.speech, target=p.id, by=q.id, answers=answer) for p in d.passages for q in d.passages
-             if q.side is not p.side and d.could_answer(q.speech, p.speech)]
-    led = ledger(d, _flows(d, lines=lines), "argument")
-    for t in led.threads:
-        p = d.passage_index[t.id]
-        reachable = any(q.side is not p.side and d.could_answer(q.speech, p.speech) for q in d.passages)
-        spoke_in_reach = any(s.speaker == p.speaker and any(
-            d.debater(o.speaker).side is not p.side and d.could_answer(j, i) for j, o in enumerate(d.speeches))
-            for i, s in enumerate(d.speeches))
-        assert t.late == (not reachable and spoke_in_reach), t.id
-        assert (t.status == "late") == t.late
-    for who in ("Ana", "Ben"):
-        assert led.tally(who).standing == pytest.approx(
-            sum(t.weighs * t.stands for t in led.threads if t.speaker == who and not t.late), abs=1e-3)
-    if answer == 0.0:
-        counted = {who: sum(1 for t in led.threads if t.speaker == who and not t.late) for who in ("Ana", "Ben")}
-        assert led.tally("Ana").standing - led.tally("Ben").standing == pytest.approx(
-            counted["Ana"] - counted["Ben"], abs=1e-3)
 
 
 def _profile(kind: str, a: float, b: float, shift: float = 0.0, auc: tuple[float, float] = (0.7, 0.65)):
@@ -342,10 +305,7 @@ def test_refuting_an_argument_moves_the_argument_verdict_to_the_other_side():
                                      Line(speech=1, target="S1.2", answers=0.1),  # asked, not answered
                                      Line(speech=2, target="S2.1", answers=0.1)]), "argument")
     assert flow_verdict(hit, "argument").probabilities["Ben"] > flow_verdict(calm, "argument").probabilities["Ben"]
-    # nobody answered anything: Ben dropped all four of Ana's arguments, Ana both of Ben's that she could reach,
-    # and Ben's last speech is new in the last word: Ana leads by the arguments Ben left alone
-    assert flow_verdict(calm, "argument").winner == "Ana"
-    assert calm.tally("Ana").standing == pytest.approx(2 * calm.tally("Ben").standing)
+    assert flow_verdict(calm, "argument").winner is None  # the same standing on both sides: no winner named
 
 
 def test_the_panel_is_the_weighted_mean_of_the_judged_dimensions_and_sums_to_one():

@@ -69,12 +69,7 @@ def ledger(debate: Debate, flows: Sequence[SpeechFlow], dimension: str,
 
     A row stands at the end unless an answer to it stands: P(stands) = Π over its answers (1 − P(answer) ·
     P(that answering passage stands)), computed from the last passage back, so an answer that was itself answered
-    (and not answered again) no longer fells the row: the row is extended, as an adjudicator flows it.
-
-    A row no speech of the other side could answer is **late** where its debater had spoken before in reach of a
-    reply: a new point in the last word, shown and not weighed, as adjudicators do not weigh new matter in a last
-    speech. Without the rule whoever speaks last wins by every point nobody may answer; a debater whose every speech
-    is out of reach of a reply (one round, or written together) keeps its rows, as does the other side then."""
+    (and not answered again) no longer fells the row: the row is extended, as an adjudicator flows it."""
     index = debate.passage_index
     place = places(debate)
 
@@ -91,11 +86,6 @@ def ledger(debate: Debate, flows: Sequence[SpeechFlow], dimension: str,
     stands = standing_chances(debate, lines)
     raw = {(x.speech, x.by, x.target): x.answers for f in flows for x in f.lines}
     spoken = {f.index for f in flows if not f.missing or f.marks or f.lines}
-    # a speech is in reach of a reply when a later speech of the other side could answer it
-    reachable = {i for i, s in enumerate(debate.speeches)
-                 if any(debate.debater(t.speaker).side is not debate.debater(s.speaker).side
-                        for j, t in enumerate(debate.speeches) if debate.could_answer(j, i))}
-    replied_to = {debate.speeches[i].speaker for i in reachable}
     threads = []
     for p in debate.passages:
         mark = marks.get(p.id)
@@ -116,8 +106,9 @@ def ledger(debate: Debate, flows: Sequence[SpeechFlow], dimension: str,
                               evidence=None if mark is None or mark.evidence is None else
                               read("evidence", mark.evidence, p.speaker),
                               answered=round(answered, 4), stands=round(stands[p.id], 4),
-                              answerable=p.speech in reachable,
-                              late=p.speech not in reachable and p.speaker in replied_to,
+                              answerable=any(debate.debater(s.speaker).side is not p.side
+                                             for j, s in enumerate(debate.speeches)
+                                             if debate.could_answer(j, p.speech)),
                               cells=tuple(Cell(speech=a.speech, answered=raw.get((a.speech, a.by, p.id), a.answers),
                                                counts=round(a.answers, 4), by=a.by) for a in answers)))
     tallies = []
@@ -136,7 +127,7 @@ def ledger(debate: Debate, flows: Sequence[SpeechFlow], dimension: str,
             engaged += t.weighs * t.answered
         tallies.append(Tally(
             debater=d.name, arguments=round(sum(t.weighs for t in mine), 4),
-            standing=round(sum(t.weighs * t.stands for t in mine if not t.late), 4),
+            standing=round(sum(t.weighs * t.stands for t in mine), 4),
             evidence=round(sum(t.weighs * (t.evidence or 0.0) for t in mine), 4),
             engaged=round(engaged, 4), engageable=round(engageable, 4),
             clear=round(sum(clear), 4), passages=len(clear)))
@@ -608,9 +599,8 @@ def _clash_comment(led: Ledger, debate: Debate, debater: str, mine: list[Thread]
 
 
 def _standing_comment(led: Ledger, debate: Debate, debater: str, mine: list[Thread]) -> str:
-    standing = [t for t in mine if t.status not in ("answered", "late")]
+    standing = [t for t in mine if t.status != "answered"]
     fallen = [t for t in mine if t.status == "answered"]
-    late = [t.id for t in mine if t.late]
     index = debate.passage_index
 
     def weight(c: Cell) -> float:  # how much an answer counted (a result before 1.8: as given)
@@ -643,28 +633,20 @@ def _standing_comment(led: Ledger, debate: Debate, debater: str, mine: list[Thre
             f"{t.id} (by " + ", ".join(f"{whose(c.by) if c.by else 'speech ' + str(c.speech + 1)} at P {c.answered:.2f}"
                                      for c in sorted(t.cells, key=lambda c: -weight(c))[:2] if weight(c) > 0) + ")"
             for t in fallen[:CITED])
-    if late:
-        text += f"; new in the last word, where no reply could reach them (not weighed): {_ids(late)}"
     return text + "."
 
 
 PARTLY_AT = 0.2  # a cell counting less than this toward felling its row reads "not answered"
 
-STATUS_ORDER = ("standing", "extended", "dropped", "answered", "late")
+STATUS_ORDER = ("standing", "extended", "dropped", "answered")
 
 
 def standing_words(led: Ledger, debater: str) -> str:
     """How many of a debater's arguments stand, counted as a coach counts rows: "2 of 3 arguments standing" (a row
-    stands unless the other side answered it and that answer stood: :attr:`Thread.status`; a late row is new in
-    the last word and is not counted)."""
-    rows = [x for x in led.threads if x.speaker == debater and not x.late]
+    stands unless the other side answered it and that answer stood: :attr:`Thread.status`)."""
+    rows = [x for x in led.threads if x.speaker == debater]
     up = sum(x.status != "answered" for x in rows)
     return f"{up} of {len(rows)} argument{'' if len(rows) == 1 else 's'} standing"
-
-
-def _late_words(led: Ledger, debater: str) -> str:
-    late = sum(x.weighs for x in led.threads if x.speaker == debater and x.late)
-    return f" ({late:.1f} of it new in the last word, not weighed)" if late else ""
 
 
 def tally_line(led: Ledger, debater: str) -> str:
@@ -799,8 +781,7 @@ def _register(m: Measure) -> None:
 
 _register(Measure("argument", "arguments standing at the end, each by how likely it is one", ("argues", "answers"),
                   lambda t: math.log(EMPTY + t.standing),
-                  lambda led, t: f"{standing_words(led, t.debater)}, weighed {t.standing:.1f} of {t.arguments:.1f}"
-                  + _late_words(led, t.debater),
+                  lambda led, t: f"{standing_words(led, t.debater)}, weighed {t.standing:.1f} of {t.arguments:.1f}",
                   _argues, lambda f, d: _argued(f, d) + _answered(f, d)))
 _register(Measure("source", "arguments backed by evidence", ("argues", "evidence"),
                   lambda t: math.log(EMPTY + t.evidence),

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from debatrix.core.passages import passage_id, size, split_speech
 
-RESULT_SCHEMA_VERSION = "1.12"  # 1.2: the speeches judged; 1.3: escalation, verdicts' orders_agreeing; 1.4: stale notes;
+RESULT_SCHEMA_VERSION = "1.11"  # 1.2: the speeches judged; 1.3: escalation, verdicts' orders_agreeing; 1.4: stale notes;
 # 1.5: misread "answers" sentences; 1.6: an escalation keeps the first judge's verdict (first), an order's judgment
 # its dimension and where its winner came from (winner_from); 1.7: an order's judgment carries one winner field, and
 # says in ``warning`` where its decision named another (was decision_winner); 1.8: the flow's answers are answers
@@ -26,9 +26,7 @@ RESULT_SCHEMA_VERSION = "1.12"  # 1.2: the speeches judged; 1.3: escalation, ver
 # and an answer counts by the model's P through that profile (``weight``, ``counts``: no longer a rank or a share
 # above the debate's mean answer), a passage may be asked whether it reads clearly (a Mark's ``clear``), a ledger
 # says why its measure is not judged on this model (``blind``), and a result names the profile it read (``profile``);
-# 1.11: a result keeps the debate's simultaneous rounds (``simultaneous``), so its sheet shows each as one;
-# 1.12: a row made after the other side's last chance to reply, by a debater who had spoken in reach of a reply
-# before, is ``late`` (status "late": shown, not weighed)
+# 1.11: a result keeps the debate's simultaneous rounds (``simultaneous``), so its sheet shows each as one
 BP_POSITIONS = ("OG", "OO", "CG", "CO")
 
 
@@ -557,8 +555,6 @@ STATUS_MEANING = {
                "even odds): it stands",
     "answered": "the other side answered it and that answer was not itself answered: it falls",
     "extended": "the other side answered it, but its own side answered that answer: it stands again",
-    "late": "new after the other side's last chance to reply: shown, not weighed (its debater's earlier arguments met "
-            "a reply; this one never could)",
 }
 
 
@@ -578,9 +574,6 @@ class Thread(Frozen):
     answered: float  # P(the other side answered it at least once)
     stands: float  # P(it stands at the end): every answer to it failed, or was itself answered and fell
     answerable: bool = False  # the other side spoke after it: leaving it alone is dropping it
-    # no reply could reach it, and its debater spoke earlier where one could: a new point in the last word, which
-    # weighs nothing (else the side speaking last would win by every point nobody may answer)
-    late: bool = False
     cells: tuple[Cell, ...] = ()
 
     # results before 1.8 kept "refuted" and "conceded" (never asked, so 0): P(answered), and a row stood unless answered
@@ -594,10 +587,8 @@ class Thread(Frozen):
         return self.argument if self.weight is None else self.weight
 
     @property
-    def status(self) -> Literal["standing", "dropped", "answered", "extended", "late"]:
+    def status(self) -> Literal["standing", "dropped", "answered", "extended"]:
         """The one place a row's status is decided (:data:`STATUS_MEANING` says each in words)."""
-        if self.late:
-            return "late"
         if not self.answerable:
             return "standing"
         if self.answered < 0.5:
@@ -611,7 +602,7 @@ class Tally(Frozen):
 
     debater: str
     arguments: float = 0.0  # Σ weight over their rows (weight: P(argument) through the profile, Thread.weight)
-    standing: float = 0.0  # Σ weight · P(stands) over their rows that are not late
+    standing: float = 0.0  # Σ weight · P(stands)
     evidence: float = 0.0  # Σ weight · P(evidence)
     engaged: float = 0.0  # Σ over the other side's rows they could answer: P(argument) · P(they answered)
     engageable: float = 0.0  # Σ P(argument) over the other side's rows spoken before one of their speeches
