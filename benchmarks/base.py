@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +15,14 @@ from debatrix.core.errors import ConfigurationError, DebatrixError, TemplateErro
 from debatrix.core.models import Debate, JudgeResult, Usage
 from debatrix.core.registry import Registry
 from debatrix.core.settings import JudgeSettings
+
+
+def fold(item_id: str) -> int:
+    """The half of a benchmark's items an item is dealt to, by a hash of its id (the same every run, on every
+    machine): what is fitted on gold is fitted on fold 0 and checked on fold 1. A profile measures a model's place
+    lean on long debates in NYU's fold 0 (``debatrix profile``), and ``benchmarks.placecheck`` checks the correction
+    on fold 1; a reading's place fit (``benchmarks.readings``) does the same."""
+    return zlib.crc32(item_id.encode()) % 2
 
 
 def data_root() -> Path:

@@ -13,7 +13,6 @@ bootstrap over items."""
 from __future__ import annotations
 
 import csv
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,18 +20,11 @@ from typing import Any
 from debatrix.core.loader import load_debate
 from debatrix.core.models import Debate
 
-from .base import Benchmark, BenchmarkDataError, Item, MetricRow, benchmark, check_count, data_root, verdict
+from .base import Benchmark, BenchmarkDataError, Item, MetricRow, benchmark, check_count, data_root, fold, verdict
 from .calibration import brier, ece
 
 NYU_SIZE = 114
 FIRST = "Debater A"  # the preset lists Debater A's opening first (the first round is simultaneous)
-
-
-def fold(debate_id: str) -> int:
-    """The half of the NYU debates a debate is dealt to, by a hash of its id: a profile measures a model's place
-    lean on long debates in fold 0 (``debatrix profile``), and ``benchmarks.placecheck`` checks the correction on
-    fold 1, debates the correction never saw."""
-    return zlib.crc32(debate_id.encode()) % 2
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@
 Every passage of each debate is asked the flow's own question (is it an argument about the motion?); per debate the
 side with the higher mean P is counted, raw and through the profile, beside how often the gold's right answer is the
 first debater's, each share with a Wilson 95% interval. A model without a place lean names the first debater about
-as often as the gold does. The debates are those of fold 1 (:func:`.nyu.fold`): a profile measures its place lean on
+as often as the gold does. The debates are those of fold 1 (:func:`.base.fold`): a profile measures its place lean on
 long debates in fold 0, so the correction is checked where it was not fitted (``--fold all``: every debate). The
 sample is seeded (``--seed``): the same items every time."""
 

@@ -5,18 +5,29 @@ the reading named the first speaker and how often the gold's winner was the firs
 
 Only debates whose gold names a winner count; a reading that named no winner (a tie, or the dimension not judged on
 that debate) counts half, as a coin would. A dimension not judged on any debate of a run is no reading of that model
-and is left out."""
+and is left out.
+
+A reading of two debaters also gets its place lean taken out (:class:`~debatrix.core.profile.PlaceFit`): the
+log-odds to add to its P(the first speaker wins) so that it names the first speaker as often as the gold does,
+fitted on the debates of fold 0 (a hash of the item's id) and checked on fold 1, so that its figures are those of
+debates the fit never saw."""
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from debatrix.core.profile import ReadingProfile, wilson
+from scipy.optimize import minimize_scalar
 
-from .base import BenchmarkDataError, coded
+from debatrix.core.profile import PlaceFit, ReadingProfile, shifted, wilson
+
+from .base import BenchmarkDataError, coded, fold
+
+#: debates of each fold a place fit needs: fewer, and its shift is one debate's noise
+MIN_FOLD = 10
 
 
 def _records(run: Path) -> list[dict[str, Any]]:
@@ -70,7 +81,7 @@ def run_models(run: Path) -> tuple[set[str], str]:
 def readings(runs: Iterable[Path]) -> list[ReadingProfile]:
     """Every reading of every run in ``runs``, pooled per (reading, gold source) where several runs hold the same
     debates' readings (a debate judged twice counts once: its latest record)."""
-    seen: dict[tuple[str, str], dict[str, tuple[float, float, bool]]] = {}
+    seen: dict[tuple[str, str], dict[str, Row]] = {}
     judged: set[tuple[str, str]] = set()  # readings that named a winner, or a tie, on at least one debate
     labels: dict[tuple[str, str], list[str]] = {}
     for run in map(Path, runs):
@@ -93,10 +104,13 @@ def readings(runs: Iterable[Path]) -> list[ReadingProfile]:
                 if not v.get("not_judged"):
                     judged.add(key)
                 said = coded(rec, winner) if winner else None
+                probs = v.get("probabilities") if not v.get("not_judged") else None
+                p_first = (float(probs[first]) if isinstance(probs, dict) and len(probs) == 2 and first in probs
+                           else None)
                 # no winner (a tie, or not judged on this debate) counts half, as a coin would
-                seen.setdefault(key, {})[str(rec["item"])] = (0.5 if said is None else float(said == gold),
-                                                              0.5 if winner is None else float(winner == first),
-                                                              gold_first)
+                seen.setdefault(key, {})[str(rec["item"])] = Row(
+                    0.5 if said is None else float(said == gold), 0.5 if winner is None else float(winner == first),
+                    gold_first, p_first, fold(str(rec["item"])))
     out = []
     for (name, source), items in sorted(seen.items()):
         if (name, source) not in judged:  # never judged on this model: no reading of it
@@ -104,7 +118,48 @@ def readings(runs: Iterable[Path]) -> list[ReadingProfile]:
         rows = list(items.values())
         n = len(rows)
         out.append(ReadingProfile(
-            reading=name, gold=source, items=n, right=wilson(sum(r for r, _, _ in rows), n),
-            first_named=wilson(sum(f for _, f, _ in rows), n), gold_first=round(sum(g for _, _, g in rows) / n, 4),
-            run=", ".join(dict.fromkeys(labels.get((name.split("/")[0], source), [])))))
+            reading=name, gold=source, items=n, right=wilson(sum(r.right for r in rows), n),
+            first_named=wilson(sum(r.first for r in rows), n),
+            gold_first=round(sum(r.gold_first for r in rows) / n, 4),
+            run=", ".join(dict.fromkeys(labels.get((name.split("/")[0], source), []))), place=place_fit(rows)))
     return out
+
+
+class Row(NamedTuple):
+    """One debate as a reading read it: right (1, 0, or half for no winner), the first speaker named (the same),
+    whether the gold's winner spoke first, the reading's P(the first speaker wins) (None: no probabilities) and the
+    debate's fold."""
+
+    right: float
+    first: float
+    gold_first: bool
+    p_first: float | None
+    fold: int
+
+
+def place_fit(rows: list[Row]) -> PlaceFit | None:
+    """The shift that takes a reading's place lean out, fitted on fold 0 and checked on fold 1 (None: fewer than
+    :data:`MIN_FOLD` debates with probabilities in either fold)."""
+    fit = [r for r in rows if r.fold == 0 and r.p_first is not None]
+    check = [r for r in rows if r.fold == 1]
+    if len(fit) < MIN_FOLD or sum(r.p_first is not None for r in check) < MIN_FOLD:
+        return None
+
+    def loss(shift: float) -> float:  # the gold's winners' log-likelihood, negated, with the shift added
+        return -sum(math.log(max(1e-9, q if r.gold_first else 1 - q))
+                    for r in fit for q in [shifted(r.p_first, shift)] if r.p_first is not None)
+
+    shift = round(float(minimize_scalar(loss, bounds=(-4.0, 4.0), method="bounded").x), 4)
+    after = []
+    for r in check:  # as the verdict would read it with the shift: a tie still counts half
+        if r.p_first is None:
+            after.append((r.right, r.first))
+            continue
+        q = shifted(r.p_first, shift)
+        named_first = 0.5 if q == 0.5 else float(q > 0.5)
+        after.append((0.5 if named_first == 0.5 else float(bool(named_first) == r.gold_first), named_first))
+    m = len(check)
+    return PlaceFit(shift=shift, fitted=len(fit), checked=m, right_before=wilson(sum(r.right for r in check), m),
+                    right=wilson(sum(a for a, _ in after), m), first_before=wilson(sum(r.first for r in check), m),
+                    first_named=wilson(sum(f for _, f in after), m),
+                    gold_first=round(sum(r.gold_first for r in check) / m, 4))

@@ -312,7 +312,7 @@ async def flow_verdicts(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
         out["winner_decisions"].append(as_verdict(verdict, method, warnings))
     panel = {}
     if parts:  # the panel's verdict, under its own key as the panel subgraph writes it
-        weighed, how = weighed_by_readings(parts, profile)
+        weighed, how = weighed_by_readings(parts, profile, first=debate.speeches[0].speaker)
         merged = combined(PANEL, weighed)
         if how:  # the weights are the profile's readings, said in the reason
             merged = merged.model_copy(update={"reason": f"{merged.reason} Weights from the judge profile: {how}.",

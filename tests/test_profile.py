@@ -4,6 +4,8 @@ stale before any call."""
 
 from __future__ import annotations
 
+import math
+
 import ast
 import json
 from pathlib import Path
@@ -266,6 +268,57 @@ def test_a_readings_share_right_and_place_lean_are_counted_from_the_runs_items(r
     assert r.gold_first == pytest.approx(round(sum(g == f for _, g, f in rows) / n, 4))
     assert r.right.low <= r.right.value <= r.right.high
     assert r.state == ("not enough data" if n < 50 else "carries" if r.right.low > 0.5 else "blind")
+
+
+@given(st.floats(-2.0, 2.0), st.floats(0.3, 2.0), st.integers(12, 40))
+@hsettings(max_examples=40, deadline=None)
+def test_a_readings_place_fit_is_fitted_on_fold_0_and_takes_out_a_constructed_lean_on_fold_1(bias, signal, n):
+    """Constructed debates in both folds: the reading sees the right side (log-odds ``signal`` towards it) plus a
+    lean ``bias`` towards the first speaker. The fit, on fold 0, finds a shift that takes the lean out; on fold 1,
+    which it never saw, the shifted reading names the first speaker as often as the gold does and is right on every
+    debate, whatever it did before."""
+    from debatrix.benchmarks.readings import Row, place_fit
+    from debatrix.core.profile import shifted
+
+    def row(k: int, gold_first: bool) -> Row:
+        z = (signal if gold_first else -signal) + bias
+        p = 1 / (1 + math.exp(-z))
+        named = 0.5 if p == 0.5 else float(p > 0.5)
+        return Row(0.5 if named == 0.5 else float(bool(named) == gold_first), named, gold_first, p, k % 2)
+
+    rows = [row(k, gold_first) for k in range(2 * n) for gold_first in (True, False)]
+    fit = place_fit(rows)
+    assert fit is not None
+    # each fold holds as many first-speaker winners as second: the likelihood peaks where the lean is undone
+    assert fit.shift == pytest.approx(-bias, abs=1e-3)
+    check = [r for r in rows if r.fold == 1]
+    assert fit.checked == len(check) and fit.fitted == sum(r.fold == 0 for r in rows)
+    assert fit.right.value == pytest.approx(1.0)
+    assert fit.first_named.value == pytest.approx(fit.gold_first, abs=1e-3)
+    assert fit.right_before.value == pytest.approx(round(sum(r.right for r in check) / len(check), 4))
+    assert shifted(0.5, fit.shift) == pytest.approx(1 / (1 + math.exp(-fit.shift)))
+    # too few debates in a fold: no fit, rather than one debate's noise
+    assert place_fit([r for r in rows if r.fold == 0] + check[:3]) is None
+
+
+def test_a_reading_whose_lean_its_place_fit_takes_out_is_judged_as_taken_out():
+    """A reading that named the first speaker far more than the gold did leans; with a place fit whose held-out
+    check names the first speaker as the gold does, it no longer does, and the pooled fit averages the shifts by the
+    debates each was fitted on."""
+    from debatrix.core.profile import PlaceFit, ReadingProfile, pooled_fit, wilson
+
+    def fit(shift: float, fitted: int, first: float) -> PlaceFit:
+        return PlaceFit(shift=shift, fitted=fitted, checked=40, right_before=wilson(20, 40), right=wilson(26, 40),
+                        first_before=wilson(36, 40), first_named=wilson(first * 40, 40), gold_first=0.5)
+
+    raw = ReadingProfile(reading="flow/argument", gold="g", items=80, right=wilson(50, 80),
+                         first_named=wilson(72, 80), gold_first=0.5)
+    assert raw.lean == "first"
+    assert raw.model_copy(update={"place": fit(-1.0, 40, 0.5)}).lean == ""
+    assert raw.model_copy(update={"place": fit(-0.2, 40, 0.9)}).lean == "first"
+    both = pooled_fit([fit(-1.0, 30, 0.5), fit(-2.0, 10, 0.6)])
+    assert both is not None and both.shift == pytest.approx(-1.25) and both.checked == 80
+    assert both.first_named.value == pytest.approx(0.55)
 
 
 def test_readings_enter_the_profile_of_the_model_that_made_them_and_no_other(tmp_path):

@@ -161,11 +161,13 @@ def _print_table(table: Table) -> None:
 
 def reading_table(prof: JudgeProfile) -> Table:
     table = Table(title=f"how often each reading of {prof.model.name} was right on gold", title_justify="left")
-    for col in ("reading", "gold", "state", "right [95%]", "debates", "first named [95%]", "gold's first", "lean"):
-        table.add_column(col, justify="left" if col in ("reading", "gold", "state", "lean") else "right")
+    place = "place lean taken out (fitted on fold 0, checked on fold 1)"
+    for col in ("reading", "gold", "state", "right [95%]", "debates", "first named [95%]", "gold's first", "lean",
+                place):
+        table.add_column(col, justify="left" if col in ("reading", "gold", "state", "lean", place) else "right")
     for r in prof.reading_table():
         table.add_row(r["reading"], r["gold"], r["state"], r["right"], str(r["items"]), r["first_named"],
-                      r["gold_first"], r["lean"])
+                      r["gold_first"], r["lean"], r["place"])
     return table
 
 

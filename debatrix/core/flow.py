@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 # the flow's types are domain types (a result carries them); they are defined with the others
-from debatrix.core.profile import JudgeProfile
+from debatrix.core.profile import JudgeProfile, PlaceFit, shifted
 from debatrix.core.registry import Registry
 from debatrix.core.passages import UNSPACED
 from debatrix.core.models import (
@@ -495,13 +495,15 @@ def combined(dimension: str, parts: Sequence[tuple[float, FlowVerdict]]) -> Flow
 
 
 def weighed_by_readings(parts: Sequence[tuple[float, FlowVerdict]], profile: JudgeProfile | None,
-                        mode: str = "flow") -> tuple[list[tuple[float, FlowVerdict]], str]:
+                        mode: str = "flow", first: str | None = None) -> tuple[list[tuple[float, FlowVerdict]], str]:
     """The panel's parts weighed as the model's profile measured each reading right on gold (``mode/dimension``,
     pooled over its gold sources): a reading that carries (interval above 0.5, no lean to a speaking place beyond
     the gold's) weighs the log-odds of its share right, as an independent judge right that often would; one that
-    does not carry, leans, or was never measured weighs nothing. Where the profile holds no reading with enough
-    debates (or no profile), the parts keep their dimensions' weights (the stated default). Returns the parts and
-    what was done, in words ("" where nothing changed)."""
+    does not carry, leans, or was never measured weighs nothing. A weighed reading with a place fit has its place
+    lean taken out first (its shift added to the log-odds of ``first``, the debater who spoke first, in a debate of
+    two), and its lean is judged as taken out, on the debates the fit never saw. Where the profile holds no reading
+    with enough debates (or no profile), the parts keep their dimensions' weights (the stated default). Returns the
+    parts and what was done, in words ("" where nothing changed)."""
     if profile is None:
         return list(parts), ""
     found = {v.dimension: profile.reading(f"{mode}/{v.dimension}") for _, v in parts if not v.not_judged}
@@ -526,12 +528,29 @@ def weighed_by_readings(parts: Sequence[tuple[float, FlowVerdict]], profile: Jud
             said.append(f"{v.dimension} not weighed (right {r.right} on {r.items} debates of {r.gold}: {why})")
         else:
             weight = round(math.log(r.right.value / (1.0 - r.right.value)), 3)
-            out.append((weight, v))
-            said.append(f"{v.dimension} ×{weight:g} (right {r.right} on {r.items} debates of {r.gold})")
+            placed = place_taken_out(v, r.place, first)
+            out.append((weight, placed))
+            said.append(f"{v.dimension} ×{weight:g} (right {r.right} on {r.items} debates of {r.gold}"
+                        + (f"; its place lean taken out: {r.place.shift:+.2f} to the first speaker's log-odds, "
+                           f"fitted on {r.place.fitted} debates; on {r.place.checked} others it then names the first "
+                           f"speaker in {r.place.first_named.value:.2f}, the gold in {r.place.gold_first:.2f})"
+                           if placed is not v else ")"))
     deciding = [v.dimension for w, v in out if w > 0 and not v.not_judged]
     if len(deciding) == 1:  # the one reading that carries decides, and the reader is told so first
         said.insert(0, f"decided by the {deciding[0]} reading alone, the only one right above a coin on gold")
     return out, "; ".join(said)
+
+
+def place_taken_out(v: FlowVerdict, place: PlaceFit | None, first: str | None) -> FlowVerdict:
+    """``v`` with a reading's place fit taken out of its probabilities (``v`` itself where there is none to take:
+    no fit, no first speaker, or not two debaters)."""
+    if place is None or first is None or len(v.probabilities) != 2 or first not in v.probabilities:
+        return v
+    other = next(n for n in v.probabilities if n != first)
+    q = round(shifted(v.probabilities[first], place.shift), 4)
+    probs = {first: q, other: round(1.0 - q, 4)}
+    return v.model_copy(update={"probabilities": probs,
+                                "strengths": {n: round(math.log(max(p, 1e-9)), 4) for n, p in probs.items()}})
 
 
 # ------------------------------------------------------------------- what a coach reads: cited, never paraphrased

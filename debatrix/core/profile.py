@@ -127,6 +127,50 @@ class DecisionProfile(Frozen):
 MIN_READING_ITEMS = 50
 
 
+class PlaceFit(Frozen):
+    """A reading's place lean taken out: ``shift`` is added to the log-odds of its P(the first speaker wins),
+    fitted (an intercept alone, by maximum likelihood) on the debates of fold 0 and checked on those of fold 1,
+    which it never saw: there, the share right and the share naming the first speaker before and after it, beside
+    the gold's share of first-speaker winners."""
+
+    shift: float
+    fitted: int  # fold-0 debates it was fitted on
+    checked: int  # fold-1 debates it was checked on
+    right_before: Interval
+    right: Interval
+    first_before: Interval
+    first_named: Interval
+    gold_first: float
+
+    def __str__(self) -> str:
+        return (f"{self.shift:+.2f} to the first speaker's log-odds (fitted on {self.fitted} debates; on "
+                f"{self.checked} others it names the first speaker {self.first_before} -> {self.first_named}, the "
+                f"gold's {self.gold_first:.2f}; right {self.right_before} -> {self.right})")
+
+
+def pooled_fit(fits: list[PlaceFit]) -> PlaceFit | None:
+    """The place fits of one reading on several gold sources as one: the shifts averaged by the debates each was
+    fitted on, the checks summed."""
+    if not fits:
+        return None
+    if len(fits) == 1:
+        return fits[0]
+    n, m = sum(f.fitted for f in fits), sum(f.checked for f in fits)
+
+    def summed(field: str) -> Interval:
+        return wilson(sum(getattr(f, field).value * f.checked for f in fits), m)
+
+    return PlaceFit(shift=round(sum(f.shift * f.fitted for f in fits) / max(n, 1), 4), fitted=n, checked=m,
+                    right_before=summed("right_before"), right=summed("right"),
+                    first_before=summed("first_before"), first_named=summed("first_named"),
+                    gold_first=round(sum(f.gold_first * f.checked for f in fits) / max(m, 1), 4))
+
+
+def shifted(p_first: float, shift: float) -> float:
+    """P(the first speaker wins) with a place fit's ``shift`` added to its log-odds."""
+    return _sigmoid(_logit(p_first) + shift)
+
+
 class ReadingProfile(Frozen):
     """One reading of a debate (a mode's verdict, or one dimension of it: ``flow``, ``flow/argument``, ``direct``)
     on one source of human gold, for this model: how often it named the debater the gold names (a tie or no winner
@@ -140,6 +184,7 @@ class ReadingProfile(Frozen):
     first_named: Interval  # share naming the first speaker (no winner: half)
     gold_first: float
     run: str = ""  # the benchmark run it was read from (its folder and commit)
+    place: PlaceFit | None = None  # its place lean taken out, where its debates held enough of both folds
 
     @property
     def state(self) -> State:
@@ -150,10 +195,22 @@ class ReadingProfile(Frozen):
     @property
     def lean(self) -> Literal["first", "second", ""]:
         """The speaker it names more often than the gold's winner is that speaker, beyond its interval ("": within
-        it)."""
-        if self.first_named.low > self.gold_first:
-            return "first"
-        return "second" if self.first_named.high < self.gold_first else ""
+        it): as the verdict uses it, so with its place fit taken out and judged on the debates the fit never saw
+        where it has one."""
+        if self.place is not None:
+            return _lean(self.place.first_named, self.place.gold_first)
+        return self.raw_lean
+
+    @property
+    def raw_lean(self) -> Literal["first", "second", ""]:
+        """Its lean as it named the debaters, before any place fit."""
+        return _lean(self.first_named, self.gold_first)
+
+
+def _lean(named: Interval, gold: float) -> Literal["first", "second", ""]:
+    if named.low > gold:
+        return "first"
+    return "second" if named.high < gold else ""
 
 
 def wilson(k: float, n: int, z: float = 1.96) -> Interval:
@@ -246,13 +303,15 @@ class JudgeProfile(Frozen):
         return ReadingProfile(reading=name, gold=" + ".join(r.gold for r in rows), items=n,
                               right=wilson(sum(r.right.value * r.items for r in rows), n),
                               first_named=wilson(sum(r.first_named.value * r.items for r in rows), n),
-                              gold_first=round(gold_first, 4), run="; ".join(r.run for r in rows if r.run))
+                              gold_first=round(gold_first, 4), run="; ".join(r.run for r in rows if r.run),
+                              place=pooled_fit([r.place for r in rows if r.place is not None]))
 
     def reading_table(self) -> list[dict[str, Any]]:
         """One row per reading and gold source: how often it was right, and how often it named the first speaker."""
         return [{"reading": r.reading, "gold": r.gold, "state": r.state, "right": str(r.right), "items": r.items,
                  "first_named": str(r.first_named), "gold_first": f"{r.gold_first:.2f}",
-                 "lean": r.lean or "-", "run": r.run} for r in self.readings]
+                 "lean": r.lean or (f"{r.raw_lean}, taken out" if r.raw_lean else "-"), "run": r.run,
+                 "place": "-" if r.place is None else str(r.place)} for r in self.readings]
 
     def sees(self) -> str:
         """In one line, what this model can and cannot see: "qwen2.5-coder-1.5b (profile of 2026-12-02): sees
