@@ -103,10 +103,15 @@ def readings(runs: Iterable[Path]) -> list[ReadingProfile]:
                 winner = None if v.get("not_judged") else v.get("winner")
                 if not v.get("not_judged"):
                     judged.add(key)
-                said = coded(rec, winner) if winner else None
                 probs = v.get("probabilities") if not v.get("not_judged") else None
                 p_first = (float(probs[first]) if isinstance(probs, dict) and len(probs) == 2 and first in probs
                            else None)
+                if p_first is not None and v.get("place_shift") is not None:
+                    # a reading is recorded as the model made it: the shift a profile took out is put back
+                    p_first = shifted(p_first, -float(v["place_shift"]))
+                    other = next(n for n in probs if n != first)
+                    winner = first if p_first > 0.5 else other if p_first < 0.5 else None
+                said = coded(rec, winner) if winner else None
                 # no winner (a tie, or not judged on this debate) counts half, as a coin would
                 seen.setdefault(key, {})[str(rec["item"])] = Row(
                     0.5 if said is None else float(said == gold), 0.5 if winner is None else float(winner == first),

@@ -52,6 +52,7 @@ from debatrix.core.flow import (
     ledger,
     speech_note,
     speech_value,
+    place_taken_out,
     weighed_by_readings,
 )
 from debatrix.core.models import (Debate, DebaterJudgment, Line, Mark, Passage, SpeechAnalysis, SpeechFlow,
@@ -292,7 +293,8 @@ async def flow_verdicts(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
         measure = dim.measure or "mean"  # resolve_dimensions refuses a flow run's dimension without one
         blind = blind_reason(measure, profile)
         led = ledgers[dim.name] = read.model_copy(update={"dimension": dim.name, "measure": measure, "blind": blind})
-        verdict = flow_verdict(led, measure, flows, bool(counted), bool(sampled), profile)
+        verdict = place_taken_out(flow_verdict(led, measure, flows, bool(counted), bool(sampled), profile), profile,
+                                  debate.speeches[0].speaker)
         parts.append((dim.weight, verdict))
         for f in flows:
             out["analyses"].append(SpeechAnalysis(dimension=dim.name, index=f.index, speaker=f.speaker,
@@ -312,7 +314,7 @@ async def flow_verdicts(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
         out["winner_decisions"].append(as_verdict(verdict, method, warnings))
     panel = {}
     if parts:  # the panel's verdict, under its own key as the panel subgraph writes it
-        weighed, how = weighed_by_readings(parts, profile, first=debate.speeches[0].speaker)
+        weighed, how = weighed_by_readings(parts, profile)
         merged = combined(PANEL, weighed)
         if how:  # the weights are the profile's readings, said in the reason
             merged = merged.model_copy(update={"reason": f"{merged.reason} Weights from the judge profile: {how}.",
@@ -325,7 +327,7 @@ def as_verdict(v: Any, method: str, warnings: list[str]) -> Verdict:
     """A computed verdict as the result keeps it (a dimension not judged: no winner, no probabilities)."""
     return Verdict(dimension=v.dimension, comment=v.reason, winner=v.winner,
                    probabilities=v.probabilities or None, method=method, not_judged=v.not_judged, blind=v.blind,
-                   warnings=tuple(warnings))
+                   warnings=tuple(warnings), place_shift=getattr(v, "place_shift", None))
 
 
 def to_flow(state: JudgeState) -> str:

@@ -538,28 +538,36 @@ def test_the_panel_weighs_each_dimension_as_its_reading_was_right_on_gold_and_ig
 
 @given(st.floats(0.05, 0.95), st.floats(-2.0, 2.0), st.sampled_from(["Ana", "Ben"]))
 @hsettings(max_examples=60, deadline=None)
-def test_the_panel_takes_a_readings_place_lean_out_of_the_first_speakers_probability(p_ana, shift, first):
-    """A carrying reading with a place fit: the panel adds the fit's shift to the log-odds of whoever spoke first
-    (Ana or Ben, whichever the verdict lists first), the probabilities still sum to one, and the reason says the
-    shift; with no first speaker given, or no fit, the verdict is used as it came."""
+def test_a_dimensions_place_lean_is_taken_out_of_the_first_speakers_probability_as_its_profile_fitted(p_ana, shift,
+                                                                                                    first):
+    """A reading with a place fit: its verdict has the fit's shift added to the log-odds of whoever spoke first (Ana
+    or Ben, whichever the verdict lists first), the probabilities still sum to one, the verdict keeps the shift and
+    its reason says it with both figures; the panel weighs the corrected verdict and says the lean was taken out. A
+    dimension with no fit, or not judged, is left as it came."""
     import math
 
-    from debatrix.core.flow import combined, weighed_by_readings
+    from debatrix.core.flow import combined, not_judged, place_taken_out, weighed_by_readings
     from debatrix.core.profile import PlaceFit, wilson
 
     fit = PlaceFit(shift=shift, fitted=40, checked=40, right_before=wilson(24, 40), right=wilson(26, 40),
                    first_before=wilson(30, 40), first_named=wilson(20, 40), gold_first=0.5)
     prof = _profile("argues", 1.0, 0.0).model_copy(update={"readings": (
         _reading("flow/argument", 0.7, 400).model_copy(update={"place": fit}),)})
-    parts = [(1.0, _verdict("argument", p_ana))]
-    panel = combined("panel", weighed_by_readings(parts, prof, first=first)[0])
+    v = place_taken_out(_verdict("argument", p_ana), prof, first)
     p_first = p_ana if first == "Ana" else 1 - p_ana
     want = 1 / (1 + math.exp(-(math.log(p_first / (1 - p_first)) + shift)))
-    assert panel.probabilities[first] == pytest.approx(want, abs=2e-4)
-    assert sum(panel.probabilities.values()) == pytest.approx(1.0, abs=2e-4)
-    assert f"{shift:+.2f} to the first speaker's log-odds" in weighed_by_readings(parts, prof, first=first)[1]
-    unshifted = combined("panel", weighed_by_readings(parts, prof)[0])
-    assert unshifted.probabilities["Ana"] == pytest.approx(p_ana, abs=1e-4)
+    assert v.probabilities[first] == pytest.approx(want, abs=2e-4)
+    assert sum(v.probabilities.values()) == pytest.approx(1.0, abs=2e-4)
+    assert v.place_shift == shift and f"{shift:+.2f} to {first}'s log-odds" in v.reason
+    assert f"{p_first:.2f} -> {v.probabilities[first]:.2f}" in v.reason
+    weighed, how = weighed_by_readings([(1.0, v)], prof)
+    assert combined("panel", weighed).probabilities[first] == pytest.approx(v.probabilities[first], abs=1e-4)
+    assert "its place lean taken out" in how
+    source = _verdict("source", p_ana)
+    assert place_taken_out(source, prof, first) is source  # no reading of source: nothing to take out
+    assert place_taken_out(_verdict("argument", p_ana), None, first).place_shift is None
+    gone = not_judged("argument", "blind", "no winner", blind=True)
+    assert place_taken_out(gone, prof, first) is gone
 
 
 def test_where_no_reading_of_the_model_carries_the_panel_names_no_winner_and_says_each_figure():

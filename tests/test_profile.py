@@ -301,6 +301,31 @@ def test_a_readings_place_fit_is_fitted_on_fold_0_and_takes_out_a_constructed_le
     assert place_fit([r for r in rows if r.fold == 0] + check[:3]) is None
 
 
+def test_a_reading_is_recorded_as_the_model_made_it_with_the_shift_its_profile_took_out_put_back(tmp_path):
+    """A run judged under a profile with a place fit keeps each verdict's shift: recording its readings again puts
+    the shift back, so the figures (and a new fit) are of the model's own probabilities, not of the correction."""
+    import json
+
+    from debatrix.benchmarks.readings import readings
+    from debatrix.core.profile import shifted
+
+    rows = [(f"d{k}", "A", "A" if k % 2 else "B", "A") for k in range(60)]
+    run = _bench_run(tmp_path / "run", "m", rows)
+    raw = {f"d{k}": 0.6 + 0.002 * k for k in range(60)}  # the model gave the first speaker A more, every time
+    lines = []
+    for line in (run / "items.jsonl").read_text().splitlines():
+        rec = json.loads(line)
+        p = shifted(raw[rec["item"]], -1.0)  # the profile took 1.0 off A's log-odds: B named on most of them
+        rec["verdicts"]["general"].update({"probabilities": {"A": p, "B": 1 - p}, "place_shift": -1.0,
+                                           "winner": "A" if p > 0.5 else "B"})
+        lines.append(json.dumps(rec))
+    (run / "items.jsonl").write_text("\n".join(lines) + "\n")
+    (r,) = readings([run])
+    assert r.first_named.value == pytest.approx(1.0)  # as the model made it: A every time
+    assert r.right.value == pytest.approx(0.5)
+    assert r.place is not None and r.place.shift < -0.3  # a fit on the raw probabilities finds the lean again
+
+
 def test_a_reading_whose_lean_its_place_fit_takes_out_is_judged_as_taken_out():
     """A reading that named the first speaker far more than the gold did leans; with a place fit whose held-out
     check names the first speaker as the gold does, it no longer does, and the pooled fit averages the shifts by the

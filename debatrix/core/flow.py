@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 # the flow's types are domain types (a result carries them); they are defined with the others
-from debatrix.core.profile import JudgeProfile, PlaceFit, shifted
+from debatrix.core.profile import JudgeProfile, shifted
 from debatrix.core.registry import Registry
 from debatrix.core.passages import UNSPACED
 from debatrix.core.models import (
@@ -367,6 +367,9 @@ class FlowVerdict(Frozen):
     reason: str
     not_judged: str = ""  # why it names no winner ("": judged)
     blind: bool = False  # not judged because its measure decides nothing (not a run's failure)
+    # the log-odds added to the first speaker's probability to take out this reading's place lean (its profile's
+    # place fit; None: none taken out), so that the probabilities as computed can be read back
+    place_shift: float | None = None
 
     @property
     def winner(self) -> str | None:
@@ -495,13 +498,13 @@ def combined(dimension: str, parts: Sequence[tuple[float, FlowVerdict]]) -> Flow
 
 
 def weighed_by_readings(parts: Sequence[tuple[float, FlowVerdict]], profile: JudgeProfile | None,
-                        mode: str = "flow", first: str | None = None) -> tuple[list[tuple[float, FlowVerdict]], str]:
+                        mode: str = "flow") -> tuple[list[tuple[float, FlowVerdict]], str]:
     """The panel's parts weighed as the model's profile measured each reading right on gold (``mode/dimension``,
     pooled over its gold sources): a reading that carries (interval above 0.5, no lean to a speaking place beyond
     the gold's) weighs the log-odds of its share right, as an independent judge right that often would; one that
-    does not carry, leans, or was never measured weighs nothing. A weighed reading with a place fit has its place
-    lean taken out first (its shift added to the log-odds of ``first``, the debater who spoke first, in a debate of
-    two), and its lean is judged as taken out, on the debates the fit never saw. Where the profile holds no reading
+    does not carry, leans, or was never measured weighs nothing. A reading with a place fit comes with its place
+    lean taken out (:func:`place_taken_out`), and its lean is judged as taken out, on the debates the fit never
+    saw. Where the profile holds no reading
     with enough debates (or no profile), the parts keep their dimensions' weights (the stated default). Returns the
     parts and what was done, in words ("" where nothing changed)."""
     if profile is None:
@@ -528,29 +531,32 @@ def weighed_by_readings(parts: Sequence[tuple[float, FlowVerdict]], profile: Jud
             said.append(f"{v.dimension} not weighed (right {r.right} on {r.items} debates of {r.gold}: {why})")
         else:
             weight = round(math.log(r.right.value / (1.0 - r.right.value)), 3)
-            placed = place_taken_out(v, r.place, first)
-            out.append((weight, placed))
+            out.append((weight, v))
             said.append(f"{v.dimension} ×{weight:g} (right {r.right} on {r.items} debates of {r.gold}"
-                        + (f"; its place lean taken out: {r.place.shift:+.2f} to the first speaker's log-odds, "
-                           f"fitted on {r.place.fitted} debates; on {r.place.checked} others it then names the first "
-                           f"speaker in {r.place.first_named.value:.2f}, the gold in {r.place.gold_first:.2f})"
-                           if placed is not v else ")"))
+                        + ("; its place lean taken out" if v.place_shift is not None else "") + ")")
     deciding = [v.dimension for w, v in out if w > 0 and not v.not_judged]
     if len(deciding) == 1:  # the one reading that carries decides, and the reader is told so first
         said.insert(0, f"decided by the {deciding[0]} reading alone, the only one right above a coin on gold")
     return out, "; ".join(said)
 
 
-def place_taken_out(v: FlowVerdict, place: PlaceFit | None, first: str | None) -> FlowVerdict:
-    """``v`` with a reading's place fit taken out of its probabilities (``v`` itself where there is none to take:
-    no fit, no first speaker, or not two debaters)."""
-    if place is None or first is None or len(v.probabilities) != 2 or first not in v.probabilities:
+def place_taken_out(v: FlowVerdict, profile: JudgeProfile | None, first: str, mode: str = "flow") -> FlowVerdict:
+    """``v`` with its reading's place lean taken out, as the model's profile fitted it (``mode/dimension``'s
+    place fit: a shift to the log-odds of ``first``, the debater who spoke first), said in its reason; ``v`` itself
+    where there is nothing to take out (no profile or fit, not judged, or not two debaters)."""
+    r = profile.reading(f"{mode}/{v.dimension}") if profile is not None else None
+    if r is None or r.place is None or v.not_judged or len(v.probabilities) != 2 or first not in v.probabilities:
         return v
     other = next(n for n in v.probabilities if n != first)
-    q = round(shifted(v.probabilities[first], place.shift), 4)
+    q = round(shifted(v.probabilities[first], r.place.shift), 4)
     probs = {first: q, other: round(1.0 - q, 4)}
-    return v.model_copy(update={"probabilities": probs,
-                                "strengths": {n: round(math.log(max(p, 1e-9)), 4) for n, p in probs.items()}})
+    return v.model_copy(update={
+        "probabilities": probs, "strengths": {n: round(math.log(max(p, 1e-9)), 4) for n, p in probs.items()},
+        "place_shift": r.place.shift,
+        "reason": f"{v.reason} The model's lean to a speaking place taken out: {r.place.shift:+.2f} to {first}'s "
+                  f"log-odds, who spoke first, {first} {v.probabilities[first]:.2f} -> {q:.2f} (fitted on "
+                  f"{r.place.fitted} debates of {r.gold}; on {r.place.checked} others it then named the first "
+                  f"speaker in {r.place.first_named.value:.2f} of them, the gold in {r.place.gold_first:.2f})."})
 
 
 # ------------------------------------------------------------------- what a coach reads: cited, never paraphrased

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from debatrix.core.passages import passage_id, size, split_speech
 
-RESULT_SCHEMA_VERSION = "1.11"  # 1.2: the speeches judged; 1.3: escalation, verdicts' orders_agreeing; 1.4: stale notes;
+RESULT_SCHEMA_VERSION = "1.12"  # 1.2: the speeches judged; 1.3: escalation, verdicts' orders_agreeing; 1.4: stale notes;
 # 1.5: misread "answers" sentences; 1.6: an escalation keeps the first judge's verdict (first), an order's judgment
 # its dimension and where its winner came from (winner_from); 1.7: an order's judgment carries one winner field, and
 # says in ``warning`` where its decision named another (was decision_winner); 1.8: the flow's answers are answers
@@ -26,7 +26,8 @@ RESULT_SCHEMA_VERSION = "1.11"  # 1.2: the speeches judged; 1.3: escalation, ver
 # and an answer counts by the model's P through that profile (``weight``, ``counts``: no longer a rank or a share
 # above the debate's mean answer), a passage may be asked whether it reads clearly (a Mark's ``clear``), a ledger
 # says why its measure is not judged on this model (``blind``), and a result names the profile it read (``profile``);
-# 1.11: a result keeps the debate's simultaneous rounds (``simultaneous``), so its sheet shows each as one
+# 1.11: a result keeps the debate's simultaneous rounds (``simultaneous``), so its sheet shows each as one; 1.12: a
+# flow verdict says the place shift its profile's reading took out of it (``place_shift``)
 BP_POSITIONS = ("OG", "OO", "CG", "CO")
 
 
@@ -441,6 +442,9 @@ class Verdict(Frozen):
     # gives each speaking place on average (debatrix.core.probabilities.PlacePrior), which ``probabilities`` were
     # divided by (the orders' own answers are kept as the model gave them)
     place_prior: tuple[float, ...] | None = None
+    # a flow dimension's: the log-odds added to the first speaker's probability to take out the model's lean to a
+    # speaking place in this reading (its profile's place fit, debatrix.core.profile.PlaceFit; None: none taken out)
+    place_shift: float | None = None
     consistent: bool = True  # the comment argues for the winner named
     warnings: tuple[str, ...] = ()
     # what the winner's probability means (debatrix.core.probabilities): calibrated against human verdicts where a map

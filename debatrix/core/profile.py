@@ -175,7 +175,9 @@ class ReadingProfile(Frozen):
     """One reading of a debate (a mode's verdict, or one dimension of it: ``flow``, ``flow/argument``, ``direct``)
     on one source of human gold, for this model: how often it named the debater the gold names (a tie or no winner
     counting half), with a Wilson 95% interval, and how often it named the first speaker beside how often the gold's
-    winner was the first speaker (its place lean on that gold)."""
+    winner was the first speaker (its place lean on that gold). These are the reading as the model made it; where
+    a place fit takes its lean out (``place``), the verdict uses the reading so corrected, and its figures there are
+    the fit's, on debates it never saw."""
 
     reading: str
     gold: str  # the gold source (a benchmark's name, e.g. nyu_debate)
