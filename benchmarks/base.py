@@ -19,10 +19,12 @@ from debatrix.core.settings import JudgeSettings
 
 def fold(item_id: str) -> int:
     """The half of a benchmark's items an item is dealt to, by a hash of its id (the same every run, on every
-    machine): what is fitted on gold is fitted on fold 0 and checked on fold 1. A profile measures a model's place
-    lean on long debates in NYU's fold 0 (``debatrix profile``), and ``benchmarks.placecheck`` checks the correction
-    on fold 1; a reading's place fit (``benchmarks.readings``) does the same."""
-    return zlib.crc32(item_id.encode()) % 2
+    machine): what is fitted on gold is fitted on fold 0 and checked on fold 1. Variants of one debate
+    (``debate~variant``, as ``contrast`` names them) share the debate's fold, so no check sees a debate its fit saw.
+    A profile measures a model's place lean on long debates in NYU's fold 0 (``debatrix profile``), and
+    ``benchmarks.placecheck`` checks the correction on fold 1; a reading's place fit (``benchmarks.readings``) does
+    the same."""
+    return zlib.crc32(item_id.split("~", 1)[0].encode()) % 2
 
 
 def data_root() -> Path:

@@ -129,9 +129,10 @@ MIN_READING_ITEMS = 50
 
 class PlaceFit(Frozen):
     """A reading's place lean taken out: ``shift`` is added to the log-odds of its P(the first speaker wins),
-    fitted (an intercept alone, by maximum likelihood) on the debates of fold 0 and checked on those of fold 1,
-    which it never saw: there, the share right and the share naming the first speaker before and after it, beside
-    the gold's share of first-speaker winners."""
+    fitted on the debates of fold 0 (the smallest shift under which it names the first speaker as often as the gold
+    does there: :func:`debatrix.benchmarks.readings.place_fit`) and checked on those of fold 1, which it never saw:
+    there, the share right and the share naming the first speaker before and after it, beside the gold's share of
+    first-speaker winners."""
 
     shift: float
     fitted: int  # fold-0 debates it was fitted on
