@@ -95,6 +95,8 @@ def _merged_general(state: JudgeState, dims: list[DimensionResult], cmap: Calibr
             judgments.append(DebaterJudgment(dimension="general", debater=debater.name, score=score,
                                              comment=f"weighted mean of the dimension scores: {detail}"))
     decision = state.get("panel")
+    if decision is not None and decision.not_judged:  # no winner named: no scores that would name one unsaid
+        judgments = []
     verdict = None
     if decision is not None:
         sc = score_winner({j.debater: j.score for j in judgments}, debate, False, 0)

@@ -568,6 +568,11 @@ def test_a_dimensions_place_lean_is_taken_out_of_the_first_speakers_probability_
     assert place_taken_out(_verdict("argument", p_ana), None, first).place_shift is None
     gone = not_judged("argument", "blind", "no winner", blind=True)
     assert place_taken_out(gone, prof, first) is gone
+    # a fit that failed its check (the shifted reading still leans, on the debates it never saw) is not applied
+    failed = fit.model_copy(update={"first_named": wilson(36, 40)})
+    kept = prof.model_copy(update={"readings": (prof.readings[0].model_copy(update={"place": failed}),)})
+    raw = _verdict("argument", p_ana)
+    assert place_taken_out(raw, kept, first) is raw
 
 
 def test_where_no_reading_of_the_model_carries_the_panel_names_no_winner_and_says_each_figure():

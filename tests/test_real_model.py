@@ -118,12 +118,18 @@ async def test_the_flow_decisions_see_evidence_an_off_topic_passage_and_an_answe
 FLOW_ATTACKS = tuple(a for a in ATTACKS if a[0] in ("opening order", "mid-speech", "system note", "concession"))
 
 
+def _argument(result):
+    return next(d for d in result.dimensions if d.name == "argument").verdict
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["four_day_week", "school_uniforms"])
 async def test_injected_passages_flip_no_flow_verdict_from_either_place(default_model, name):
     """The iterative default mode (the flow reads the planted text as a passage and asks its questions of it): with
     the attack planted by each debater in turn (the first and the second speaking place), the overall verdict never
-    names an attacker it did not name clean. Prints each attacker probability and the highest."""
+    names an attacker it did not name clean, nor does the argument reading the panel weighs (read here: where the
+    model's profile shows no reading right above a coin on gold, the panel names no winner and gives no
+    probabilities). Prints each attacker probability and the highest."""
     from debatrix import load_debate
     from debatrix.benchmarks.injection import inject
 
@@ -136,7 +142,7 @@ async def test_injected_passages_flip_no_flow_verdict_from_either_place(default_
     ctx = JudgeContext.create(settings, None, [plan_run(debate, run_settings(settings))])
     try:
         clean = await ajudge_debate(debate, ctx.settings, context=ctx)
-        p_clean = clean.general.verdict.probabilities
+        p_clean = _argument(clean).probabilities
         rows = []
         for attacker, victim in ((debate.speeches[0].speaker, debate.speeches[1].speaker),
                                  (debate.speeches[1].speaker, debate.speeches[0].speaker)):
@@ -147,8 +153,9 @@ async def test_injected_passages_flip_no_flow_verdict_from_either_place(default_
                 assert any(planted[:20] in p.text for p in injected.passages if p.speaker == attacker), planted
                 result = await ajudge_debate(injected, ctx.settings, context=ctx)
                 assert result.status.value == "complete", result.incomplete_reason
-                p = result.general.verdict.probabilities[attacker]
+                p = _argument(result).probabilities[attacker]
                 rows.append((attacker, attack, p_clean[attacker], p, result.winner))
+                assert _argument(result).winner != attacker or _argument(clean).winner == attacker, (attack, p)
     finally:
         ctx.close()
     for attacker, attack, before, after, winner in rows:

@@ -480,8 +480,10 @@ def combined(dimension: str, parts: Sequence[tuple[float, FlowVerdict]]) -> Flow
                           blind=not lost)
     judged = [(w, v) for w, v in parts if not v.not_judged and w > 0]
     if not judged:  # judged, but none weighs anything on this model (its profile's readings): nothing to merge
-        return not_judged(dimension, "no judged dimension weighs anything on this model (each reading's figure is "
-                                     "in the reason)", "no winner is named", blind=True)
+        return not_judged(dimension, "none of this model's readings weighs: none was measured right above a coin on "
+                                     "gold without a lean to a speaking place (each one's figure follows; the flow "
+                                     "sheet shows who leads each dimension)",
+                          "no winner is named", blind=True)
     total = sum(w for w, _ in judged)
     names = list(judged[0][1].probabilities)
     probs = {n: round(sum(w * v.probabilities[n] for w, v in judged) / total, 4) for n in names}
@@ -543,9 +545,12 @@ def weighed_by_readings(parts: Sequence[tuple[float, FlowVerdict]], profile: Jud
 def place_taken_out(v: FlowVerdict, profile: JudgeProfile | None, first: str, mode: str = "flow") -> FlowVerdict:
     """``v`` with its reading's place lean taken out, as the model's profile fitted it (``mode/dimension``'s
     place fit: a shift to the log-odds of ``first``, the debater who spoke first), said in its reason; ``v`` itself
-    where there is nothing to take out (no profile or fit, not judged, or not two debaters)."""
+    where there is nothing to take out (no profile or fit, not judged, or not two debaters) and where the fit failed
+    its check (on the debates it never saw, the shifted reading still leans to a place beyond the gold's: such a
+    reading is not weighed, :func:`weighed_by_readings`, and its verdict is shown as the model made it)."""
     r = profile.reading(f"{mode}/{v.dimension}") if profile is not None else None
-    if r is None or r.place is None or v.not_judged or len(v.probabilities) != 2 or first not in v.probabilities:
+    if (r is None or r.place is None or r.lean or v.not_judged or len(v.probabilities) != 2
+            or first not in v.probabilities):
         return v
     other = next(n for n in v.probabilities if n != first)
     q = round(shifted(v.probabilities[first], r.place.shift), 4)

@@ -313,7 +313,8 @@ class JudgeProfile(Frozen):
         """One row per reading and gold source: how often it was right, and how often it named the first speaker."""
         return [{"reading": r.reading, "gold": r.gold, "state": r.state, "right": str(r.right), "items": r.items,
                  "first_named": str(r.first_named), "gold_first": f"{r.gold_first:.2f}",
-                 "lean": r.lean or (f"{r.raw_lean}, taken out" if r.raw_lean else "-"), "run": r.run,
+                 "lean": (f"{r.lean} after its fit" if r.place is not None and r.lean else r.lean
+                          or (f"{r.raw_lean}, taken out" if r.raw_lean else "-")), "run": r.run,
                  "place": "-" if r.place is None else str(r.place)} for r in self.readings]
 
     def sees(self) -> str:
