@@ -85,8 +85,10 @@ def _merged_general(state: JudgeState, dims: list[DimensionResult], cmap: Calibr
     debate = state["debate"]
     dims = [d for d in dims if d.verdict is None or not d.verdict.not_judged]  # weighs nothing: not judged
     total = sum(d.weight for d in dims)
+    decision = state.get("panel")
     judgments = []
-    for debater in debate.debaters:
+    # a panel that names no winner shows no scores, which would name one unsaid
+    for debater in () if decision is not None and decision.not_judged else debate.debaters:
         parts = [(d.weight, j.score) for d in dims for j in d.debater_judgments if j.debater == debater.name]
         if len(parts) == len(dims) and total:
             score = round(sum(w * s for w, s in parts) / total, 3)
@@ -94,9 +96,6 @@ def _merged_general(state: JudgeState, dims: list[DimensionResult], cmap: Calibr
                                if j.debater == debater.name)
             judgments.append(DebaterJudgment(dimension="general", debater=debater.name, score=score,
                                              comment=f"weighted mean of the dimension scores: {detail}"))
-    decision = state.get("panel")
-    if decision is not None and decision.not_judged:  # no winner named: no scores that would name one unsaid
-        judgments = []
     verdict = None
     if decision is not None:
         sc = score_winner({j.debater: j.score for j in judgments}, debate, False, 0)

@@ -406,6 +406,37 @@ def test_a_judgment_under_a_profile_with_readings_is_decided_by_the_reading_that
     assert "argument ×0.847 (right 0.70" in panel.comment and "source not weighed (right 0.50" in panel.comment
 
 
+def test_where_no_reading_of_the_model_carries_the_overall_verdict_names_no_winner_and_shows_no_scores(tmp_path):
+    """The reading test model, its decisions carrying, but every reading at a coin's share on 300 debates: each
+    dimension keeps its own verdict, and the overall one names no winner, gives no probabilities and shows no
+    general scores (the weighted mean of the dimensions' would name the winner the verdict did not)."""
+    import asyncio
+
+    from debatrix import JudgeSettings, LLMSettings, MemorySettings, load_debate
+    from debatrix.app.api import ajudge_debate
+    from debatrix.core.profile import ReadingProfile, wilson
+    from debatrix.testing import FakeOpenAIServer
+
+    from .conftest import EXAMPLES
+
+    sure = {k: (0.9, 0.85, 300, 30) for k in ("argues", "evidence", "clear", "answers")}
+    prof = _profile("reading-model", **sure).model_copy(update={"prompts_sha256": prompts_sha256(), "readings": tuple(
+        ReadingProfile(reading=f"flow/{dim}", gold="nyu_debate", items=300, right=wilson(150, 300),
+                       first_named=wilson(150, 300), gold_first=0.5) for dim in ("argument", "source", "language"))})
+    path = tmp_path / "p.json"
+    path.write_text(prof.model_dump_json())
+    with FakeOpenAIServer(reading=True, exact_usage=False) as srv:
+        result = asyncio.run(ajudge_debate(load_debate(EXAMPLES / "four_day_week.yaml"), JudgeSettings(
+            mode="flow", memory=MemorySettings(embedding="hash"), profile=str(path),
+            llm=LLMSettings(base_url=srv.base_url, model="reading-model", max_retries=0))))
+    assert result.status.value == "complete", result.incomplete_reason
+    assert any(d.verdict.winner for d in result.dimensions)  # the dimensions still say who leads them
+    general = result.general
+    assert general.verdict.winner is None and general.verdict.not_judged and not general.verdict.probabilities
+    assert general.debater_judgments == ()
+    assert "argument not weighed (right 0.50" in general.verdict.comment
+
+
 def test_measuring_a_models_decisions_again_keeps_the_readings_its_profile_recorded():
     """``debatrix profile`` measures decisions; a profile's readings come from benchmark runs (``--readings``), so
     measuring the decisions again carries them over with their runs named, as it does the verdict maps."""

@@ -506,9 +506,8 @@ def weighed_by_readings(parts: Sequence[tuple[float, FlowVerdict]], profile: Jud
     the gold's) weighs the log-odds of its share right, as an independent judge right that often would; one that
     does not carry, leans, or was never measured weighs nothing. A reading with a place fit comes with its place
     lean taken out (:func:`place_taken_out`), and its lean is judged as taken out, on the debates the fit never
-    saw. Where the profile holds no reading
-    with enough debates (or no profile), the parts keep their dimensions' weights (the stated default). Returns the
-    parts and what was done, in words ("" where nothing changed)."""
+    saw. Where the profile holds no reading with enough debates (or no profile), the parts keep their dimensions'
+    weights (the stated default). Returns the parts and what was done, in words ("" where nothing changed)."""
     if profile is None:
         return list(parts), ""
     found = {v.dimension: profile.reading(f"{mode}/{v.dimension}") for _, v in parts if not v.not_judged}
