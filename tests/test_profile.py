@@ -4,10 +4,9 @@ stale before any call."""
 
 from __future__ import annotations
 
-import math
-
 import ast
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -374,10 +373,9 @@ def test_readings_enter_the_profile_of_the_model_that_made_them_and_no_other(tmp
     assert r.right.value == pytest.approx(20 / 60, abs=1e-3) and r.state == "blind" and r.lean == "first"
 
 
-def test_a_judgment_under_a_profile_with_readings_is_decided_by_the_reading_that_carries_and_says_so(tmp_path):
-    """The reading test model, its decisions all carrying; its profile says the argument reading was right on 300
-    debates at 0.70 and the source reading at a coin's 0.50: the panel is the argument verdict, and its reason
-    names both readings with their figures."""
+def _judged_by_the_reading_model(tmp_path: Path, shares: dict[str, float]):
+    """The demo judged by the reading test model under a profile whose decisions all carry and whose readings
+    ``flow/<dimension>`` were right at ``shares`` on 300 debates (no lean); the result, checked complete."""
     import asyncio
 
     from debatrix import JudgeSettings, LLMSettings, MemorySettings, load_debate
@@ -390,8 +388,7 @@ def test_a_judgment_under_a_profile_with_readings_is_decided_by_the_reading_that
     sure = {k: (0.9, 0.85, 300, 30) for k in ("argues", "evidence", "clear", "answers")}
     prof = _profile("reading-model", **sure).model_copy(update={"prompts_sha256": prompts_sha256(), "readings": tuple(
         ReadingProfile(reading=f"flow/{dim}", gold="nyu_debate", items=300, right=wilson(share * 300, 300),
-                       first_named=wilson(150, 300), gold_first=0.5) for dim, share in
-        (("argument", 0.7), ("source", 0.5), ("language", 0.5)))})
+                       first_named=wilson(150, 300), gold_first=0.5) for dim, share in shares.items())})
     path = tmp_path / "p.json"
     path.write_text(prof.model_dump_json())
     with FakeOpenAIServer(reading=True, exact_usage=False) as srv:
@@ -399,6 +396,14 @@ def test_a_judgment_under_a_profile_with_readings_is_decided_by_the_reading_that
             mode="flow", memory=MemorySettings(embedding="hash"), profile=str(path),
             llm=LLMSettings(base_url=srv.base_url, model="reading-model", max_retries=0))))
     assert result.status.value == "complete", result.incomplete_reason
+    return result
+
+
+def test_a_judgment_under_a_profile_with_readings_is_decided_by_the_reading_that_carries_and_says_so(tmp_path):
+    """The reading test model, its decisions all carrying; its profile says the argument reading was right on 300
+    debates at 0.70 and the source reading at a coin's 0.50: the panel is the argument verdict, and its reason
+    names both readings with their figures."""
+    result = _judged_by_the_reading_model(tmp_path, {"argument": 0.7, "source": 0.5, "language": 0.5})
     argument = next(d for d in result.dimensions if d.name == "argument").verdict
     assert not argument.not_judged
     panel = result.general.verdict
@@ -410,26 +415,7 @@ def test_where_no_reading_of_the_model_carries_the_overall_verdict_names_no_winn
     """The reading test model, its decisions carrying, but every reading at a coin's share on 300 debates: each
     dimension keeps its own verdict, and the overall one names no winner, gives no probabilities and shows no
     general scores (the weighted mean of the dimensions' would name the winner the verdict did not)."""
-    import asyncio
-
-    from debatrix import JudgeSettings, LLMSettings, MemorySettings, load_debate
-    from debatrix.app.api import ajudge_debate
-    from debatrix.core.profile import ReadingProfile, wilson
-    from debatrix.testing import FakeOpenAIServer
-
-    from .conftest import EXAMPLES
-
-    sure = {k: (0.9, 0.85, 300, 30) for k in ("argues", "evidence", "clear", "answers")}
-    prof = _profile("reading-model", **sure).model_copy(update={"prompts_sha256": prompts_sha256(), "readings": tuple(
-        ReadingProfile(reading=f"flow/{dim}", gold="nyu_debate", items=300, right=wilson(150, 300),
-                       first_named=wilson(150, 300), gold_first=0.5) for dim in ("argument", "source", "language"))})
-    path = tmp_path / "p.json"
-    path.write_text(prof.model_dump_json())
-    with FakeOpenAIServer(reading=True, exact_usage=False) as srv:
-        result = asyncio.run(ajudge_debate(load_debate(EXAMPLES / "four_day_week.yaml"), JudgeSettings(
-            mode="flow", memory=MemorySettings(embedding="hash"), profile=str(path),
-            llm=LLMSettings(base_url=srv.base_url, model="reading-model", max_retries=0))))
-    assert result.status.value == "complete", result.incomplete_reason
+    result = _judged_by_the_reading_model(tmp_path, {"argument": 0.5, "source": 0.5, "language": 0.5})
     assert any(d.verdict.winner for d in result.dimensions)  # the dimensions still say who leads them
     general = result.general
     assert general.verdict.winner is None and general.verdict.not_judged and not general.verdict.probabilities
