@@ -142,7 +142,7 @@ def test_the_default_sample_is_32_items_with_the_changed_side_in_both_places():
         assert bench.gold_record(it)["change"] >= MIN_CHANGE
 
 
-@pytest.mark.data
+@data_required
 def test_the_suite_runs_end_to_end_and_resumes(tmp_path):
     from typer.testing import CliRunner
 
