@@ -193,6 +193,38 @@ def test_probabilities_stay_probabilities_answering_more_never_helps_the_row_and
     assert stands(lines + back) >= stands(lines) - 1e-9
 
 
+@given(st.lists(st.floats(0.0, 1.0), min_size=4, max_size=4), st.integers(1, 4), st.floats(0.55, 1.0))
+@hsettings(max_examples=60, deadline=None)
+def test_a_point_nobody_could_answer_counts_as_its_debaters_tested_points_stood(answers, last, argument):
+    """The last speaker's closing points had no reply: they count toward what stands at the share of that
+    debater's answerable points that stood, so adding or removing them moves the share standing nowhere, and the
+    closing speech is no longer worth its length in untouchable points."""
+    d = _debate((2, 2, 2, last))
+    lines = [Line(speech=2, target=t, by="S3.1", answers=a) for t, a in zip(("S2.1", "S2.2"), answers[:2])]
+    lines += [Line(speech=3, target=t, by="S4.1", answers=a) for t, a in zip(("S1.1", "S3.1"), answers[2:])]
+    led = ledger(d, _flows(d, argument=argument, lines=lines), "argument")
+    ben = led.tally("Ben")
+    rows = [t for t in led.threads if t.speaker == "Ben"]
+    tested = [t for t in rows if t.answerable]
+    assert {t.id for t in rows if not t.answerable} == {f"S4.{k + 1}" for k in range(last)}
+    rate = sum(t.weighs * t.stands for t in tested) / sum(t.weighs for t in tested)
+    assert ben.tested == pytest.approx(rate, abs=1e-3)
+    assert ben.untested == pytest.approx(sum(t.weighs for t in rows if not t.answerable), abs=1e-3)
+    assert ben.standing / ben.arguments == pytest.approx(rate, abs=2e-3)
+    # every one of Ana's rows could be answered by a later speech of Ben's: hers count as their answers left them
+    ana = led.tally("Ana")
+    assert ana.untested == 0 and ana.standing == pytest.approx(
+        sum(t.weighs * t.stands for t in led.threads if t.speaker == "Ana"), abs=1e-3)
+
+
+def test_openings_alone_leave_every_point_untested_and_counted_whole():
+    d = _debate((2, 2))
+    led = ledger(d, _flows(d, argument=0.8), "argument")
+    ana, ben = led.tally("Ana"), led.tally("Ben")
+    assert (ana.untested, ana.tested) == (0.0, 1.0)  # Ben's speech came after Ana's: it could have answered
+    assert ben.tested == 1.0 and ben.standing == pytest.approx(ben.arguments)
+
+
 def test_a_missing_speech_keeps_what_it_has_and_the_rest_is_judged():
     d = _debate()
     flows = _flows(d)

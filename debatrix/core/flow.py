@@ -125,9 +125,11 @@ def ledger(debate: Debate, flows: Sequence[SpeechFlow], dimension: str,
                 continue
             engageable += t.weighs
             engaged += t.weighs * t.answered
+        tested = untested_rate(mine)
         tallies.append(Tally(
             debater=d.name, arguments=round(sum(t.weighs for t in mine), 4),
-            standing=round(sum(t.weighs * t.stands for t in mine), 4),
+            standing=round(sum(t.weighs * (t.stands if t.answerable else tested) for t in mine), 4),
+            untested=round(sum(t.weighs for t in mine if not t.answerable), 4), tested=round(tested, 4),
             evidence=round(sum(t.weighs * (t.evidence or 0.0) for t in mine), 4),
             engaged=round(engaged, 4), engageable=round(engageable, 4),
             clear=round(sum(clear), 4), passages=len(clear)))
@@ -136,6 +138,17 @@ def ledger(debate: Debate, flows: Sequence[SpeechFlow], dimension: str,
     return Ledger(dimension=dimension,
                   threads=tuple(t for t in threads if t.argument >= ARGUMENT_AT or not argued),
                   tallies=tuple(tallies))
+
+
+def untested_rate(mine: Sequence[Thread]) -> float:
+    """How a debater's row that the other side had no later chance to answer counts toward what stands: as that
+    debater's rows the other side could answer fared (their weighed share standing), or whole where there are none
+    (a debate of openings alone). Counting it whole would give the last speaker every new point nobody may reply to,
+    and counting it nothing every such point lost; an adjudicator neither takes new matter in a closing speech on
+    trust nor strikes it unheard, so it is given the record of the same debater's points that were tested."""
+    tested = [t for t in mine if t.answerable]
+    total = sum(t.weighs for t in tested)
+    return sum(t.weighs * t.stands for t in tested) / total if total > 0 else 1.0
 
 
 def standing_chances(debate: Debate, lines: dict[str, list[Line]]) -> dict[str, float]:
@@ -638,7 +651,12 @@ def _standing_comment(led: Ledger, debate: Debate, debater: str, mine: list[Thre
     def whose(pid: str) -> str:  # another debater's passage, named as theirs (from the table)
         return f"{index[pid].speaker}'s {pid}" if pid in index else pid
 
+    tested = next((x.tested for x in led.tallies if x.debater == debater), 1.0)
+
     def why(t: Thread) -> str:  # what kept a row standing, where the other side spoke after it
+        if not t.answerable:
+            return (" (untested: the other side spoke no later speech that could answer it; it counts "
+                    f"{tested:.2f} of its weight, as {debater}'s tested arguments stood)")
         if t.status == "extended":
             by = sorted({c.by for c in t.cells if c.by and weight(c) > 0})
             return (f" (extended: the answer{'s' if len(by) > 1 else ''} {', '.join(whose(b) for b in by)} "
@@ -692,7 +710,9 @@ def weighed_line(led: Ledger) -> str:
     and each answer by how likely it answers, the model's P read through its profile where it has one."""
     return ("The verdict weighs each argument by how likely it is one, and each answer by how likely it answers, "
             "as the model's profile reads its P (unprofiled: as the model gave it): " + ", ".join(
-                f"{t.debater} {t.standing:.1f} of {t.arguments:.1f} standing" for t in led.tallies) + ".")
+                f"{t.debater} {t.standing:.1f} of {t.arguments:.1f} standing" for t in led.tallies) + "." + "".join(
+        f" {t.debater}'s {t.untested:.1f} the other side could not answer count{'s' if t.untested == 1 else ''} "
+        f"{t.tested:.2f} of their weight, as their tested arguments stood." for t in led.tallies if t.untested > 0))
 
 
 def answer_words(answered: float, counts: float | None, by: str, base: float | None = None) -> tuple[str, str]:

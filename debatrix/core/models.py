@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from debatrix.core.passages import passage_id, size, split_speech
 
-RESULT_SCHEMA_VERSION = "1.12"  # 1.2: the speeches judged; 1.3: escalation, verdicts' orders_agreeing; 1.4: stale notes;
+RESULT_SCHEMA_VERSION = "1.13"  # 1.2: the speeches judged; 1.3: escalation, verdicts' orders_agreeing; 1.4: stale notes;
 # 1.5: misread "answers" sentences; 1.6: an escalation keeps the first judge's verdict (first), an order's judgment
 # its dimension and where its winner came from (winner_from); 1.7: an order's judgment carries one winner field, and
 # says in ``warning`` where its decision named another (was decision_winner); 1.8: the flow's answers are answers
@@ -27,7 +27,9 @@ RESULT_SCHEMA_VERSION = "1.12"  # 1.2: the speeches judged; 1.3: escalation, ver
 # above the debate's mean answer), a passage may be asked whether it reads clearly (a Mark's ``clear``), a ledger
 # says why its measure is not judged on this model (``blind``), and a result names the profile it read (``profile``);
 # 1.11: a result keeps the debate's simultaneous rounds (``simultaneous``), so its sheet shows each as one; 1.12: a
-# flow verdict says the place shift its profile's reading took out of it (``place_shift``)
+# flow verdict says the place shift its profile's reading took out of it (``place_shift``); 1.13: a row the other
+# side had no later speech to answer counts toward what stands as its debater's answerable rows fared (a Tally's
+# ``untested`` and ``tested``), not whole
 BP_POSITIONS = ("OG", "OO", "CG", "CO")
 
 
@@ -606,7 +608,12 @@ class Tally(Frozen):
 
     debater: str
     arguments: float = 0.0  # Σ weight over their rows (weight: P(argument) through the profile, Thread.weight)
-    standing: float = 0.0  # Σ weight · P(stands)
+    # Σ weight · P(stands), a row the other side could not answer counted at ``tested``
+    standing: float = 0.0
+    untested: float = 0.0  # Σ weight over their rows no later speech of the other side could answer
+    # the share standing of their rows the other side could answer (weighed), at which an untested row counts
+    # (1.0: none could be answered); results before 1.13 counted each untested row whole
+    tested: float = 1.0
     evidence: float = 0.0  # Σ weight · P(evidence)
     engaged: float = 0.0  # Σ over the other side's rows they could answer: P(argument) · P(they answered)
     engageable: float = 0.0  # Σ P(argument) over the other side's rows spoken before one of their speeches
