@@ -169,6 +169,21 @@ def test_engagement_counts_only_rows_spoken_before_one_of_the_debaters_speeches(
     assert ben.engageable == pytest.approx(4.0) and ben.engagement == pytest.approx(0.0)
 
 
+@given(st.floats(0.05, 0.95), st.integers(2, 4))
+@hsettings(max_examples=40, deadline=None)
+def test_replying_as_strongly_to_every_point_engages_as_much_however_many_chances_a_speaker_had(level, rounds):
+    """Ben speaks after Ana in every round, so each of Ana's points faces more of his speeches than his face of
+    hers: engagement is how strongly a debater's replies answered what they were asked about, so two debaters who
+    reply at the same strength engage alike (combining every reply would give the later speaker more on chances)."""
+    d = _debate((1,) * (2 * rounds))
+    lines = [Line(speech=j, target=f"S{i + 1}.1", by=f"S{j + 1}.1", answers=level)
+             for j in range(1, 2 * rounds) for i in range(j) if (i - j) % 2]
+    led = ledger(d, _flows(d, lines=lines), "argument")
+    ana, ben = led.tally("Ana"), led.tally("Ben")
+    assert ana.engagement == pytest.approx(level, abs=2e-3)
+    assert ben.engagement == pytest.approx(level, abs=2e-3)
+
+
 @given(st.lists(st.tuples(st.integers(1, 3), st.floats(0, 1), st.floats(0, 1)), max_size=6))
 @hsettings(max_examples=80, deadline=None)
 def test_probabilities_stay_probabilities_answering_more_never_helps_the_row_and_answering_back_never_hurts(answers):

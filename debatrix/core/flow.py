@@ -124,7 +124,12 @@ def ledger(debate: Debate, flows: Sequence[SpeechFlow], dimension: str,
             if not later:
                 continue
             engageable += t.weighs
-            engaged += t.weighs * t.answered
+            # how strongly their replies to it answered it, on average over the times they were asked: a row
+            # answered by noisy-OR over every reply would be covered more, the more speeches came after it, so
+            # the last speaker, with the most chances to reply, would engage most on chances alone
+            mine_cells = [c.counts if c.counts is not None else c.answered for c in t.cells
+                          if c.speech in later]
+            engaged += t.weighs * (sum(mine_cells) / len(mine_cells) if mine_cells else 0.0)
         tested = untested_rate(mine)
         tallies.append(Tally(
             debater=d.name, arguments=round(sum(t.weighs for t in mine), 4),

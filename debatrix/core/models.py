@@ -29,7 +29,7 @@ RESULT_SCHEMA_VERSION = "1.13"  # 1.2: the speeches judged; 1.3: escalation, ver
 # 1.11: a result keeps the debate's simultaneous rounds (``simultaneous``), so its sheet shows each as one; 1.12: a
 # flow verdict says the place shift its profile's reading took out of it (``place_shift``); 1.13: a row the other
 # side had no later speech to answer counts toward what stands as its debater's answerable rows fared (a Tally's
-# ``untested`` and ``tested``), not whole
+# ``untested`` and ``tested``), not whole, and engagement is how strongly a debater's replies answered (``engaged``)
 BP_POSITIONS = ("OG", "OO", "CG", "CO")
 
 
@@ -615,7 +615,9 @@ class Tally(Frozen):
     # (1.0: none could be answered); results before 1.13 counted each untested row whole
     tested: float = 1.0
     evidence: float = 0.0  # Σ weight · P(evidence)
-    engaged: float = 0.0  # Σ over the other side's rows they could answer: P(argument) · P(they answered)
+    # Σ over the other side's rows they could answer: weight · how strongly their replies answered it (the mean
+    # count of the times they were asked; 0 where never asked): before 1.13, all replies combined
+    engaged: float = 0.0
     engageable: float = 0.0  # Σ P(argument) over the other side's rows spoken before one of their speeches
     clear: float = 0.0  # Σ P(clear) over their passages asked
     passages: int = 0  # their passages asked whether they read clearly
