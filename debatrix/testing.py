@@ -593,7 +593,9 @@ def reading_yes(asked: str, question: str) -> float:
     if "clearly written" in q:
         return max(0.05, 0.95 - 2.5 * _garbled(passage))
     if "make this point" in q or "make point" in q:
-        point = _content_words(blocks.get(", made earlier by ", ""))
+        # the point's own words, not the motion's: every passage on the topic shares those, and talking about the
+        # topic is not answering a point
+        point = _content_words(blocks.get(", made earlier by ", "")) - _content_words(motion)
         share = len(point & _content_words(passage)) / max(1, len(point))
         return min(0.95, 0.1 + 1.2 * share)
     return 0.5
