@@ -716,8 +716,9 @@ def weighed_line(led: Ledger) -> str:
     return ("The verdict weighs each argument by how likely it is one, and each answer by how likely it answers, "
             "as the model's profile reads its P (unprofiled: as the model gave it): " + ", ".join(
                 f"{t.debater} {t.standing:.1f} of {t.arguments:.1f} standing" for t in led.tallies) + "." + "".join(
-        f" {t.debater}'s {t.untested:.1f} the other side could not answer count{'s' if t.untested == 1 else ''} "
-        f"{t.tested:.2f} of their weight, as their tested arguments stood." for t in led.tallies if t.untested > 0))
+        f" {t.debater}'s untested arguments (weighed {t.untested:.1f}: no later speech of the other side could "
+        f"answer them) count {t.tested:.2f} of their weight, as {t.debater}'s tested arguments stood."
+        for t in led.tallies if t.untested > 0))
 
 
 def answer_words(answered: float, counts: float | None, by: str, base: float | None = None) -> tuple[str, str]:

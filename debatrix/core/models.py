@@ -556,7 +556,8 @@ class Cell(Frozen):
 #: a row's status as every surface words it (the summary, the report and the page print these, from
 #: :attr:`Thread.status`): what became of an argument by the end of the debate
 STATUS_MEANING = {
-    "standing": "no speech of the other side came after it",
+    "standing": "no speech of the other side came after it (untested: it counts as that debater's tested "
+                "arguments stood)",
     "dropped": "the other side spoke after it and did not answer it, or only partly (its answers together short of "
                "even odds): it stands",
     "answered": "the other side answered it and that answer was not itself answered: it falls",
