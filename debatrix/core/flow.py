@@ -127,9 +127,8 @@ def ledger(debate: Debate, flows: Sequence[SpeechFlow], dimension: str,
             # how strongly their replies to it answered it, on average over the times they were asked: a row
             # answered by noisy-OR over every reply would be covered more, the more speeches came after it, so
             # the last speaker, with the most chances to reply, would engage most on chances alone
-            mine_cells = [c.counts if c.counts is not None else c.answered for c in t.cells
-                          if c.speech in later]
-            engaged += t.weighs * (sum(mine_cells) / len(mine_cells) if mine_cells else 0.0)
+            replies = [c.counted for c in t.cells if c.speech in later]
+            engaged += t.weighs * (sum(replies) / len(replies) if replies else 0.0)
         tested = untested_rate(mine)
         tallies.append(Tally(
             debater=d.name, arguments=round(sum(t.weighs for t in mine), 4),
@@ -650,13 +649,13 @@ def _standing_comment(led: Ledger, debate: Debate, debater: str, mine: list[Thre
     fallen = [t for t in mine if t.status == "answered"]
     index = debate.passage_index
 
-    def weight(c: Cell) -> float:  # how much an answer counted (a result before 1.8: as given)
-        return c.answered if c.counts is None else c.counts
+    def weight(c: Cell) -> float:
+        return c.counted
 
     def whose(pid: str) -> str:  # another debater's passage, named as theirs (from the table)
         return f"{index[pid].speaker}'s {pid}" if pid in index else pid
 
-    tested = next((x.tested for x in led.tallies if x.debater == debater), 1.0)
+    tested = led.tally(debater).tested
 
     def why(t: Thread) -> str:  # what kept a row standing, where the other side spoke after it
         if not t.answerable:

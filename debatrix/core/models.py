@@ -552,6 +552,11 @@ class Cell(Frozen):
     # out, mapped to the gold's rate; as given on an unprofiled model)
     counts: float | None = None
 
+    @property
+    def counted(self) -> float:
+        """How much the answer counts toward felling its row (a result before 1.8 kept no ``counts``: as given)."""
+        return self.answered if self.counts is None else self.counts
+
 
 #: a row's status as every surface words it (the summary, the report and the page print these, from
 #: :attr:`Thread.status`): what became of an argument by the end of the debate
