@@ -47,12 +47,15 @@ from debatrix.core.flow import (
     asks_together,
     combined,
     debater_comment,
+    either_way,
+    held,
     flow_verdict,
     gist,
     ledger,
     speech_note,
     speech_value,
     place_taken_out,
+    unknown_words,
     weighed_by_readings,
 )
 from debatrix.core.models import (Debate, DebaterJudgment, Line, Mark, Passage, SpeechAnalysis, SpeechFlow,
@@ -124,14 +127,17 @@ class _Asked:
         self.missing: list[str] = []
         self.decided: dict[str, int] = {}
         self.missed: dict[str, int] = {}
+        self.unknown: list[tuple[str, ...]] = []
         self.counted = 0
         self.sampled = 0
 
-    def keep(self, kind: str, dist: dict[str, float] | None, record: Any, what: str) -> float | None:
+    def keep(self, kind: str, dist: dict[str, float] | None, record: Any, what: str,
+             decision: tuple[str, ...]) -> float | None:
         """One decision's answer (its call is counted by whoever sent it: one call may ask several)."""
         if dist is None:
             self.missed[kind] = self.missed.get(kind, 0) + 1
             self.missing.append(what)
+            self.unknown.append(decision)
             return None
         self.decided[kind] = self.decided.get(kind, 0) + 1
         self.counted += record.from_answer
@@ -142,11 +148,12 @@ class _Asked:
         """Whether passage ``pid`` argues (``kind`` "argues"), cites evidence ("evidence") or reads clearly
         ("clear")."""
         words = {"argues": "argues", "evidence": "has evidence", "clear": "reads clearly"}[kind]
-        self.marks.setdefault(pid, {})[kind] = self.keep(kind, dist, record, f"whether {pid} {words}")
+        self.marks.setdefault(pid, {})[kind] = self.keep(kind, dist, record, f"whether {pid} {words}",
+                                                          (kind, pid))
 
     def answer(self, pid: str, row: str, dist: dict[str, float] | None, record: Any) -> None:
         """Whether passage ``pid`` answers the earlier point ``row``."""
-        yes = self.keep("answers", dist, record, f"whether {pid} answers {row}")
+        yes = self.keep("answers", dist, record, f"whether {pid} answers {row}", ("answers", pid, row))
         if yes is not None:
             self.answers[row] = (pid, yes)
 
@@ -233,7 +240,8 @@ def _entry(debate: Debate, i: int, asked: _Asked, proposed_by: str, unasked: str
                   for row, (by, y) in sorted(asked.answers.items(), key=lambda kv: order[kv[0]]))
     missing = sorted(asked.missing, key=lambda w: order[ID.search(w).group(0)]) + ([unasked] if unasked else [])
     flow = SpeechFlow(dimension="flow", index=i, speaker=debate.speeches[i].speaker, marks=marks, lines=lines,
-                      missing="; ".join(missing), decided=asked.decided, missed=asked.missed, counted=asked.counted,
+                      missing="; ".join(missing), decided=asked.decided, missed=asked.missed,
+                      unknown=tuple(sorted(asked.unknown, key=lambda d: (order[d[1]], d))), counted=asked.counted,
                       sampled=asked.sampled, proposed_by=proposed_by)
     return {"flows": [flow], "calls": asked.calls, "index": i + 1}
 
@@ -288,13 +296,15 @@ async def flow_verdicts(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     warnings += [f"answers proposed by {how}" for how in sorted(proposed)]
     method = "argmax" if counted else "sampled" if sampled else "logprobs"
     profile = ctx.profile.profile
-    read = ledger(debate, flows, "flow", profile)  # one reading: each dimension weighs its own part of it
-    for dim in state.get("dimensions", []):
-        measure = dim.measure or "mean"  # resolve_dimensions refuses a flow run's dimension without one
-        blind = blind_reason(measure, profile)
-        led = ledgers[dim.name] = read.model_copy(update={"dimension": dim.name, "measure": measure, "blind": blind})
-        verdict = place_taken_out(flow_verdict(led, measure, flows, bool(counted), bool(sampled), profile), profile,
-                                  debate.speeches[0].speaker)
+    dims = list(state.get("dimensions", []))
+    judged = _reckoned(debate, flows, dims, profile, bool(counted), bool(sampled))
+    worlds = [_reckoned(debate, w, dims, profile, bool(counted), bool(sampled)) for w in either_way(debate, flows)]
+    if worlds:
+        missing = unknown_words(flows)
+        judged = [(dim, measure, blind, led, held(verdict, [w[k][4] for w in worlds], missing))
+                  for k, (dim, measure, blind, led, verdict) in enumerate(judged)]
+    for dim, measure, blind, led, verdict in judged:
+        ledgers[dim.name] = led
         parts.append((dim.weight, verdict))
         for f in flows:
             out["analyses"].append(SpeechAnalysis(dimension=dim.name, index=f.index, speaker=f.speaker,
@@ -314,13 +324,37 @@ async def flow_verdicts(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
         out["winner_decisions"].append(as_verdict(verdict, method, warnings))
     panel = {}
     if parts:  # the panel's verdict, under its own key as the panel subgraph writes it
-        weighed, how = weighed_by_readings(parts, profile)
-        merged = combined(PANEL, weighed)
-        if how:  # the weights are the profile's readings, said in the reason
-            merged = merged.model_copy(update={"reason": f"{merged.reason} Weights from the judge profile: {how}.",
-                                               "not_judged": merged.not_judged and f"{merged.not_judged}: {how}"})
+        merged = _merged(parts, profile)
+        if worlds:  # the panel too names a winner only where it holds with the missing decisions either way
+            merged = held(merged, [_merged([(dim.weight, w[k][4]) for k, (dim, *_) in enumerate(judged)], profile)
+                                   for w in worlds], missing)
         panel["panel"] = as_verdict(merged, method, warnings)
     return {**out, **panel, "ledgers": ledgers}
+
+
+def _reckoned(debate: Debate, flows: list[SpeechFlow], dims: list[Any], profile: Any, counted: bool,
+              sampled: bool) -> list[tuple[Any, str, str, Any, Any]]:
+    """Each dimension's (dimension, measure, blind reason, ledger, verdict) from ``flows``: computed, no call."""
+    read = ledger(debate, flows, "flow", profile)  # one reading: each dimension weighs its own part of it
+    out = []
+    for dim in dims:
+        measure = dim.measure or "mean"  # resolve_dimensions refuses a flow run's dimension without one
+        blind = blind_reason(measure, profile)
+        led = read.model_copy(update={"dimension": dim.name, "measure": measure, "blind": blind})
+        verdict = place_taken_out(flow_verdict(led, measure, flows, counted, sampled, profile), profile,
+                                  debate.speeches[0].speaker)
+        out.append((dim, measure, blind, led, verdict))
+    return out
+
+
+def _merged(parts: list[tuple[float, Any]], profile: Any) -> Any:
+    """The panel's verdict: the judged dimensions merged by the weights the profile's readings give them."""
+    weighed, how = weighed_by_readings(parts, profile)
+    merged = combined(PANEL, weighed)
+    if how:  # the weights are the profile's readings, said in the reason
+        merged = merged.model_copy(update={"reason": f"{merged.reason} Weights from the judge profile: {how}.",
+                                           "not_judged": merged.not_judged and f"{merged.not_judged}: {how}"})
+    return merged
 
 
 def as_verdict(v: Any, method: str, warnings: list[str]) -> Verdict:

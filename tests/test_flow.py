@@ -476,6 +476,29 @@ def test_a_passage_whose_decision_is_missing_weighs_nothing():
     assert led.tally("Ana").arguments == pytest.approx(1.0)
 
 
+def test_a_debater_whose_argues_decisions_are_all_missing_has_no_row_counted_as_measured():
+    """Where every "argues" answer of a debater is missing, none of their passages weighs as an argument (where
+    none was measured the flow used to weigh every passage 1, so the sheet read "2 of 2 arguments standing"), and
+    the count says which passages it left out."""
+    from debatrix.core.flow import tally_line
+
+    d = _debate((1, 1, 1, 1))
+    flows = _flows(d)
+    for k in (0, 2):  # Ana's speeches
+        f = flows[k]
+        flows[k] = f.model_copy(update={
+            "marks": tuple(m.model_copy(update={"argument": None}) for m in f.marks),
+            "missed": {"argues": len(f.marks)}, "unknown": tuple(("argues", m.id) for m in f.marks)})
+    led = ledger(d, flows, "argument")
+    assert led.tally("Ana").arguments == 0 and not [t for t in led.threads if t.speaker == "Ana"]
+    said = tally_line(led, "Ana")
+    assert said.startswith("Ana: 0 of 0 arguments standing") and "not counted S1.1, S3.1" in said
+    assert "not counted" not in tally_line(led, "Ben")
+    everyone = [f.model_copy(update={"marks": tuple(m.model_copy(update={"argument": None}) for m in f.marks),
+                                     "missed": {"argues": len(f.marks)}}) for f in _flows(d)]
+    assert all(t.arguments == 0 for t in ledger(d, everyone, "argument").tallies)  # asked, none answered: no row
+
+
 def test_a_blind_decision_in_the_profile_leaves_its_dimension_unjudged_and_says_whose_figure():
     from debatrix.core.flow import asked_kinds, blind_reason
 

@@ -75,22 +75,45 @@ async def test_a_flow_that_loses_its_server_names_no_winner(uniforms, fault):
     assert result.status is Status.INCOMPLETE and _winners(result) == []
 
 
-async def test_a_few_missing_decisions_still_decide_and_are_named(uniforms):
-    """One decision of many answered outside the options: the dimensions it feeds still decide (at most a fifth
-    missing), and the missing one is named in the verdicts' warnings."""
-    first = {"n": None}
+def _question(body) -> str:
+    return json.dumps(body["messages"], sort_keys=True)
 
+
+async def _judged_with(uniforms, question: str | None, content: str | None):
+    """The debate judged by the fake server's own answers, but for ``question``, answered ``content`` (with
+    probabilities: the answer at certainty)."""
     def respond(body, n):
-        if first["n"] is None:
-            first["n"] = n
-            return answering("Maybe")(body, n)
-        return None
+        return answering(content, logprobs=True)(body, n) if _question(body) == question else None
 
     with FakeOpenAIServer(responder=respond) as srv:
         result = await ajudge_debate(uniforms, settings(srv, "apart"))  # one request, one decision
-    assert result.status is Status.COMPLETE and result.winner in {"Maya", "Theo"}
-    assert sum(sum(f.missed.values()) for f in result.flow) == 1
-    assert any("missing" in w for w in result.general.verdict.warnings)
+        return result, [_question(b) for b in srv.requests]
+
+
+async def test_one_missing_decision_names_only_a_winner_it_would_name_with_that_decision_either_way(uniforms):
+    """Each decision in turn answered outside the options: the run names a winner (in a dimension or overall)
+    only where the same debate, that decision answered yes and answered no, names the same one; where the two
+    differ it names none there, is not complete and says which decision the winner would rest on. Before, a
+    missing "argues" weighed as 0.5 (or nothing) and the winner it gave was reported complete."""
+    _, questions = await _judged_with(uniforms, None, None)
+    flipped = held = 0
+    for q in questions:
+        junk, _ = await _judged_with(uniforms, q, "Maybe")
+        yes, _ = await _judged_with(uniforms, q, "yes")
+        no, _ = await _judged_with(uniforms, q, "no")
+        assert sum(sum(f.missed.values()) for f in junk.flow) == 1
+        assert any("missing" in w for w in junk.general.verdict.warnings)
+        for name in [d.name for d in junk.dimensions] + ["general"]:
+            got = junk.general if name == "general" else junk.dimension(name)
+            ways = {(r.general if name == "general" else r.dimension(name)).verdict.winner for r in (yes, no)}
+            if len(ways) > 1:
+                flipped += 1
+                assert got.verdict.winner is None, (name, q)
+                assert junk.status is Status.INCOMPLETE and "rests on missing decisions" in junk.incomplete_reason
+            elif got.verdict.winner is not None:
+                held += 1
+                assert {got.verdict.winner} == ways, (name, q)
+    assert flipped and held  # both cases were met: the test could fail either way
 
 
 def test_the_summary_of_an_undecided_flow_prints_no_winner(tmp_path):

@@ -141,7 +141,9 @@ async def test_a_decision_answered_outside_its_options_is_missing_and_the_debate
 
     model = ScriptedChatModel(script={"flow_speech": answer})
     result = await ajudge_debate(uniforms, settings(), model)
-    assert result.status is Status.COMPLETE
+    # complete where the winners hold with that decision either way, else incomplete naming it (test_flow_faults)
+    assert result.status is Status.COMPLETE or "whether S2.1 argues" in result.incomplete_reason
+    assert sum(sum(f.decided.values()) for f in result.flow) == len(model.calls) - 1  # the others all kept
     second = result.flow[1]
     assert "S2.1" in second.missing and next(m for m in second.marks if m.id == "S2.1").argument is None
     assert any("S2.1" in w for w in result.general.verdict.warnings)

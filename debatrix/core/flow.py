@@ -16,6 +16,7 @@ cell of the sheet and a per-debater comment cite only ids whose speaker is known
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import re
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from debatrix.core.models import (
     Frozen,
     Ledger,
     Line,
+    Mark,
     SpeechFlow,
     Tally,
     Thread,
@@ -77,7 +79,9 @@ def ledger(debate: Debate, flows: Sequence[SpeechFlow], dimension: str,
         return p if profile is None else round(profile.adjusted(kind, p, place.get(speaker)), 4)
 
     marks = {m.id: m for f in flows for m in f.marks}
-    argued = any(m.argument is not None for m in marks.values())
+    # whether the flow asked which passages argue: where it asked and the answers are missing, a passage weighs
+    # nothing, not 1 as where nobody asked (a standing built on guessed arguments would read as measured)
+    argued = any(m.argument is not None for m in marks.values()) or any(f.missed.get("argues") for f in flows)
     lines: dict[str, list[Line]] = {}
     for f in flows:
         for line in f.lines:
@@ -112,6 +116,7 @@ def ledger(debate: Debate, flows: Sequence[SpeechFlow], dimension: str,
                               cells=tuple(Cell(speech=a.speech, answered=raw.get((a.speech, a.by, p.id), a.answers),
                                                counts=round(a.answers, 4), by=a.by) for a in answers)))
     tallies = []
+    unknown = {d[1] for f in flows for d in f.unknown if d[0] == "argues"}
     for d in debate.debaters:
         mine = [t for t in threads if t.speaker == d.name]
         theirs = [t for t in threads if t.side is not d.side]
@@ -136,12 +141,62 @@ def ledger(debate: Debate, flows: Sequence[SpeechFlow], dimension: str,
             untested=round(sum(t.weighs for t in mine if not t.answerable), 4), tested=round(tested, 4),
             evidence=round(sum(t.weighs * (t.evidence or 0.0) for t in mine), 4),
             engaged=round(engaged, 4), engageable=round(engageable, 4),
-            clear=round(sum(clear), 4), passages=len(clear)))
+            clear=round(sum(clear), 4), passages=len(clear),
+            unknown=tuple(p.id for p in debate.passages if p.speaker == d.name and p.id in unknown)))
     if not marks and not lines:  # nothing was decided (every decision blind, or none answered): no row to show
         threads = []
     return Ledger(dimension=dimension,
                   threads=tuple(t for t in threads if t.argument >= ARGUMENT_AT or not argued),
                   tallies=tuple(tallies))
+
+
+EITHER_WAY_ALL = 6  # up to this many missing decisions, a verdict is tried with every combination of them
+
+
+def filled(flows: Sequence[SpeechFlow], value: Callable[[tuple[str, ...]], float]) -> list[SpeechFlow]:
+    """The flows with each missing decision (:attr:`SpeechFlow.unknown`) answered ``value(decision)``: 1.0 yes,
+    0.0 no. What a verdict would have been had the model answered them so."""
+    out = []
+    for f in flows:
+        if not f.unknown:
+            out.append(f)
+            continue
+        marks = {m.id: m for m in f.marks}
+        lines = list(f.lines)
+        for d in f.unknown:
+            if d[0] == "answers":
+                lines.append(Line(speech=f.index, target=d[2], by=d[1], answers=value(d)))
+            else:
+                mark = marks.get(d[1]) or Mark(id=d[1])
+                field = {"argues": "argument"}.get(d[0], d[0])  # a Mark's field for the kind asked
+                marks[d[1]] = mark.model_copy(update={field: value(d)})
+        out.append(f.model_copy(update={"marks": tuple(marks.values()), "lines": tuple(lines), "unknown": ()}))
+    return out
+
+
+def either_way(debate: Debate, flows: Sequence[SpeechFlow]) -> list[list[SpeechFlow]]:
+    """The flows as they would be with their missing decisions answered either way: every combination of yes and no
+    where there are at most :data:`EITHER_WAY_ALL`, else for each debater the one that favours them most (their
+    passages argue and answer, the others' do not) and all yes and all no. Empty where nothing is missing. A
+    verdict that names the same winner in each of them does not rest on a guess."""
+    gaps = [d for f in flows for d in f.unknown]
+    if not gaps:
+        return []
+    if len(gaps) <= EITHER_WAY_ALL:
+        combos = [dict(zip(gaps, bits)) for bits in itertools.product((0.0, 1.0), repeat=len(gaps))]
+        return [filled(flows, combo.__getitem__) for combo in combos]
+    owner = {p.id: p.speaker for p in debate.passages}
+    worlds = [filled(flows, lambda d, who=who: 1.0 if owner.get(d[1]) == who else 0.0)
+              for who in (x.name for x in debate.debaters)]
+    return [*worlds, filled(flows, lambda d: 1.0), filled(flows, lambda d: 0.0)]
+
+
+def unknown_words(flows: Sequence[SpeechFlow], most: int = 4) -> str:
+    """The missing decisions as a coach reads them ("whether S3.1 argues, whether S4.2 answers S3.1")."""
+    words = {"argues": "argues", "evidence": "has evidence", "clear": "reads clearly"}
+    said = [f"whether {d[1]} answers {d[2]}" if d[0] == "answers" else f"whether {d[1]} {words.get(d[0], d[0])}"
+            for f in flows for d in f.unknown]
+    return ", ".join(said[:most]) + (f" and {len(said) - most} more" if len(said) > most else "")
 
 
 def untested_rate(mine: Sequence[Thread]) -> float:
@@ -479,6 +534,28 @@ def flow_verdict(led: Ledger, measure: str | None = None, flows: Sequence[Speech
     return FlowVerdict(dimension=dimension, strengths=values, probabilities=probs, reason=reason)
 
 
+def held(v: FlowVerdict, others: Sequence[FlowVerdict], missing: str) -> FlowVerdict:
+    """``v`` where its winner is the one it names with the missing decisions (``missing``, in words) answered either
+    way (``others``: its verdict in each such case, :func:`either_way`), the range of its figure said; else not
+    judged, naming the decisions the winner would rest on. A guessed decision never names a winner."""
+    if v.not_judged:
+        return v
+    winners = {v.winner, *(o.winner for o in others)}
+    if len(winners) > 1:
+        named = sorted(w for w in winners if w is not None)
+        could = " or ".join([", ".join(named[:-1]), named[-1]] if len(named) > 1 else named)
+        could += " or nobody (a tie)" if None in winners else ""
+        return not_judged(v.dimension, f"the winner rests on missing decisions ({missing}): answered either way, it "
+                                       f"could be {could}", "no winner is named")
+    if v.winner is None:
+        return v
+    shares = [v.probabilities[v.winner], *(o.probabilities[v.winner] for o in others)]
+    if max(shares) == min(shares):  # it does not rest on them (language does not read whether a passage argues)
+        return v
+    return v.model_copy(update={"reason": f"{v.reason} With the missing decisions ({missing}) answered either way "
+                                          f"the winner is the same ({min(shares):.2f} to {max(shares):.2f})."})
+
+
 def not_judged(dimension: str, why: str, so: str, blind: bool = False) -> FlowVerdict:
     """A verdict that names no winner, and why (``why`` starts lower-case: it follows "not judged: ")."""
     return FlowVerdict(dimension=dimension, strengths={}, probabilities={}, reason=f"{why[0].upper()}{why[1:]}; {so}.",
@@ -705,8 +782,11 @@ def tally_line(led: Ledger, debater: str) -> str:
     arguments standing; standing S3.1; answered S1.1" (statuses from :attr:`Thread.status`, in
     :data:`STATUS_ORDER`)."""
     groups = {s: [x.id for x in led.threads if x.speaker == debater and x.status == s] for s in STATUS_ORDER}
+    unknown = led.tally(debater).unknown
     return f"{debater}: {standing_words(led, debater)}" + "".join(
-        f"; {status} {', '.join(ids)}" for status, ids in groups.items() if ids)
+        f"; {status} {', '.join(ids)}" for status, ids in groups.items() if ids) + (
+        f"; not counted {', '.join(unknown)} (whether {'it argues' if len(unknown) == 1 else 'they argue'} is "
+        "missing)" if unknown else "")
 
 
 def weighed_line(led: Ledger) -> str:

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from debatrix.core.passages import passage_id, size, split_speech
 
-RESULT_SCHEMA_VERSION = "1.13"  # 1.2: the speeches judged; 1.3: escalation, verdicts' orders_agreeing; 1.4: stale notes;
+RESULT_SCHEMA_VERSION = "1.14"  # 1.2: the speeches judged; 1.3: escalation, verdicts' orders_agreeing; 1.4: stale notes;
 # 1.5: misread "answers" sentences; 1.6: an escalation keeps the first judge's verdict (first), an order's judgment
 # its dimension and where its winner came from (winner_from); 1.7: an order's judgment carries one winner field, and
 # says in ``warning`` where its decision named another (was decision_winner); 1.8: the flow's answers are answers
@@ -29,7 +29,9 @@ RESULT_SCHEMA_VERSION = "1.13"  # 1.2: the speeches judged; 1.3: escalation, ver
 # 1.11: a result keeps the debate's simultaneous rounds (``simultaneous``), so its sheet shows each as one; 1.12: a
 # flow verdict says the place shift its profile's reading took out of it (``place_shift``); 1.13: a row the other
 # side had no later speech to answer counts toward what stands as its debater's answerable rows fared (a Tally's
-# ``untested`` and ``tested``), not whole, and engagement is how strongly a debater's replies answered (``engaged``)
+# ``untested`` and ``tested``), not whole, and engagement is how strongly a debater's replies answered (``engaged``);
+# 1.14: a speech's flow entry names each decision that is missing (``unknown``), and a verdict names a winner only
+# where it holds with those decisions either way
 BP_POSITIONS = ("OG", "OO", "CG", "CO")
 
 
@@ -534,6 +536,9 @@ class SpeechFlow(Frozen):
     # answer none of the options): what a dimension's verdict rests on, and whether it may name a winner
     decided: dict[str, int] = Field(default_factory=dict)
     missed: dict[str, int] = Field(default_factory=dict)
+    # each missing decision by what it asked: ("argues" | "evidence" | "clear", passage) or ("answers", passage, row),
+    # so a verdict can be checked with it either way (a result before 1.14 kept only the count)
+    unknown: tuple[tuple[str, ...], ...] = ()
     # decisions taken from the answer alone, as certain, where the server gave no probabilities
     counted: int = 0
     sampled: int = 0  # decisions whose probabilities are shares of sampled answers (--decision-samples)
@@ -628,6 +633,9 @@ class Tally(Frozen):
     clear: float = 0.0  # Σ P(clear) over their passages asked
     passages: int = 0  # their passages asked whether they read clearly
     rating: float | None = None  # results before 1.8 kept the mean clarity rating (1-5); no longer computed
+    # their passages whose "argues" decision is missing: no row, weighing nothing, and said beside their count
+    # (1.14), so a count that left them out never reads as measured
+    unknown: tuple[str, ...] = ()
 
     @property
     def engagement(self) -> float | None:
@@ -643,7 +651,6 @@ class Ledger(Frozen):
     # above to count (no longer computed: the model's profile maps its answers; None since 1.10)
     baseline: float | None = None
     blind: str = ""  # why this dimension's measure decides nothing on the model that ran (from its profile)
-
     def tally(self, debater: str) -> Tally:
         return next(t for t in self.tallies if t.debater == debater)
 

@@ -164,7 +164,7 @@ def choice_distribution(logprobs: Logprobs, offset: int, choices: Sequence[str])
                 if low.startswith(written) or (written.startswith(low) and not written[len(low):][:1].isalnum())]
         for c in fits:
             probs[c] = probs.get(c, 0.0) + p / len(fits)
-    return _normalised(probs)
+    return _every(choices, _normalised(probs))
 
 
 def _common_prefix(words: Sequence[str]) -> int:
@@ -234,7 +234,13 @@ def option_distribution(logprobs: Logprobs, options: Sequence[str]) -> dict[str,
         hit = lowered.get(token.strip().lower())
         if hit is not None:
             probs[hit] = probs.get(hit, 0.0) + p
-    return _normalised(probs)
+    return _every(options, _normalised(probs))
+
+
+def _every(options: Sequence[str], probs: dict[str, float] | None) -> dict[str, float] | None:
+    """``probs`` over every option: one the server did not list among the alternatives (a sure answer's only
+    alternative is itself) has probability 0, not no entry."""
+    return None if probs is None else {o: probs.get(o, 0.0) for o in options}
 
 
 # ------------------------------------------------------------------------------------------------ JSON answers
