@@ -177,3 +177,16 @@ def test_an_escalation_keeps_the_first_judges_verdict_and_reads_results_written_
     kept = Escalation.model_validate({"decided_by": "weak", "escalated": False, "reason": "kept: orders agree",
                                       "first_winner": None, "first_confidence": "", "first_agreement": ""})
     assert kept.first is None and kept.sentence == "Decided by weak: kept: orders agree"
+
+
+@hsettings(max_examples=50, deadline=None)
+@given(st.sampled_from(["yes", "no", " Yes", "NO"]), st.floats(min_value=-8.0, max_value=0.0))
+def test_a_short_answer_gives_every_option_a_probability_even_those_the_server_did_not_list(token, logprob):
+    """A server that lists only the answer itself as its alternative (at certainty, or a top-1 server) still gives
+    a distribution over every option: the unlisted one at 0 (a missing key crashed the flow on a sure "no")."""
+    from debatrix.core.probabilities import option_distribution
+
+    dist = option_distribution([{"token": token, "logprob": logprob,
+                                 "top_logprobs": [{"token": token, "logprob": logprob}]}], ["yes", "no"])
+    said = token.strip().lower()
+    assert dist == {"yes": float(said == "yes"), "no": float(said == "no")}
