@@ -260,9 +260,30 @@ def plan_run(debate: Debate, settings: JudgeSettings, registry: DimensionRegistr
     mode = mode or settings.mode
     dims = resolve_dimensions(mode, settings.dimensions, debate.format,
                               registry or DimensionRegistry(settings.dimension_dirs))
+    if get_mode(mode).context == "flow" and settings.flow_ask != "all":
+        refuse_blind(dims, settings)
     calls = calls_of(mode, settings, debate, len(dims), measures=[d.measure for d in dims])
     over = over_budget(mode, calls, settings)
     return RunPlan(debate, mode, tuple(dims), calls, None if over else largest_request(debate, mode, settings, dims))
+
+
+def refuse_blind(dims: list[Dimension], settings: JudgeSettings) -> None:
+    """Refuse a flow run whose every dimension is blind on the model (its profile): it would ask nothing and
+    name no winner, and say so only after starting the model."""
+    from debatrix.core.flow import JUDGED, blind_reason
+    from debatrix.core.profile import for_settings
+
+    use = for_settings(settings)
+    why = [blind_reason(d.measure or "mean", use.profile) for d in dims]
+    if not dims or not all(why):
+        return
+    judged = [m for m in JUDGED if not blind_reason(m, use.profile)]
+    said = "; ".join(f"{d.name}: {w}" for d, w in zip(dims, why))
+    raise ConfigurationError(
+        f"--dimensions {','.join(d.name for d in dims)}: nothing to judge, every dimension is blind on this model "
+        f"({said[:600]}{' …' if len(said) > 600 else ''}); choose one its profile judges"
+        + (f" ({', '.join(judged)})" if judged else "") + ", judge unprofiled (--profile none), or measure the "
+        "decisions again (--flow-ask all)")
 
 
 def over_budget(mode: str, calls: int, settings: JudgeSettings) -> bool:

@@ -680,3 +680,46 @@ def test_a_default_mode_run_killed_9_and_resumed_equals_an_uninterrupted_run(tmp
     for key in ("general", "dimensions"):
         assert json.dumps(b[key], sort_keys=True) == json.dumps(a[key], sort_keys=True)
     assert [f["marks"] for f in b["flow"]] == [f["marks"] for f in a["flow"]]
+
+
+# ---------------------------------------------------------------- choices that decide nothing: refused before a call
+
+PROFILED = "qwen2.5-coder-1.5b"  # a model with a shipped profile (served here by the fake server, by its name)
+
+
+@pytest.mark.parametrize("case", [
+    (["--dimensions", "source", "--model", PROFILED], ["--dimensions source", "blind", "argument"]),
+    (["--dimensions", "language", "--model", PROFILED], ["--dimensions language", "blind"]),
+    (["--mode", "direct", "--flow-ask", "all"], ["--flow-ask all", "--mode direct has no flow"]),
+    (["--mode", "dimensional", "--flow-questions", "together"], ["--flow-questions together"]),
+    (["--dimensions", "argument,general"], ["general", "count it twice"]),
+], ids=["source-blind", "language-blind", "flow-ask-direct", "flow-questions-prose", "mean-beside-its-part"])
+def test_a_choice_that_decides_nothing_is_refused_before_any_call(tmp_path, case):
+    """Each of these ran before and decided nothing (0 calls and exit 3, an option silently ignored, a dimension
+    counted twice in the panel): refused in one line, exit 2, and the server never asked."""
+    args, words = case
+    with FakeOpenAIServer() as srv:
+        model = [] if "--model" in args else ["--model", "fake-model"]
+        proc = cli("judge", str(EXAMPLES / "school_uniforms.yaml"), "--base-url", srv.base_url, *model,
+                   "--embedding", "hash", "--out", str(tmp_path / "r.json"), *args, env={"OPENAI_API_KEY": "x"})
+        asked = [r for r in srv.requests if "messages" in r]
+    refused(proc, *words)
+    assert asked == [] and not (tmp_path / "r.json").exists()
+    assert len((proc.stderr + proc.stdout).strip().splitlines()) <= 2
+
+
+@pytest.mark.parametrize("name", ["S2", "S1.1", "s12", " S3.2 "])
+def test_a_debater_named_like_a_passage_id_is_refused(tmp_path, name):
+    """The sheet cites passages as S2.1: a debater called "S2" made it read "S2: … dropped S1.1"."""
+    data = json.loads(json.dumps(BASE))
+    data["debaters"][0]["name"] = name
+    data["speeches"][0]["speaker"] = name
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(InvalidDebateError, match="reads as a passage id"):
+        load_debate(path)
+    refused(cli("validate", str(path)), "reads as a passage id")
+    for fine in ("S2 Team", "Sam", "SS1", "S"):
+        data["debaters"][0]["name"] = data["speeches"][0]["speaker"] = fine
+        path.write_text(json.dumps(data))
+        assert load_debate(path).debaters[0].name == fine

@@ -29,7 +29,7 @@ from debatrix.core.errors import (
 from debatrix.core.files import check_writable, write_atomic
 from debatrix.core.loader import load_debate
 from debatrix.core.models import Debate, DebateFormat, JudgeResult, Status
-from debatrix.core.modes import MODES
+from debatrix.core.modes import MODES, get_mode
 from debatrix.app.runtime import settle_heap
 from debatrix.core.settings import (DEFAULT_LOCAL_MODEL, DEFAULT_MODE, Environment, EscalationSettings,
                                     JudgeSettings, LLMSettings, MemorySettings, redact_url)
@@ -177,6 +177,10 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
             escalate = EscalationSettings(llm=strong, **({"below": escalate_below} if escalate_below else {}))
         elif escalate_below is not None:
             raise ValueError("--escalate-below needs --escalate-to (the judge to escalate to)")
+        for option, given in (("--flow-ask", choice_value(flow_ask)), ("--flow-questions", choice_value(flow_questions))):
+            if given is not None and get_mode(mode).context != "flow":  # it would change nothing: said, not ignored
+                raise ValueError(f"{option} {given}: it says how the flow asks its small decisions, and --mode {mode} "
+                                 "has no flow (use it with --mode flow, or leave it out)")
         return JudgeSettings(
             escalate=escalate,
             mode=mode,
@@ -396,7 +400,7 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
     from debatrix.app.api import ajudge_debate, refused
     from debatrix.context import JudgeContext, run_settings
     from debatrix.core.errors import ContextWindowExceeded
-    from debatrix.core.modes import calls_of, get_mode, order_count, steps_per_row
+    from debatrix.core.modes import calls_of, order_count, steps_per_row
     from debatrix.app.progress_bar import JudgeProgress
     from debatrix.graphs.build import plan_run
 
@@ -684,8 +688,10 @@ def bench(
     if unknown or not mode_list:
         _fail(f"unknown mode(s) {', '.join(unknown) or '(none given)'}: use {', '.join(MODES)}")
     folder = out or Path("results") / (benchmark + (f"-{variant}" if variant else ""))
-    run = _make_settings(mode=mode_list[0], cache=None if no_cache else (cache or folder / "llm_cache.sqlite"),
-                         **settings)
+    # the flow's options are checked against a flow mode where the comparison has one (each mode reads its own)
+    flowing = [m for m in mode_list if get_mode(m).context == "flow"]
+    run = _make_settings(mode=(flowing or mode_list)[0],
+                         cache=None if no_cache else (cache or folder / "llm_cache.sqlite"), **settings)
     try:
         b = make_benchmark(benchmark, data, variant)
         where = parse_shard(shard)

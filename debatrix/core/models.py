@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
 import unicodedata
 from functools import cached_property
 from datetime import datetime
@@ -129,6 +130,9 @@ class Speech(Frozen):
         return v
 
 
+PASSAGE_LIKE = re.compile(r"[Ss]\d{1,4}(?:\.\d{1,3})?")
+
+
 def roster_problems(fmt: Any, debaters: list[tuple[Any, Any, Any]], speakers: list[Any]) -> list[str]:
     """Every problem of who debates and who speaks (names, sides, positions; the format's shape; each speech's
     speaker): all of them, so a file is mended in one go. Read from a :class:`Debate`'s own fields, or from a file's
@@ -138,6 +142,10 @@ def roster_problems(fmt: Any, debaters: list[tuple[Any, Any, Any]], speakers: li
     dupes = sorted({str(n) for n in names if names.count(n) > 1})
     if dupes:
         out.append(f"duplicate debater names: {', '.join(dupes)}")
+    for n in dict.fromkeys(names):  # the sheet cites passages as S3.2: a debater named so would read as one
+        if isinstance(n, str) and PASSAGE_LIKE.fullmatch(n.strip()):
+            out.append(f"debater name {n!r} reads as a passage id (the flow cites passages as S2.1, speech 2's "
+                       "first): give the debater another name")
     known = set(names)
     for i, speaker in enumerate(speakers):
         if speaker not in known:

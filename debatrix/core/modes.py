@@ -102,6 +102,15 @@ def resolve_dimensions(mode: str, wanted: tuple[str, ...] | None, fmt: DebateFor
     if get_mode(mode).context == "flow" and unread:  # nothing guessed: the flow reads a dimension by its measure
         raise ConfigurationError(f"dimension {', '.join(unread)} names no flow measure: add `measure: NAME` to its "
                                  f"YAML (one of: {', '.join(MEASURES)}), or judge it in a prose mode (--mode debatrix)")
+    if get_mode(mode).context == "flow" and len(dims) > 1:
+        for d in dims:
+            parts = MEASURES.get_or_raise(d.measure).parts
+            twice = [x.name for x in dims if x is not d and (x.measure in parts or MEASURES.get_or_raise(x.measure).parts)]
+            if parts and twice:  # the panel would weigh what it averages again, beside it
+                raise ConfigurationError(
+                    f"dimension {d.name} is read by the {d.measure} of the flow's measures ({', '.join(parts)}): "
+                    f"beside {', '.join(twice)} the panel would count {'it' if len(twice) == 1 else 'them'} twice; "
+                    f"judge {d.name} alone, or the other dimensions without it")
     return dims
 
 
