@@ -15,12 +15,14 @@ status and cost. Nothing is judged or paid for: the frames read what the runs st
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
+from debatrix.core.errors import DamagedFileError
+from debatrix.core.files import json_record, read_json
 
 from .base import coded, p_coded, readings
 from .metrics import metric_words
@@ -71,7 +73,7 @@ def runs_frame(root: str | Path, folders: list[Path] | None = None) -> pd.DataFr
     root = Path(root)
     rows = []
     for folder in run_folders(root) if folders is None else folders:
-        run = json.loads((folder / "run.json").read_text(encoding="utf-8"))
+        run = read_json(folder / "run.json")
         records = read_records(folder / "items.jsonl")
         summary = read_summary(folder) if (folder / "summary.csv").exists() else []
         try:
@@ -105,7 +107,11 @@ def _commits(folder: Path) -> str:
     path = folder / "runs.jsonl"
     if not path.exists():
         return ""
-    found = [json.loads(line).get("commit") for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    try:
+        lines = path.read_bytes().decode("utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise DamagedFileError(f"{path}: damaged (not UTF-8 text: a binary or cut file)") from None
+    found = [json_record(line, path, k).get("commit") for k, line in enumerate(lines, 1) if line.strip()]
     return ", ".join(dict.fromkeys(c for c in found if c))
 
 
@@ -117,7 +123,7 @@ def items_frame(root: str | Path) -> pd.DataFrame:
     root = Path(root)
     rows = []
     for folder in run_folders(root):
-        benchmark = json.loads((folder / "run.json").read_text(encoding="utf-8")).get("benchmark", "")
+        benchmark = read_json(folder / "run.json").get("benchmark", "")
         for rec in read_records(folder / "items.jsonl"):
             usage = rec.get("usage") or {}
             base = {"run": _name(folder, root), "benchmark": benchmark, "item": rec.get("item"),

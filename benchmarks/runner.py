@@ -42,7 +42,7 @@ from scipy import stats
 from debatrix import __version__
 from debatrix.context import JudgeContext
 from debatrix.core.errors import ConfigurationError, printable
-from debatrix.core.files import inside, write_atomic
+from debatrix.core.files import inside, read_items, write_atomic
 from debatrix.llm.gateway import SAMPLE
 from debatrix.llm.local import served_by
 from debatrix.app.runtime import settle_heap
@@ -78,23 +78,7 @@ class RunReport:
 
 def read_records(path: Path) -> list[dict[str, Any]]:
     """Records of ``items.jsonl``; a last line cut short by a crash is dropped (and cut from the file)."""
-    if not path.exists():
-        return []
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        data = data[: data.rfind(b"\n") + 1]
-        with path.open("r+b") as fh:
-            fh.truncate(len(data))
-    records = []
-    for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError as e:  # a damaged middle line is not a killed write: do not guess
-            raise ConfigurationError(f"{path}: line {number} is not valid JSON ({e.msg}); remove or repair that "
-                                     "line (its item is judged again on the next run)") from None
-    return records
+    return read_items(path, trim=True)
 
 
 def record_key(r: dict[str, Any]) -> tuple[str, int, str]:

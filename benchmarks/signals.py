@@ -21,7 +21,6 @@ decisions, the side with more words, read on the same items: what a decision mus
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -31,6 +30,8 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from debatrix.core.errors import ConfigurationError
+from debatrix.core.files import read_items
 from debatrix.core.flow import EMPTY, MEASURES
 from debatrix.core.models import JudgeResult
 
@@ -52,8 +53,8 @@ RESAMPLES = 2000
 LEVEL = 0.05  # a decision carries where chance would do as well this rarely
 
 
-class SignalsError(ValueError):
-    """A folder that holds no run this table can read."""
+class SignalsError(ConfigurationError):
+    """A folder that holds no run this table can read (bad input: one line, exit 2)."""
 
 
 @dataclass(frozen=True)
@@ -151,17 +152,7 @@ def _records(folder: Path) -> list[dict[str, Any]]:
     path = folder / "items.jsonl"
     if not path.is_file():
         raise SignalsError(f"{folder}: no items.jsonl (give the folder of a `debatrix bench` run)")
-    out = []
-    lines = path.read_text(encoding="utf-8").splitlines()
-    for k, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:
-            if k < len(lines):  # a killed write cuts only the last line
-                raise SignalsError(f"{path}: line {k} is not JSON") from None
-    return out
+    return read_items(path)
 
 
 def _result(folder: Path, record: dict[str, Any]) -> JudgeResult | None:

@@ -723,3 +723,113 @@ def test_a_debater_named_like_a_passage_id_is_refused(tmp_path, name):
         data["debaters"][0]["name"] = data["speeches"][0]["speaker"] = fine
         path.write_text(json.dumps(data))
         assert load_debate(path).debaters[0].name == fine
+
+
+# ------------------------------------------------------------------- damaged run folders: one line naming the file
+
+
+def _run(path: Path) -> Path:
+    """A small benchmark results folder, as `debatrix bench` writes one (records, summary, settings, invocations)."""
+    path.mkdir(parents=True)
+    recs = [{"benchmark": "contrast", "format": 2, "mode": "flow", "repeat": 0, "item": f"i{k}", "status": "complete",
+             "usage": {"llm_calls": 4, "prompt_tokens": 100}, "sides": {"A": 1.0, "B": 0.0}, "gold": {"general": 1.0},
+             "winner": "A"} for k in range(3)]
+    (path / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    (path / "summary.csv").write_text("mode,metric,subset,value,ci_low,ci_high,repeats,n\n"
+                                      "flow,intact_dp_all,all,0.5,nan,nan,1,3\n")
+    (path / "run.json").write_text(json.dumps({"benchmark": "contrast", "settings": {"llm": {"model": "m"}}}))
+    (path / "runs.jsonl").write_text(json.dumps({"commit": "abc1234", "served": {"model": "m"}}) + "\n")
+    return path
+
+
+def _items_line(path: Path, k: int, text: str) -> None:
+    lines = (path / "items.jsonl").read_text().splitlines()
+    lines[k] = text
+    (path / "items.jsonl").write_text("\n".join(lines) + "\n")
+
+
+DAMAGE = {
+    "run.json corrupt": ("run.json", lambda p: (p / "run.json").write_text("{not json")),
+    "run.json binary": ("run.json", lambda p: (p / "run.json").write_bytes(b"\x00\xff\xfe")),
+    "run.json a list": ("run.json", lambda p: (p / "run.json").write_text("[1, 2]")),
+    "items.jsonl bad line": ("items.jsonl: line 1", lambda p: _items_line(p, 0, "garbage{")),
+    "items.jsonl usage a list": ("items.jsonl: line 2", lambda p: _items_line(p, 1, json.dumps(
+        {"mode": "flow", "item": "i1", "usage": [1, 2]}))),
+    "items.jsonl a list line": ("items.jsonl: line 1", lambda p: _items_line(p, 0, "[1]")),
+    "runs.jsonl bad line": ("runs.jsonl: line 1", lambda p: (p / "runs.jsonl").write_text("{broken\n")),
+}
+
+
+@pytest.mark.parametrize("case", list(DAMAGE))
+def test_a_damaged_run_folder_is_one_line_naming_the_file(tmp_path, case):
+    """`debatrix report` on a run (and on a root of runs, whose index reads every run's invocations) refuses a
+    damaged file in one line naming it, exit 2: before, a corrupt or list-shaped run.json was a traceback, and a
+    runs.jsonl line or a usage that is a list were read past."""
+    where, damage = DAMAGE[case]
+    run = _run(tmp_path / "root" / "r1")
+    damage(run)
+    target = run if case.startswith(("run.json", "items")) else tmp_path / "root"
+    proc = cli("report", str(target))
+    refused(proc, where, "damaged")
+    assert len((proc.stderr + proc.stdout).strip().splitlines()) == 1
+
+
+def test_a_cut_last_line_is_a_killed_write_not_damage(tmp_path):
+    run = _run(tmp_path / "r")
+    with (run / "items.jsonl").open("a") as fh:
+        fh.write('{"mode": "flow", "item": "i9", "sta')
+    proc = cli("report", str(run))
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+
+
+OFFLINE_ROW = {"mode": "flow", "debate": "d", "speeches": 2, "wall_seconds": 10.0, "llm_calls": 1,
+               "prompt_tokens_read": 1, "prompt_tokens_reused": 0, "completion_tokens": 1, "wall_over_bound": None}
+
+
+@pytest.mark.parametrize("case", ["corrupt", "binary", "list", "missing key", "ten", "items empty", "items corrupt"])
+def test_doctables_refuses_a_damaged_run_in_one_line_and_writes_no_page(tmp_path, case):
+    """`python -m debatrix.app.doctables --write --runs ROOT` over damaged stored runs: one line naming the file,
+    exit 2, every page as it was (each page is rendered before any is written)."""
+    from debatrix.app.doctables import ROOT
+
+    root = tmp_path / "runs"
+    (root / "offline").mkdir(parents=True)
+    good = {"rows": [OFFLINE_ROW], "model": "m", "commit": "abc1234"}
+    kept = {"corrupt": "{bad", "binary": b"\x00\xff", "list": "[1]",
+            "missing key": json.dumps({"rows": [{"mode": "flow"}], "model": "m"}),
+            "ten": json.dumps({**good, "rows": [{**OFFLINE_ROW, "wall_seconds": "ten"}]})}.get(case, json.dumps(good))
+    path = root / "offline" / "offline.json"
+    path.write_bytes(kept if isinstance(kept, bytes) else kept.encode())
+    for name in ("debateart_12k", "contrast", "ibm_address_40"):
+        _run(root / name)
+    if case == "items empty":
+        (root / "contrast" / "items.jsonl").write_text("")
+    if case == "items corrupt":
+        _items_line(root / "contrast", 0, "{nope")
+    before = {p: p.read_bytes() for p in (ROOT / "docs").glob("*.md")}
+    proc = subprocess.run([sys.executable, "-m", "debatrix.app.doctables", "--write", "--runs", str(root)],
+                          capture_output=True, text=True, timeout=300)
+    said = proc.stderr + proc.stdout
+    assert proc.returncode == 2 and "Traceback" not in said, said
+    assert len(said.strip().splitlines()) == 1 and ("offline.json" in said or "contrast" in said), said
+    assert {p: p.read_bytes() for p in (ROOT / "docs").glob("*.md")} == before
+
+
+def test_a_hostile_name_in_a_stored_run_is_escaped_in_the_docs_table(tmp_path):
+    """A run's model or debate name holding the table's own end marker (or a new marker) used to end the region
+    early, so the page grew on every write: it is written as text, and writing twice gives the same page."""
+    from debatrix.app.doctables import md, offline_table
+
+    root = tmp_path / "runs"
+    (root / "offline").mkdir(parents=True)
+    hostile = "x <!-- end table --> | <!-- runs-table: offline offline -->\n`y`"
+    (root / "offline" / "offline.json").write_text(json.dumps(
+        {"rows": [{**OFFLINE_ROW, "debate": hostile}], "model": hostile, "commit": "abc1234"}))
+    table = offline_table([root / "offline"], root)
+    assert "<!--" not in table and "-->" not in table and "\n`y`" not in table
+    assert md(hostile).count("|") == md(hostile).count("\\|")
+    page = "a\n<!-- runs-table: offline offline -->\nold\n<!-- end table -->\nb\n"
+    from debatrix.app.doctables import rendered
+
+    once = rendered(page, root)
+    assert rendered(once, root) == once and once.count("<!-- end table -->") == 1

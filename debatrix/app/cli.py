@@ -974,7 +974,7 @@ def report(
     of every run under it (mode, model, date, headline figure, cost), each linked to its report, from which any two
     can be picked to compare. It opens offline. A benchmark folder's items get their own pages beside their result
     files, linked from it and from each other."""
-    from .report import ReportError, check_comparable, is_results_root, write_comparison, write_index, write_report
+    from .report import check_comparable, is_results_root, write_comparison, write_index, write_report
 
     for given in (path, other):
         if given is not None and not given.exists():
@@ -983,7 +983,7 @@ def report(
     if other is not None:
         try:  # before the default target is made inside OTHER
             check_comparable(path, other)
-        except ReportError as e:
+        except ConfigurationError as e:
             _fail(str(e))
         target = out or other / f"compare-with-{path.resolve().name}.html"
     elif indexed:
@@ -994,7 +994,7 @@ def report(
     try:
         pages = (write_comparison(path, other, target, mode) if other is not None
                  else write_index(path, target) if indexed else write_report(path, target))
-    except ReportError as e:
+    except ConfigurationError as e:  # ReportError, or a damaged file of the folder (DamagedFileError)
         _fail(str(e))
         raise
     extra = f" (and {len(pages) - 1} more pages)" if len(pages) > 1 else ""

@@ -20,7 +20,7 @@ whether its code has changed since.
 from __future__ import annotations
 
 import argparse
-import json
+import html
 import re
 import sys
 from collections.abc import Callable
@@ -28,7 +28,8 @@ from typing import Any
 from pathlib import Path
 
 from debatrix.core.dimension import DimensionRegistry
-from debatrix.core.errors import exit_code_table
+from debatrix.core.errors import DamagedFileError, DebatrixError, exit_code_table
+from debatrix.core.files import kind_words, read_json
 from debatrix.core.loader import load_debate
 from debatrix.core.models import Debate
 from debatrix.core.modes import MODES, calls_of, resolve_dimensions
@@ -169,8 +170,15 @@ def _stamp(frames: dict[Path, Any], root: Path) -> str:
     for f, frame in frames.items():
         commits = ", ".join(dict.fromkeys(c for cell in frame["commit"] for c in cell.split(", ") if c))
         kind = ", ".join(dict.fromkeys(f"{b} {m}" for b, m in zip(frame["benchmark"], frame["mode"])))
-        said.append(f"`{f.relative_to(root).as_posix()}` ({kind}; code {_code(commits)})")
+        said.append(f"`{md(f.relative_to(root).as_posix())}` ({md(kind)}; code {_code(commits)})")
     return _written_from(said, "the runs ")
+
+
+def md(value: Any) -> str:
+    """A stored name (a model's, a debate's, a folder's) as one Markdown table cell's text: no ``|``, no HTML (a
+    name holding ``<!-- end table -->`` would end the region and grow the page on every write), one line."""
+    text = " ".join(str(value).split())
+    return html.escape(text, quote=False).replace("|", "\\|").replace("`", "'")[:200]
 
 
 def offline_table(folders: list[Path], root: Path) -> str:
@@ -180,19 +188,29 @@ def offline_table(folders: list[Path], root: Path) -> str:
              "|---|---|---|---|---|---|---|"]
     said = []
     for f in folders:
-        kept = json.loads((f / "offline.json").read_text(encoding="utf-8"))
-        for r in kept["rows"]:
-            mode = f"`{r['mode']}`" + (" (the default)" if r["mode"] == JudgeSettings().mode else "")
-            read, reused = (f"{r[k]:,}" if r[k] is not None else "-" for k in ("prompt_tokens_read",
-                                                                              "prompt_tokens_reused"))
-            ratio = f"{r['wall_over_bound']:.2f}" if r["wall_over_bound"] is not None else "-"
-            lines.append(f"| {r['debate']} ({r['speeches']} speeches) | {mode} | {r['wall_seconds']:.0f} s "
-                         f"| {r['llm_calls']} | {read} / {reused} | {r['completion_tokens']:,} | {ratio} |")
-        speed = kept.get("speeds") or {}
-        said.append(f"`{f.relative_to(root).as_posix()}` ({kept['model']}, {kept.get('cpus')} CPUs"
-                    + (f", the server measured first at {speed['prompt_tokens_per_s']:.1f} prompt tokens/s read and "
-                       f"{speed['generated_tokens_per_s']:.1f} tokens/s written" if speed else "")
-                    + f"; code {_code(kept.get('commit'))})")
+        path = f / "offline.json"
+        kept = read_json(path)
+        try:
+            rows = kept["rows"]
+            if not isinstance(rows, list):
+                raise TypeError(f"rows is {kind_words(rows)}")
+            for r in rows:
+                mode = f"`{md(r['mode'])}`" + (" (the default)" if r["mode"] == JudgeSettings().mode else "")
+                read, reused = (f"{r[k]:,}" if r[k] is not None else "-" for k in ("prompt_tokens_read",
+                                                                                  "prompt_tokens_reused"))
+                ratio = f"{r['wall_over_bound']:.2f}" if r["wall_over_bound"] is not None else "-"
+                lines.append(f"| {md(r['debate'])} ({int(r['speeches'])} speeches) | {mode} "
+                             f"| {r['wall_seconds']:.0f} s | {int(r['llm_calls'])} | {read} / {reused} "
+                             f"| {r['completion_tokens']:,} | {ratio} |")
+            speed = kept.get("speeds") or {}
+            said.append(f"`{md(f.relative_to(root).as_posix())}` ({md(kept['model'])}, {md(kept.get('cpus'))} CPUs"
+                        + (f", the server measured first at {speed['prompt_tokens_per_s']:.1f} prompt tokens/s read "
+                           f"and {speed['generated_tokens_per_s']:.1f} tokens/s written" if speed else "")
+                        + f"; code {_code(kept.get('commit'))})")
+        except KeyError as e:
+            raise DamagedFileError(f"{path}: damaged (no {e.args[0]!r} where a row or the run needs one)") from None
+        except (TypeError, ValueError, AttributeError) as e:
+            raise DamagedFileError(f"{path}: damaged (a value of the wrong kind: {str(e)[:200]})") from None
     return "\n".join(lines) + "\n\n" + _written_from(said)
 
 
@@ -218,7 +236,8 @@ def runs_table(kind: str, folders: list[Path], root: Path) -> str:
         for f, frame in frames.items():
             for r in frame.to_dict("records"):
                 figure = f"{r['headline_words']}: {r['headline_value']:.3f}" if r["headline"] else "none"
-                lines.append(f"| `{f.relative_to(root).as_posix()}` | {r['benchmark']} | {r['mode']} | {r['model']} "
+                lines.append(f"| `{md(f.relative_to(root).as_posix())}` | {md(r['benchmark'])} | {md(r['mode'])} "
+                             f"| {md(r['model'])} "
                              f"| {r['items']} | {figure} | {r['llm_calls']:,} | {r['prompt_tokens']:,} "
                              f"| {r['seconds'] / 3600:.2f} |")
         body = "\n".join(lines)
@@ -258,16 +277,17 @@ def check_or_write(argv: list[str] | None = None) -> int:
         print(f"--runs: {args.runs} is not a folder", file=sys.stderr)
         return 2
     if args.write:
-        for page in sorted({p for _, p in TABLES.values()}):
-            path = ROOT / page
-            text = path.read_text(encoding="utf-8")
+        pages = {}
+        for page in sorted({p for _, p in TABLES.values()}):  # every page rendered before any is written
+            text = (ROOT / page).read_text(encoding="utf-8")
             try:
-                new = rendered(text, args.runs)
-            except RunsTableError as e:
-                print(f"{page}: {e}", file=sys.stderr)
+                pages[page] = (text, rendered(text, args.runs))
+            except (RunsTableError, DebatrixError) as e:  # a damaged or missing run: one line
+                print(f"{page}: {' '.join(str(e).split())}", file=sys.stderr)
                 return 2
+        for page, (text, new) in pages.items():
             if new != text:
-                path.write_text(new, encoding="utf-8")
+                (ROOT / page).write_text(new, encoding="utf-8")
                 print(f"written: {page}")
     late = stale()
     for page in late:

@@ -22,7 +22,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from debatrix.core.errors import ConfigurationError, DebatrixError
-from debatrix.core.files import inside, write_atomic
+from debatrix.core.files import inside, read_items, read_json, write_atomic
 from debatrix.core.models import STATUS_MEANING, DimensionResult, JudgeResult
 from debatrix.core.settings import redact_url
 from debatrix.core.flow import ID, STATUS_ORDER, answer_words, tally_line, weighed_line
@@ -273,17 +273,7 @@ def load_result(path: Path) -> JudgeResult:
 def _items(folder: Path) -> list[dict[str, Any]]:
     """The folder's ``items.jsonl`` records, read once; a last line cut short by a running benchmark is skipped (a
     report only reads the folder: the runner's own reader would trim the file)."""
-    lines = (folder / "items.jsonl").read_text(encoding="utf-8").splitlines()
-    records = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError:
-            if number < len(lines):
-                raise ReportError(f"{folder}/items.jsonl: line {number} is damaged") from None
-    return records
+    return read_items(folder / "items.jsonl")
 
 
 def _number(text: Any) -> str:
@@ -340,7 +330,7 @@ def bench_html(folder: Path, items: list[dict[str, Any]], item_pages: dict[str, 
                   key=lambda r: (str(r.get("mode")), str(r.get("item")), r.get("repeat") or 0))
     plot = folder / "summary.png"
     png = f"data:image/png;base64,{base64.b64encode(plot.read_bytes()).decode()}" if plot.exists() else None
-    run = json.loads((folder / "run.json").read_text(encoding="utf-8")) if (folder / "run.json").exists() else {}
+    run = read_json(folder / "run.json") if (folder / "run.json").exists() else {}
     modes, lead = headline_table(str(run.get("benchmark", "")), table)
     return env().get_template("bench.html.j2").render(
         name=run.get("benchmark", folder.name), folder=folder.name, table=table, items=rows, plot=png,

@@ -32,6 +32,11 @@ class ConfigurationError(DebatrixError, ValueError):
     """Settings, dimension files or templates are inconsistent (bad input: a ``ValueError``)."""
 
 
+class DamagedFileError(ConfigurationError):
+    """A stored file (a run folder's ``run.json``, ``items.jsonl``, ``offline.json``, ...) that cannot be read as
+    what it should hold: said in one line naming the file, never a traceback."""
+
+
 class MissingExtra(ConfigurationError):
     """A feature was asked for whose optional dependencies are not installed (``pip install 'debatrix[extra]'``)."""
 

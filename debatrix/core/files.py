@@ -1,10 +1,92 @@
-"""Writing result files so that a crash never leaves one half-written."""
+"""Writing result files so that a crash never leaves one half-written, and reading stored ones so that a damaged
+one is refused in one line naming it."""
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
+
+from debatrix.core.errors import DamagedFileError
+
+_KINDS = {dict: "a JSON object", list: "a JSON list", str: "a string", int: "a number", float: "a number",
+          bool: "true or false", type(None): "null"}
+
+
+def kind_words(value: Any) -> str:
+    """What a JSON value is, in words ("a JSON list")."""
+    return _KINDS.get(type(value), type(value).__name__)
+
+
+def read_json(path: Path, expect: type = dict) -> Any:
+    """The JSON value stored in ``path``, of type ``expect``; :class:`DamagedFileError` naming the file where it
+    cannot be read, is not UTF-8 text, is not JSON, or holds another kind of value."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise DamagedFileError(f"{path}: cannot be read ({e.strerror or e})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise DamagedFileError(f"{path}: damaged (not UTF-8 text: a binary or cut file)") from None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise DamagedFileError(f"{path}: damaged (not JSON: {e.msg} at line {e.lineno}, column {e.colno})") from None
+    if not isinstance(value, expect):
+        raise DamagedFileError(f"{path}: damaged (it holds {kind_words(value)} where {_KINDS[expect]} belongs)")
+    return value
+
+
+def json_record(line: str, path: Path, number: int) -> dict[str, Any]:
+    """Line ``number`` of a JSON-lines file as the object it must be (:class:`DamagedFileError` otherwise)."""
+    try:
+        value = json.loads(line)
+    except json.JSONDecodeError as e:
+        raise DamagedFileError(f"{path}: line {number} is damaged (not JSON: {e.msg}); remove or repair that line") \
+            from None
+    if not isinstance(value, dict):
+        raise DamagedFileError(f"{path}: line {number} is damaged (it holds {kind_words(value)} where a JSON object "
+                               "belongs); remove or repair that line")
+    return value
+
+
+def checked_record(rec: dict[str, Any], path: Path, number: int) -> dict[str, Any]:
+    """An item record whose fields a reader relies on have their kinds (:class:`DamagedFileError` otherwise)."""
+    kinds = {"usage": dict, "mode": str, "item": str, "status": str}
+    for key, kind in kinds.items():
+        if rec.get(key) is not None and not isinstance(rec[key], kind):
+            raise DamagedFileError(f"{path}: line {number} is damaged ({key} is {kind_words(rec[key])} where "
+                                   f"{'a JSON object' if kind is dict else 'a string'} belongs); remove or repair "
+                                   "that line")
+    return rec
+
+
+def read_items(path: Path, trim: bool = False) -> list[dict[str, Any]]:
+    """The records of a run's ``items.jsonl``, each checked (:func:`checked_record`): a last line cut short by a
+    killed write is left out (and, with ``trim``, cut from the file, as the runner does before appending); any other
+    damaged line is :class:`DamagedFileError` naming it, never guessed past."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise DamagedFileError(f"{path}: cannot be read ({e.strerror or e})") from None
+    if data and not data.endswith(b"\n"):
+        data = data[: data.rfind(b"\n") + 1]
+        if trim:
+            with path.open("r+b") as fh:
+                fh.truncate(len(data))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise DamagedFileError(f"{path}: damaged (not UTF-8 text: a binary or cut file)") from None
+    return [checked_record(json_record(line, path, k), path, k)
+            for k, line in enumerate(text.splitlines(), 1) if line.strip()]
 
 
 def check_writable(path: Path) -> None:
