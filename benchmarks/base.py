@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from debatrix.context import JudgeContext
-from debatrix.core.errors import ConfigurationError, DebatrixError, TemplateError
+from debatrix.core.errors import ConfigurationError, DebatrixError, TemplateError, echoed
 from debatrix.core.models import Debate, JudgeResult, Usage
 from debatrix.core.registry import Registry
 from debatrix.core.settings import JudgeSettings
@@ -293,8 +293,8 @@ def p_coded(record: dict[str, Any], dimension: str, code: Any) -> float | None:
         return None
     for name, p in probs.items():  # a results file edited or damaged by hand: said in one line, not a TypeError
         if isinstance(p, bool) or not isinstance(p, int | float) or not 0.0 <= p <= 1.0:
-            raise ValueError(f"item {record.get('item')!r}: the stored probability of {name!r} on {dimension}, "
-                             f"{p!r}, is not a probability")
+            raise ValueError(f"item {echoed(record.get('item'))}: the stored probability of {echoed(name)} on "
+                             f"{echoed(dimension)}, {echoed(p)}, is not a probability")
     return round(sum(p for name, p in probs.items() if name != "tie" and coded(record, name) == code)
                  + 0.5 * probs.get("tie", 0.0), 4)
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from debatrix.core.errors import printable
+from debatrix.core.errors import echoed, printable
 
 from .base import named, p_coded
 
@@ -58,10 +58,14 @@ def verdicts(records: Iterable[dict[str, Any]], dimension: str = "general") -> V
         if p_one is None or gold not in (0.0, 1.0):
             continue
         right = said == gold
-        p_win = p_one if said == 1.0 else 1 - p_one
-        if not 0.0 <= float(p_win) <= 1.0:  # NaN fails this too
-            raise ValueError(f"item {r.get('item')!r}: a winner probability of {p_win!r} is not a probability")
-        rows.append((str(r.get("item", "")), float(p_win), right))
+        try:  # float() of a long string would quote it whole
+            p_win = float(p_one) if said == 1.0 else 1 - float(p_one)
+        except (TypeError, ValueError):
+            p_win = math.nan
+        if not 0.0 <= p_win <= 1.0:  # NaN fails this too
+            raise ValueError(f"item {echoed(r.get('item'))}: a winner probability of {echoed(p_one)} is not a "
+                             "probability")
+        rows.append((str(r.get("item", "")), p_win, right))
     rows.sort()
     return Verdicts(np.array([p for _, p, _ in rows], float), np.array([y for _, _, y in rows], bool),
                     tuple(i for i, _, _ in rows))

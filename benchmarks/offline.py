@@ -36,7 +36,8 @@ from typing import Any
 from debatrix import JudgeSettings, LLMSettings, MemorySettings, load_debate
 from debatrix.app.api import ajudge_debate
 from debatrix.context import JudgeContext, run_settings
-from debatrix.core.errors import ContextWindowExceeded
+from debatrix.core.errors import ContextWindowExceeded, echoed
+from debatrix.core.files import check_writable
 from debatrix.core.models import Debate, JudgeResult
 from debatrix.core.modes import MODES
 from debatrix.core.settings import DEFAULT_LOCAL_MODEL
@@ -221,17 +222,27 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--fake", action="store_true", help="count the prompt tokens sent on a fake server instead")
     ap.add_argument("--out", type=Path, help="keep the local model's figures as OUT/offline.json")
     args = ap.parse_args(argv)
+
+    def refuse(why: str) -> None:  # bad input exits 2, as argparse's own refusals and the CLI's do
+        print(f"error: {why}", file=sys.stderr)
+        raise SystemExit(2)
+
     if args.out is not None and args.fake:
-        raise SystemExit("--out keeps the local model's figures; --fake prints the prompt tokens sent only")
+        refuse("--out keeps the local model's figures; --fake prints the prompt tokens sent only")
     if args.out is not None and args.out.exists() and not args.out.is_dir():
-        raise SystemExit(f"--out: {args.out} is a file; give a folder")
+        refuse(f"--out: {args.out} is a file; give a folder")
+    if args.out is not None:
+        try:  # before the first debate, not after an hour of the model's time
+            check_writable(args.out / "offline.json")
+        except OSError as e:
+            refuse(f"--out: {args.out}: cannot write in it ({e.strerror or e})")
     for m in args.modes:
         if m not in MODES:
-            raise SystemExit(f"unknown mode {m!r}; choose from {', '.join(MODES)}")
+            refuse(f"unknown mode {echoed(m)}; choose from {', '.join(MODES)}")
     examples = sorted(p.stem for p in EXAMPLES.glob("*.yaml"))
     for d in args.debates:
         if d not in DEBATES and d not in examples:
-            raise SystemExit(f"unknown debate {d!r}; choose from {', '.join([*DEBATES, *examples])}")
+            refuse(f"unknown debate {echoed(d)}; choose from {', '.join([*DEBATES, *examples])}")
     print(f"# debatrix cost per debate (Python {sys.version.split()[0]}, {os.cpu_count()} CPUs)")
     if args.fake:
         asyncio.run(fake_table(args.debates, args.modes))

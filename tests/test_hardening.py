@@ -833,3 +833,76 @@ def test_a_hostile_name_in_a_stored_run_is_escaped_in_the_docs_table(tmp_path):
 
     once = rendered(page, root)
     assert rendered(once, root) == once and once.count("<!-- end table -->") == 1
+
+
+# ------------------------------------------------------------------------- errors in the project's own words
+
+
+def test_a_dimension_with_a_bad_measure_is_said_in_our_words(tmp_path):
+    (tmp_path / "weird.yaml").write_text("name: weird\ndescription: w\nweight: 1\nmeasure: nosuch\nprompts: "
+                                         "{analyze: a, context: c, judge: j, judge_debate: j}\n")
+    with FakeOpenAIServer() as srv:
+        proc = cli("judge", str(EXAMPLES / "school_uniforms.yaml"), "--dimension-dir", str(tmp_path), "--dimensions",
+                   "weird", "--base-url", srv.base_url, "--model", "m", env={"OPENAI_API_KEY": "x"})
+        assert not [r for r in srv.requests if "messages" in r]
+    said = proc.stderr + proc.stdout
+    refused(proc, "weird.yaml: measure: unknown flow measure 'nosuch'", "choose one of")
+    assert "pydantic" not in said and "type=" not in said and "validation error" not in said
+
+
+def test_an_empty_speech_list_is_said_in_our_words(tmp_path):
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps({**BASE, "speeches": []}))
+    proc = cli("validate", str(path))
+    assert "speeches: has none: give at least one" in proc.stdout + proc.stderr
+    assert "Tuple should" not in proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("option,target,words", [
+    ("--out", "/proc/version", "no file can be written in /proc"),
+    ("--out", "{file}/x.json", "is a file, not a folder"),
+    ("--out", "{file}/a/b/x.json", "is a file, not a folder"),
+    ("--out-dir", "/proc/1", "--out-dir /proc/1: cannot write in it"),
+])
+def test_an_output_path_that_cannot_be_written_says_why_and_names_the_option(tmp_path, option, target, words):
+    """Refused before any call, the option named and the reason in our words: not "No such file or directory"
+    for /proc, "File exists" for a path under a file, or a temporary file's name."""
+    file = tmp_path / "good.yaml"
+    file.write_text("x")
+    with FakeOpenAIServer() as srv:
+        proc = cli("judge", str(EXAMPLES / "school_uniforms.yaml"), "--base-url", srv.base_url, "--model", "m",
+                   option, target.format(file=file), env={"OPENAI_API_KEY": "x"})
+        asked = [r for r in srv.requests if "messages" in r]
+    refused(proc, option, words)
+    assert asked == [] and ".probe." not in proc.stderr and ".run.json." not in proc.stderr
+
+
+def test_a_file_that_is_no_debate_echoes_at_most_a_few_of_its_keys(tmp_path):
+    """A symlink to some other YAML file (a system file's keys, values) printed its keys whole as "unknown keys"."""
+    other = tmp_path / "system.yaml"
+    other.write_text("".join(f"k{i}_{'x' * 300}: {i}\n" for i in range(30)))
+    link = tmp_path / "debate.yaml"
+    link.symlink_to(other)
+    proc = cli("validate", str(link))
+    said = proc.stdout + proc.stderr
+    assert proc.returncode == 2 and "unknown keys" in said and "and 26 more" in said
+    assert len(said) < 800 and "x" * 50 not in said
+
+
+def test_a_stored_value_that_is_no_probability_is_quoted_short():
+    from debatrix.benchmarks.base import p_coded
+
+    rec = {"item": "i" * 5000, "benchmark": "debateart", "status": "complete",
+           "verdicts": {"general": {"winner": "A", "probabilities": {"A": "9" * 5000, "B": 0.1}}}}
+    with pytest.raises(ValueError) as e:
+        p_coded(rec, "general", 1.0)
+    assert "is not a probability" in str(e.value) and len(str(e.value)) < 700
+
+
+def test_the_offline_bench_refuses_bad_input_with_exit_2_before_the_first_debate(tmp_path):
+    for args, words in ((["--out", "/proc/1"], "cannot write in it"), (["--modes", "x" * 5000], "unknown mode"),
+                        (["--out", str(tmp_path), "--fake"], "--fake")):
+        proc = subprocess.run([sys.executable, "-m", "debatrix.benchmarks.offline", *args], capture_output=True,
+                              text=True, timeout=120)
+        assert proc.returncode == 2 and words in proc.stderr and len(proc.stderr) < 600, proc.stderr
+        assert "Traceback" not in proc.stderr

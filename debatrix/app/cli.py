@@ -287,6 +287,10 @@ def _judge_batch(paths: list[Path], settings: JudgeSettings, out_dir: Path, max_
         _load(p)
     if out_dir.exists() and not out_dir.is_dir():
         _fail(f"--out-dir {out_dir} is a file: give a folder (created if missing)")
+    try:  # before the first call: the run's own files go in it
+        check_writable(out_dir / "run.json")
+    except OSError as e:
+        _fail(f"--out-dir {out_dir}: cannot write in it ({e.strerror or e})")
     if settings.llm.cache_path is None and not no_cache:
         # as `bench` does: a run killed and started again pays for no call it had answered
         settings = settings.model_copy(update={"llm": settings.llm.model_copy(

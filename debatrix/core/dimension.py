@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from debatrix.core.errors import ConfigurationError, InvalidDebateError, UnknownDimensionError
+from debatrix.core.errors import ConfigurationError, InvalidDebateError, UnknownDimensionError, field_problems
 from debatrix.core.flow import MEASURES
 from debatrix.core.loader import strict_yaml
 from debatrix.core.models import DebateFormat
@@ -83,8 +83,9 @@ class DimensionRegistry:
                 continue
             try:
                 dim = Dimension.model_validate(data)
-            except ValidationError as e:
-                raise ConfigurationError(f"{label}/{entry.name}: {e}") from None
+            except ValidationError as e:  # in the project's words (no pydantic tags or links)
+                said = "; ".join(f"{loc}: {msg}" if loc else msg for loc, msg in field_problems(e))
+                raise ConfigurationError(f"{label}/{entry.name}: {said}") from None
             if dim.name == "panel":  # the panel's name: its key in a run's state and its progress row
                 raise ConfigurationError(f"{label}/{entry.name}: 'panel' is reserved for the panel, not a dimension")
             self._dims.add(dim.name, dim, replace=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import Any
 
 import re
 
@@ -142,6 +143,15 @@ def printable(text: object) -> str:
     return _UNPRINTABLE.sub("\ufffd", str(text))
 
 
+ECHO_CHARS = 200  # the most of an input's value an error message repeats
+
+
+def echoed(value: object, most: int = ECHO_CHARS) -> str:
+    """An input's value as an error message quotes it: its repr, printable, cut to ``most`` characters."""
+    text = printable(repr(value))
+    return text if len(text) <= most else text[:most] + f"… ({len(text):,} characters)"
+
+
 class ExitCode(IntEnum):
     """The exit statuses of ``debatrix judge``, ``validate`` and ``bench``, in one list: the CLI exits with these,
     and the table on docs/coaches.md is printed from :data:`EXIT_MEANINGS` (``debatrix exit-codes``; a test fails
@@ -181,3 +191,24 @@ def exit_code_table() -> str:
     """The exit statuses as the Markdown table docs/coaches.md shows."""
     return "| status | meaning |\n|---|---|\n" + "".join(f"| {int(code)} | {meaning} |\n"
                                                         for code, meaning in EXIT_MEANINGS.items())
+
+
+def field_problems(err: Any) -> list[tuple[str, str]]:
+    """A pydantic ``ValidationError``'s problems as (field, what is wrong) in the project's words: no pydantic
+    type tags, no links to its site, no value echoed whole (a value is quoted to at most 200 characters)."""
+    out = []
+    for e in err.errors():
+        loc = ".".join(str(p) for p in e["loc"])
+        kind, ctx = e.get("type", ""), e.get("ctx") or {}
+        if kind == "too_short":
+            msg = ("has none: give at least one" if not ctx.get("actual_length") else
+                   f"needs at least {ctx.get('min_length')}, got {ctx.get('actual_length')}")
+        elif kind == "missing":
+            msg = "field required"
+        elif kind == "extra_forbidden":
+            msg = "unknown key"
+        else:
+            msg = e["msg"].removeprefix("Value error, ")
+        out.append((loc, msg if len(msg) <= 300 else msg[:300] + " …"))
+    return out
+

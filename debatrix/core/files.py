@@ -96,9 +96,18 @@ def check_writable(path: Path) -> None:
     if path.is_dir():
         raise IsADirectoryError(f"{path} is a folder: give a file path")
     _regular_or_new(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.probe."):
-        pass
+    above = next((p for p in path.parents if p.exists()), None)
+    if above is not None and not above.is_dir():  # good.yaml/x.json: mkdir would say only "File exists"
+        raise NotADirectoryError(f"{above} is a file, not a folder: a file cannot go inside it")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise OSError(f"its folder {path.parent} cannot be made ({e.strerror or e})") from None
+    try:
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.probe."):
+            pass
+    except OSError as e:  # /proc, a read-only mount: the probe's own name says nothing to the user
+        raise OSError(f"no file can be written in {path.parent} ({e.strerror or e})") from None
 
 
 def inside(folder: Path, relative: str) -> Path | None:

@@ -31,7 +31,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from debatrix.core.errors import InvalidDebateError
+from debatrix.core.errors import InvalidDebateError, field_problems, printable
 from debatrix.core.models import BP_POSITIONS, Debate, DebateFormat, Side, roster_problems
 
 SCHEMA_ID = "debatrix.debate/1"
@@ -128,12 +128,7 @@ def debate_from_text(text: str, source: str = "<pasted debate>", default_id: str
 
 
 def _problems(err: ValidationError) -> list[tuple[str, str]]:
-    out = []
-    for e in err.errors():
-        loc = ".".join(str(p) for p in e["loc"])
-        msg = e["msg"].removeprefix("Value error, ")
-        out.append((loc, msg))
-    return out
+    return field_problems(err)
 
 
 def validated(data: Any, source: str) -> Debate:
@@ -155,9 +150,11 @@ def debate_from_dict(data: Any, source: str = "<debate>", default_id: str = "deb
         raise InvalidDebateError(source, [("", f"expected motion, debaters and speeches at the top level, got "
                                                f"{kind}")])
     problems: list[tuple[str, str]] = []
-    unknown = sorted(set(data) - _PROJECT_KEYS)
-    if unknown:
-        problems.append(("", f"unknown keys: {', '.join(unknown)} (allowed: {', '.join(sorted(_PROJECT_KEYS))})"))
+    unknown = sorted(map(str, set(data) - _PROJECT_KEYS))
+    if unknown:  # a file that is no debate at all (a symlink to a system file) has many: a few are named, cut short
+        named = ", ".join(printable(k if len(k) <= 40 else k[:40] + "…") for k in unknown[:4]) + (f" and {len(unknown) - 4} more" if len(unknown) > 4
+                                                                  else "")
+        problems.append(("", f"unknown keys: {named} (allowed: {', '.join(sorted(_PROJECT_KEYS))})"))
     schema = data.get("schema", SCHEMA_ID)
     if schema != SCHEMA_ID:
         problems.append(("schema", f"unsupported schema {schema!r}; this version reads {SCHEMA_ID!r}"))
