@@ -201,7 +201,7 @@ def test_a_broken_middle_line_of_items_jsonl_names_file_and_line(tmp_path):
 
     path = tmp_path / "items.jsonl"
     path.write_text('{"a": 1}\n{"b": \n{"c": 3}\n')
-    with pytest.raises(ConfigurationError, match="line 2 is not valid JSON"):
+    with pytest.raises(ConfigurationError, match="line 2 is damaged"):
         read_records(path)
     path.write_text('{"a": 1}\n{"b": 2')  # a killed write: the cut last line is dropped, as before
     assert read_records(path) == [{"a": 1}]
