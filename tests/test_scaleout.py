@@ -114,7 +114,11 @@ def test_few_connections_to_the_postgres_cache_never_deadlock(pg, tmp_path, conn
         assert len(server.requests) == _distinct(server.requests)
 
 
-def test_a_postgres_cache_lost_mid_run_stops_at_once_and_a_resume_pays_for_nothing_again(tmp_path, monkeypatch):
+@pytest.mark.parametrize("questions", ["auto", "apart"])
+def test_a_postgres_cache_lost_mid_run_stops_at_once_and_a_resume_pays_for_nothing_again(tmp_path, monkeypatch,
+                                                                                       questions):
+    """Asked together (one request a passage) or apart (one a decision): the run stops within seconds of the
+    database, and the answers kept for it are this user's alone."""
     from typer.testing import CliRunner
 
     from debatrix.app.cli import app
@@ -132,7 +136,7 @@ def test_a_postgres_cache_lost_mid_run_stops_at_once_and_a_resume_pays_for_nothi
         server.responder = stop_after_a_few
         out = tmp_path / "r.json"
         command = ["judge", str(ROOT / "examples" / "school_uniforms.yaml"), "--base-url", server.base_url,
-                   "--model", "fake-model", "--cache", own.url, "--out", str(out)]
+                   "--model", "fake-model", "--cache", own.url, "--out", str(out), "--flow-questions", questions]
         res = CliRunner().invoke(app, command)
         ended = time.monotonic()
         assert res.exit_code == 4, res.output
@@ -149,12 +153,42 @@ def test_a_postgres_cache_lost_mid_run_stops_at_once_and_a_resume_pays_for_nothi
         said = " ".join(result["incomplete_reason"].split())
         # the answer in flight when the database stopped arrived after it: kept, and the result says where
         assert len(unsaved) == 1 and str(unsaved[0]) in said, said
+        # its answers are this user's (the tokenizer cache is 0600 too), its folder theirs
+        assert unsaved[0].stat().st_mode & 0o777 == 0o600 and unsaved[0].parent.stat().st_mode & 0o077 == 0
 
         own.start()  # the database is back: the resume stores the kept answers first, then pays only for the rest
         res = CliRunner().invoke(app, command)
         assert res.exit_code == 0, res.output
         assert len(server.requests) == _distinct(server.requests), "an answer was paid for twice"
         assert not list((tmp_path / "home-cache" / "debatrix" / "unsaved").glob("*.sqlite"))
+
+
+async def test_a_flow_asked_one_call_after_another_stops_within_seconds_of_a_lost_cache(tmp_path, monkeypatch):
+    """As on the embedded model (a prompt cache: a speech's decisions asked one after another), each call used to
+    wait the pool's 30 s for a connection to the lost database before failing: 273 s for the demo. Now the first
+    wait is short and every later call fails at once."""
+    from debatrix.app.api import ajudge_debate
+    from debatrix.core.loader import load_debate
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "home-cache"))
+    with postgres_server() as own, FakeOpenAIServer(latency=0.2) as server:
+        stopped: list[float] = []
+
+        def stop_after_a_few(body, n):
+            if n == 3 and not stopped:
+                own.stop("immediate")  # while this answer is in flight
+                stopped.append(time.monotonic())
+            return None
+
+        server.responder = stop_after_a_few
+        settings = JudgeSettings(llm=LLMSettings(base_url=server.base_url, model="fake-model", api_key="x",
+                                                 prompt_cache=True, cache_path=own.url),
+                                 memory=MemorySettings(embedding="hash"), flow_questions="apart")
+        result = await ajudge_debate(load_debate(ROOT / "examples" / "school_uniforms.yaml"), settings)
+        ended = time.monotonic()
+    assert result.status.value == "incomplete" and "stopped answering" in result.incomplete_reason
+    assert ended - stopped[0] < 10, ended - stopped[0]
+    assert result.usage.llm_calls == len(server.requests)
 
 
 def test_a_refused_postgres_login_says_why_without_its_password(pg):

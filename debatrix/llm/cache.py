@@ -152,6 +152,7 @@ class PostgresCache(AnswerCache):
     deadlocked the run)."""
 
     LOCK_POLL = 0.1  # seconds between tries for a lock another process holds (a try holds no thread while waiting)
+    POOL_WAIT = 5.0  # seconds a call waits for a connection before the database counts as lost
 
     def __init__(self, url: str, connections: int = 8):
         super().__init__()
@@ -187,9 +188,12 @@ class PostgresCache(AnswerCache):
         self._lost_reason: str | None = None
         self.unsaved = _unsaved_path(self.url)
         self._store_unsaved(url)
-        kwargs = {"autocommit": True, "connect_timeout": 15}
-        self._pool = ConnectionPool(url, min_size=1, max_size=2, kwargs=kwargs, timeout=30, open=True)
-        self._locks = ConnectionPool(url, min_size=0, max_size=self._size, kwargs=kwargs, timeout=30, open=True)
+        # a connection is waited for at most POOL_WAIT: a database lost mid-run stops the run in seconds (each call
+        # of a flow asked one after another would otherwise wait the pool's 30 s default)
+        kwargs = {"autocommit": True, "connect_timeout": 5}
+        self._pool = ConnectionPool(url, min_size=1, max_size=2, kwargs=kwargs, timeout=self.POOL_WAIT, open=True)
+        self._locks = ConnectionPool(url, min_size=0, max_size=self._size, kwargs=kwargs, timeout=self.POOL_WAIT,
+                                     open=True)
 
     def _said(self, e: BaseException) -> str:
         """An error's own words, one line, without the password."""
@@ -214,6 +218,8 @@ class PostgresCache(AnswerCache):
         from psycopg_pool import PoolTimeout
 
         async with super().claimed(key), self._gate():  # once per process, so one connection per distinct call
+            if self._lost_reason:  # known lost: fail at once (the pool would wait its timeout for every call)
+                raise CacheUnavailable(self._lost_reason)
             lock = _lock_id(key)
             try:
                 conn = await asyncio.to_thread(self._locks.getconn)
@@ -254,6 +260,11 @@ class PostgresCache(AnswerCache):
     def keep(self, key: str, node: str, answer: AIMessage) -> Path:
         """Kept in a SQLite file of this user's cache folder, named for the database (its password left out), so
         a resume once the database is back stores it there first and pays for it no more."""
+        # this user's alone, as the tokenizer cache is: the answers may quote the debates judged
+        self.unsaved.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.chmod(self.unsaved.parent, 0o700)
+        os.close(os.open(self.unsaved, os.O_CREAT | os.O_WRONLY, 0o600))
+        os.chmod(self.unsaved, 0o600)  # SQLite gives its -wal and -shm files the database file's mode
         spill = ResponseCache(self.unsaved)
         try:
             spill.put(key, node, answer)
