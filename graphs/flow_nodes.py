@@ -294,7 +294,7 @@ async def flow_verdicts(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
                         "at temperature 1 (--decision-samples): estimates of the model's probabilities")
     proposed = {f.proposed_by for f in flows if f.proposed_by.startswith("words (")}  # meaning was wanted
     warnings += [f"answers proposed by {how}" for how in sorted(proposed)]
-    method = "argmax" if counted else "sampled" if sampled else "logprobs"
+    method = "none" if not decided else "argmax" if counted else "sampled" if sampled else "logprobs"
     profile = ctx.profile.profile
     dims = list(state.get("dimensions", []))
     judged = _reckoned(debate, flows, dims, profile, bool(counted), bool(sampled))

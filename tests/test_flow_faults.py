@@ -4,7 +4,9 @@ answer that is none of the options is a missing decision, never a guess."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 
 import pytest
 
@@ -247,3 +249,43 @@ async def test_every_answer_paid_before_the_server_failed_is_kept_in_the_result(
     else:  # a request asks all of a passage's questions: each answered request gave at least one (whether it
         assert kept >= keep  # argues), and more where the passage was asked about earlier points
     assert any("the run stopped" in f.missing for f in result.flow)
+
+
+P_FIGURE = re.compile(r"\bP ?[01]\.\d\d|\bP\([^)]{0,40}\) ?[01]\.\d\d|mean P|\(P [01]")
+
+
+def test_behind_a_server_without_probabilities_no_surface_shows_a_p_figure(tmp_path):
+    """Behind a server that gives no log probabilities every decision is the model's answer taken as certain: the
+    terminal said "share of answers", but the report and the page printed "S3.1 answers Theo's S2.1? P 1.00" and
+    "mean P 1.00", probabilities the model never gave. Each surface now says the answer (yes, no, a share); a
+    verdict with nothing decided says its method is "none", not "logprobs"."""
+    from typer.testing import CliRunner
+
+    from debatrix.app.cli import app
+    from debatrix.app.report import result_html
+    from debatrix.app.ui import page_sheet, summary
+    from debatrix.core.flow import flow_line
+    from debatrix.core.models import JudgeResult
+
+    with FakeOpenAIServer(profile="ollama") as srv:
+        out = tmp_path / "r.json"
+        res = CliRunner().invoke(app, ["judge", str(EXAMPLES / "four_day_week.yaml"), "--base-url", srv.base_url,
+                                       "--model", "fake-model", "--embedding", "hash", "--out", str(out)],
+                                 env={"OPENAI_API_KEY": "x"})
+    assert res.exit_code == 0, res.output
+    result = JudgeResult.model_validate_json(out.read_text())
+    assert result.flow_ledger is not None and result.flow_ledger.figures == "answers"
+    assert {d.verdict.method for d in result.dimensions if d.verdict} == {"argmax"}
+    surfaces = {"terminal": res.output, "report": html.unescape(re.sub(r"<[^>]+>", " ", result_html(result))),
+                "page": json.dumps([page_sheet(result), summary(result)], ensure_ascii=False),
+                "progress": " ".join(flow_line(f) for f in result.flow)}
+    for name, text in surfaces.items():
+        assert not P_FIGURE.search(text), (name, P_FIGURE.search(text).group(0), text[max(0, P_FIGURE.search(
+            text).start() - 80):P_FIGURE.search(text).end() + 40])
+    assert "answers" in surfaces["progress"] and re.search(r"\? (yes|no)\b", surfaces["progress"])
+
+
+async def test_a_verdict_with_nothing_decided_says_no_method_made_its_figures(uniforms):
+    with FakeOpenAIServer(responder=answering("Maybe")) as srv:
+        undecided = await ajudge_debate(uniforms, settings(srv))
+    assert {d.verdict.method for d in undecided.dimensions if d.verdict} == {"none"}

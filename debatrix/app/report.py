@@ -25,7 +25,7 @@ from debatrix.core.errors import ConfigurationError, DebatrixError
 from debatrix.core.files import inside, read_items, read_json, write_atomic
 from debatrix.core.models import STATUS_MEANING, DimensionResult, JudgeResult
 from debatrix.core.settings import redact_url
-from debatrix.core.flow import ID, STATUS_ORDER, answer_words, tally_line, weighed_line
+from debatrix.core.flow import ID, STATUS_ORDER, answer_words, said_p, tally_line, weighed_line
 from debatrix.core.passages import passage_id, split_speech
 
 # one color per dimension column in the chart (cycled)
@@ -209,13 +209,14 @@ def flow_sheet(result: JudgeResult) -> dict[str, Any] | None:
                 cells.append({"kind": "own", "id": t.id, "gist": t.gist, "text": texts.get(t.id, "")})
             elif cell is not None:  # an answer counts as the model's profile reads it (a result of 1.8-1.9: by
                 # how far it stood above that debate's mean answer)
-                words, figures = answer_words(cell.answered, cell.counts, cell.by or "", led.baseline)
+                words, figures = answer_words(cell.answered, cell.counts, cell.by or "", led.baseline, led.figures)
                 cells.append({"kind": "ignores" if words.startswith("asked") else "answers", "words": words,
                               "hover": figures})
             else:
                 cells.append({"kind": ""})
         rows.append({"t": t, "status": t.status, "meaning": STATUS_MEANING[t.status], "cells": cells,
-                     "argument": f"P(argument) {t.argument:.2f}"})
+                     "argument": f"P(argument) {t.argument:.2f}" if led.figures == "P" else
+                     f"an argument? {said_p(t.argument, led.figures)}"})
     return {"rows": rows, "speakers": [s.speaker for s in result.speeches], "rounds": sheet_rounds(result),
             "tallies": led.tallies,
             "lines": [tally_line(led, t.debater) for t in led.tallies], "weighed": weighed_line(led),

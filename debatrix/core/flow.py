@@ -147,7 +147,30 @@ def ledger(debate: Debate, flows: Sequence[SpeechFlow], dimension: str,
         threads = []
     return Ledger(dimension=dimension,
                   threads=tuple(t for t in threads if t.argument >= ARGUMENT_AT or not argued),
-                  tallies=tuple(tallies))
+                  tallies=tuple(tallies), figures=figures_of(flows))
+
+
+def figures_of(flows: Sequence[SpeechFlow]) -> str:
+    """What the flow's figures are (:attr:`Ledger.figures`): "answers" where some decision is the model's answer
+    taken as certain (the server gave no probabilities), "samples" where some are shares of sampled answers, else
+    "P", the model's probabilities."""
+    return "answers" if any(f.counted for f in flows) else "samples" if any(f.sampled for f in flows) else "P"
+
+
+def said_p(value: float, figures: str = "P") -> str:
+    """One decision's figure as the model gave it: "P 0.70" from its probabilities; "yes" or "no" where its answer
+    was taken as certain (a "P 1.00" there would be a probability it never gave); a share of sampled answers."""
+    if figures == "answers":
+        return "yes" if value == 1.0 else "no" if value == 0.0 else f"a share {value:.2f} of answers yes"
+    if figures == "samples":
+        return f"{value:.2f} of its sampled answers yes"
+    return f"P {value:.2f}"
+
+
+def said_mean(value: float, figures: str = "P") -> str:
+    """A mean of decisions' figures in the same words: "mean P 0.62", "a share 0.50 of answers yes"."""
+    return (f"a share {value:.2f} of answers yes" if figures == "answers" else
+            f"a share {value:.2f} of sampled answers yes" if figures == "samples" else f"mean P {value:.2f}")
 
 
 EITHER_WAY_ALL = 6  # up to this many missing decisions, a verdict is tried with every combination of them
@@ -695,15 +718,16 @@ def _comment(led: Ledger, flows: Sequence[SpeechFlow], debate: Debate, debater: 
         return m.comment(led, debate, debater, mine) if m.comment else ""
     if not mine:
         best = max(own, key=lambda p: getattr(marks.get(p.id), "argument", None) or 0.0)
-        return (f"No passage of {debater} reads as an argument on the motion (the likeliest, {best.id}, at P "
-                f"{getattr(marks.get(best.id), 'argument', None) or 0:.2f}).")
+        return (f"No passage of {debater} reads as an argument on the motion (the likeliest, {best.id}, at "
+                f"{said_p(getattr(marks.get(best.id), 'argument', None) or 0.0, led.figures)}).")
     return (m.comment or _standing_comment)(led, debate, debater, mine)
 
 
 def _evidence_comment(led: Ledger, debate: Debate, debater: str, mine: list[Thread]) -> str:
     backed = [t for t in mine if (t.evidence or 0) >= 0.5]
     bare = [t.id for t in mine if (t.evidence or 0) < 0.5]
-    text = ("Evidence behind " + "; ".join(f"{_cite(t)} (P {t.evidence:.2f})" for t in backed[:CITED])
+    text = ("Evidence behind " + "; ".join(f"{_cite(t)} ({said_p(t.evidence or 0.0, led.figures)})"
+                                           for t in backed[:CITED])
             if backed else f"No argument of {debater} is more likely backed by evidence than not")
     return text + (f"; none likely behind {_ids(bare)}." if bare else ".")
 
@@ -714,7 +738,8 @@ def _clash_comment(led: Ledger, debate: Debate, debater: str, mine: list[Thread]
               and any(s.speaker == debater for s in debate.speeches[index[t.id].speech + 1:])]
     answered = [t for t in theirs if t.answered >= 0.5]
     left = [f"{t.speaker}'s {t.id}" for t in theirs if t.answered < 0.5]
-    text = ("Answered " + "; ".join(f"{t.speaker}'s {_cite(t)} (P {t.answered:.2f})" for t in answered[:CITED])
+    text = ("Answered " + "; ".join(f"{t.speaker}'s {_cite(t)} ({said_p(t.answered, led.figures)})"
+                                    for t in answered[:CITED])
             if answered else f"{debater} answered none of the other side's arguments"
             if theirs else "Nothing of the other side came before their speeches")
     return text + (f"; left unanswered: {_ids(left)}" if left else "") + \
@@ -749,7 +774,7 @@ def _standing_comment(led: Ledger, debate: Debate, debater: str, mine: list[Thre
             return " (dropped: no later passage of the other side was asked about it)"
         best = max(t.cells, key=weight)
         return (f" (dropped: asked whether {whose(best.by) if best.by else 'speech ' + str(best.speech + 1)} answers "
-                f"it, the model said P {best.answered:.2f}" + ("" if best.counts is None or
+                f"it, the model said {said_p(best.answered, led.figures)}" + ("" if best.counts is None or
                                                               abs(best.counts - best.answered) < 0.005 else
                                                               f", {weight(best):.2f} on its profile") +
                 f"; together its answers count {t.answered:.2f} of 1, short of even odds)")
@@ -758,7 +783,8 @@ def _standing_comment(led: Ledger, debate: Debate, debater: str, mine: list[Thre
             else "No argument left standing")
     if fallen:  # each with the passages that most likely answered it
         text += "; answered by the other side: " + "; ".join(
-            f"{t.id} (by " + ", ".join(f"{whose(c.by) if c.by else 'speech ' + str(c.speech + 1)} at P {c.answered:.2f}"
+            f"{t.id} (by " + ", ".join(f"{whose(c.by) if c.by else 'speech ' + str(c.speech + 1)} at "
+                                     f"{said_p(c.answered, led.figures)}"
                                      for c in sorted(t.cells, key=lambda c: -weight(c))[:2] if weight(c) > 0) + ")"
             for t in fallen[:CITED])
     return text + "."
@@ -800,7 +826,8 @@ def weighed_line(led: Ledger) -> str:
         for t in led.tallies if t.untested > 0))
 
 
-def answer_words(answered: float, counts: float | None, by: str, base: float | None = None) -> tuple[str, str]:
+def answer_words(answered: float, counts: float | None, by: str, base: float | None = None,
+                 figures: str = "P") -> tuple[str, str]:
     """A sheet cell in words (what a coach reads) and its figures (shown on hover): whether the later speech
     answered the row, by how much its answer counts (the model's P through its profile; a result of 1.8 or 1.9:
     its share above that debate's mean answer ``base``)."""
@@ -809,9 +836,10 @@ def answer_words(answered: float, counts: float | None, by: str, base: float | N
     # can together fell it; a cell that reads "not answered" counts (almost) nothing toward that
     words = (("answered" if weight >= 0.5 else "partly answered" if weight >= PARTLY_AT else "asked, not answered")
              + (f" by {by}" if by and weight >= PARTLY_AT else ""))
-    figures = f"P(it answers) {answered:.2f}" + (f"; that debate's mean answer {base:.2f}" if base is not None
-                                                  else "") + f"; counts {weight:.2f} of 1 toward felling the row"
-    return words, figures
+    shown = ((f"P(it answers) {answered:.2f}" if figures == "P" else f"does it answer? {said_p(answered, figures)}")
+             + (f"; that debate's mean answer {base:.2f}" if base is not None else "")
+             + f"; counts {weight:.2f} of 1 toward felling the row")
+    return words, shown
 
 
 def own_range(debate: Debate, speech: int) -> str:
@@ -829,11 +857,12 @@ def flow_line(flow: SpeechFlow) -> str:
     """One speech's decisions by id, as the page shows them while the judge reads (:data:`FLOW_LINE_LEGEND`
     says what the figures are): "S2.1 argument P 0.16 · S2.1 answers S1.1? P 0.70" (a question asked, with the
     model's answer: the sheet says what it came to)."""
-    parts = [f"{m.id} " + ", ".join(f"{name} P {value:.2f}" for name, value in
+    figures = figures_of([flow])
+    parts = [f"{m.id} " + ", ".join(f"{name} {said_p(value, figures)}" for name, value in
                                     (("argument", m.argument), ("evidence", m.evidence), ("clear", m.clear))
                                     if value is not None)
              for m in flow.marks if m.argument is not None or m.evidence is not None or m.clear is not None]
-    parts += [f"{x.by or 'it'} answers {x.target}? P {x.answers:.2f}" for x in flow.lines]
+    parts += [f"{x.by or 'it'} answers {x.target}? {said_p(x.answers, figures)}" for x in flow.lines]
     return " · ".join(parts) + (f" · missing: {flow.missing}" if flow.missing else "")
 
 
@@ -858,19 +887,28 @@ def speech_value(flow: SpeechFlow, measure: str, profile: JudgeProfile | None = 
 
 def _argued(flow: SpeechFlow, debate: Debate) -> list[str]:
     index = debate.passage_index
-    return [f"{m.id} “{gist(index[m.id].text, 10)}”: argument {m.argument:.2f}" for m in flow.marks
+    figures = figures_of([flow])
+    return [f"{m.id} “{gist(index[m.id].text, 10)}”: argument {_value(m.argument, figures)}" for m in flow.marks
             if m.argument is not None]
+
+
+def _value(value: float, figures: str) -> str:
+    """A decision's figure in a speech's note: the probability itself ("0.16"), or the answer where that is what
+    the model gave (:func:`said_p`)."""
+    return f"{value:.2f}" if figures == "P" else said_p(value, figures)
 
 
 def _answered(flow: SpeechFlow, debate: Debate) -> list[str]:
     index = debate.passage_index
-    return ["; ".join(f"{x.by or 'it'} answers {index[x.target].speaker}'s {x.target}? P {x.answers:.2f}"
+    figures = figures_of([flow])
+    return ["; ".join(f"{x.by or 'it'} answers {index[x.target].speaker}'s {x.target}? {said_p(x.answers, figures)}"
                       for x in flow.lines)] if flow.lines else []
 
 
 def _evidenced(flow: SpeechFlow, debate: Debate) -> list[str]:
     index = debate.passage_index
-    return [f"{m.id} “{gist(index[m.id].text, 10)}”: evidence {m.evidence:.2f}" for m in flow.marks
+    figures = figures_of([flow])
+    return [f"{m.id} “{gist(index[m.id].text, 10)}”: evidence {_value(m.evidence, figures)}" for m in flow.marks
             if m.argument is not None and m.evidence is not None and m.argument >= ARGUMENT_AT] or [
         "no passage of it reads as an argument"]
 
@@ -896,7 +934,8 @@ def speech_note(flow: SpeechFlow, debate: Debate, measure: str, dimension: str |
 
 def _cleared(flow: SpeechFlow, debate: Debate) -> list[str]:
     index = debate.passage_index
-    return [f"{m.id} “{gist(index[m.id].text, 10)}”: reads clearly {m.clear:.2f}" for m in flow.marks
+    figures = figures_of([flow])
+    return [f"{m.id} “{gist(index[m.id].text, 10)}”: reads clearly {_value(m.clear, figures)}" for m in flow.marks
             if m.clear is not None] or ["no passage of it was asked whether it reads clearly"]
 
 
@@ -904,7 +943,8 @@ def _clear_comment(led: Ledger, debate: Debate, debater: str, mine: list[Thread]
     t = led.tally(debater)
     if not t.passages:
         return f"No passage of {debater} was asked whether it reads clearly."
-    return f"{t.clear:.1f} of their {t.passages} passages read clearly (mean P {t.clear / t.passages:.2f})."
+    return (f"{t.clear:.1f} of their {t.passages} passages read clearly "
+            f"({said_mean(t.clear / t.passages, led.figures)}).")
 
 
 # -------------------------------------------------------------------------------------------- the measures

@@ -439,9 +439,10 @@ class Verdict(Frozen):
     # None until the debaters' scores are in (the graph's decision node writes the verdict; the run's end adds SC)
     score_winner: str | None = None
     # DP from the winner probabilities averaged over the orders ("logprobs"), or from the answers where the server
-    # gives no probabilities ("argmax": each order's answer counts as certainty)
+    # gives no probabilities ("argmax": each order's answer counts as certainty); "none": nothing was decided, so
+    # no figure came from either (1.14)
     probabilities: dict[str, float] | None = None
-    method: Literal["logprobs", "argmax", "sampled"] = "argmax"
+    method: Literal["logprobs", "argmax", "sampled", "none"] = "argmax"
     # why this verdict names no winner although the run is complete: the dimension's decisions carry no signal
     # measured on gold, or too many of them are missing ("" : judged). Such a verdict weighs nothing in the panel
     not_judged: str = ""
@@ -659,6 +660,10 @@ class Ledger(Frozen):
     # above to count (no longer computed: the model's profile maps its answers; None since 1.10)
     baseline: float | None = None
     blind: str = ""  # why this dimension's measure decides nothing on the model that ran (from its profile)
+    # what its figures are: "P", the model's probabilities; "answers", its answers taken as certain (the server
+    # gave no probabilities: each figure a 0 or 1, or a share of them); "samples", shares of sampled answers (1.14)
+    figures: Literal["P", "answers", "samples"] = "P"
+
     def tally(self, debater: str) -> Tally:
         return next(t for t in self.tallies if t.debater == debater)
 
