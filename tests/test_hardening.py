@@ -59,13 +59,17 @@ def test_duplicate_keys_are_refused_naming_key_and_line(tmp_path, suffix):
     refused(proc, "appears twice", "line")
 
 
+def _named(path: Path, name: str) -> Path:
+    """The base debate with its first debater (and that debater's speech) named ``name``, written to ``path``."""
+    data = json.loads(json.dumps(BASE))
+    data["debaters"][0]["name"] = data["speeches"][0]["speaker"] = name
+    path.write_text(json.dumps(data))
+    return path
+
+
 @pytest.mark.parametrize("name", ["Al\u200bice", "Al\u202eice", "Alice\u2066"])
 def test_invisible_or_bidi_characters_in_names_are_refused(tmp_path, name):
-    data = json.loads(json.dumps(BASE))
-    data["debaters"][0]["name"] = name
-    data["speeches"][0]["speaker"] = name
-    path = tmp_path / "names.json"
-    path.write_text(json.dumps(data))
+    path = _named(tmp_path / "names.json", name)
     with pytest.raises(InvalidDebateError, match="invisible, control or bidirectional"):
         load_debate(path)
 
@@ -711,18 +715,12 @@ def test_a_choice_that_decides_nothing_is_refused_before_any_call(tmp_path, case
 @pytest.mark.parametrize("name", ["S2", "S1.1", "s12", " S3.2 "])
 def test_a_debater_named_like_a_passage_id_is_refused(tmp_path, name):
     """The sheet cites passages as S2.1: a debater called "S2" made it read "S2: … dropped S1.1"."""
-    data = json.loads(json.dumps(BASE))
-    data["debaters"][0]["name"] = name
-    data["speeches"][0]["speaker"] = name
-    path = tmp_path / "d.json"
-    path.write_text(json.dumps(data))
+    path = _named(tmp_path / "d.json", name)
     with pytest.raises(InvalidDebateError, match="reads as a passage id"):
         load_debate(path)
     refused(cli("validate", str(path)), "reads as a passage id")
     for fine in ("S2 Team", "Sam", "SS1", "S"):
-        data["debaters"][0]["name"] = data["speeches"][0]["speaker"] = fine
-        path.write_text(json.dumps(data))
-        assert load_debate(path).debaters[0].name == fine
+        assert load_debate(_named(path, fine)).debaters[0].name == fine
 
 
 # ------------------------------------------------------------------- damaged run folders: one line naming the file

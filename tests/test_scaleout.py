@@ -114,6 +114,20 @@ def test_few_connections_to_the_postgres_cache_never_deadlock(pg, tmp_path, conn
         assert len(server.requests) == _distinct(server.requests)
 
 
+def stop_in_flight(own, server, at: int = 3) -> list[float]:
+    """Stop the database ``own`` while the server answers its request number ``at``; when, in the list returned."""
+    stopped: list[float] = []
+
+    def respond(body, n):
+        if n == at and not stopped:
+            own.stop("immediate")  # while this answer is in flight
+            stopped.append(time.monotonic())
+        return None
+
+    server.responder = respond
+    return stopped
+
+
 @pytest.mark.parametrize("questions", ["auto", "apart"])
 def test_a_postgres_cache_lost_mid_run_stops_at_once_and_a_resume_pays_for_nothing_again(tmp_path, monkeypatch,
                                                                                        questions):
@@ -125,15 +139,7 @@ def test_a_postgres_cache_lost_mid_run_stops_at_once_and_a_resume_pays_for_nothi
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "home-cache"))  # where the unsaved answers wait
     with postgres_server() as own, FakeOpenAIServer(latency=0.5) as server:
-        stopped: list[float] = []
-
-        def stop_after_a_few(body, n):
-            if n == 3 and not stopped:
-                own.stop("immediate")  # while this answer is in flight
-                stopped.append(time.monotonic())
-            return None
-
-        server.responder = stop_after_a_few
+        stopped = stop_in_flight(own, server)
         out = tmp_path / "r.json"
         command = ["judge", str(ROOT / "examples" / "school_uniforms.yaml"), "--base-url", server.base_url,
                    "--model", "fake-model", "--cache", own.url, "--out", str(out), "--flow-questions", questions]
@@ -172,15 +178,7 @@ async def test_a_flow_asked_one_call_after_another_stops_within_seconds_of_a_los
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "home-cache"))
     with postgres_server() as own, FakeOpenAIServer(latency=0.2) as server:
-        stopped: list[float] = []
-
-        def stop_after_a_few(body, n):
-            if n == 3 and not stopped:
-                own.stop("immediate")  # while this answer is in flight
-                stopped.append(time.monotonic())
-            return None
-
-        server.responder = stop_after_a_few
+        stopped = stop_in_flight(own, server)
         settings = JudgeSettings(llm=LLMSettings(base_url=server.base_url, model="fake-model", api_key="x",
                                                  prompt_cache=True, cache_path=own.url),
                                  memory=MemorySettings(embedding="hash"), flow_questions="apart")
