@@ -142,7 +142,7 @@ class _Asked:
         self.decided[kind] = self.decided.get(kind, 0) + 1
         self.counted += record.from_answer
         self.sampled += bool(record.sampled)
-        return dist["yes"]
+        return dist.get("yes", 0.0)  # an option the server did not list among the alternatives had none
 
     def mark(self, pid: str, kind: str, dist: dict[str, float] | None, record: Any) -> None:
         """Whether passage ``pid`` argues (``kind`` "argues"), cites evidence ("evidence") or reads clearly

@@ -164,7 +164,7 @@ def choice_distribution(logprobs: Logprobs, offset: int, choices: Sequence[str])
                 if low.startswith(written) or (written.startswith(low) and not written[len(low):][:1].isalnum())]
         for c in fits:
             probs[c] = probs.get(c, 0.0) + p / len(fits)
-    return _every(choices, _normalised(probs))
+    return _normalised(probs)
 
 
 def _common_prefix(words: Sequence[str]) -> int:
