@@ -260,7 +260,7 @@ def plan_run(debate: Debate, settings: JudgeSettings, registry: DimensionRegistr
     mode = mode or settings.mode
     dims = resolve_dimensions(mode, settings.dimensions, debate.format,
                               registry or DimensionRegistry(settings.dimension_dirs))
-    if get_mode(mode).context == "flow" and settings.flow_ask != "all":
+    if get_mode(mode).context == "flow" and settings.flow_ask != "all" and settings.dimensions:
         refuse_blind(dims, settings)
     calls = calls_of(mode, settings, debate, len(dims), measures=[d.measure for d in dims])
     over = over_budget(mode, calls, settings)
@@ -268,8 +268,10 @@ def plan_run(debate: Debate, settings: JudgeSettings, registry: DimensionRegistr
 
 
 def refuse_blind(dims: list[Dimension], settings: JudgeSettings) -> None:
-    """Refuse a flow run whose every dimension is blind on the model (its profile): it would ask nothing and
-    name no winner, and say so only after starting the model."""
+    """Refuse a flow run whose every dimension, as chosen (``--dimensions``), is blind on the model (its profile):
+    it would ask nothing and name no winner, and say so only after starting the model. The default dimensions
+    all blind on a model is no choice of the user's: that run is complete, each dimension saying why it is not
+    judged."""
     from debatrix.core.flow import JUDGED, blind_reason
     from debatrix.core.profile import for_settings
 

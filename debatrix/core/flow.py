@@ -888,11 +888,11 @@ def speech_value(flow: SpeechFlow, measure: str, profile: JudgeProfile | None = 
 def _argued(flow: SpeechFlow, debate: Debate) -> list[str]:
     index = debate.passage_index
     figures = figures_of([flow])
-    return [f"{m.id} “{gist(index[m.id].text, 10)}”: argument {_value(m.argument, figures)}" for m in flow.marks
+    return [f"{m.id} “{gist(index[m.id].text, 10)}”: argument {_decision_figure(m.argument, figures)}" for m in flow.marks
             if m.argument is not None]
 
 
-def _value(value: float, figures: str) -> str:
+def _decision_figure(value: float, figures: str) -> str:
     """A decision's figure in a speech's note: the probability itself ("0.16"), or the answer where that is what
     the model gave (:func:`said_p`)."""
     return f"{value:.2f}" if figures == "P" else said_p(value, figures)
@@ -908,7 +908,7 @@ def _answered(flow: SpeechFlow, debate: Debate) -> list[str]:
 def _evidenced(flow: SpeechFlow, debate: Debate) -> list[str]:
     index = debate.passage_index
     figures = figures_of([flow])
-    return [f"{m.id} “{gist(index[m.id].text, 10)}”: evidence {_value(m.evidence, figures)}" for m in flow.marks
+    return [f"{m.id} “{gist(index[m.id].text, 10)}”: evidence {_decision_figure(m.evidence, figures)}" for m in flow.marks
             if m.argument is not None and m.evidence is not None and m.argument >= ARGUMENT_AT] or [
         "no passage of it reads as an argument"]
 
@@ -935,7 +935,7 @@ def speech_note(flow: SpeechFlow, debate: Debate, measure: str, dimension: str |
 def _cleared(flow: SpeechFlow, debate: Debate) -> list[str]:
     index = debate.passage_index
     figures = figures_of([flow])
-    return [f"{m.id} “{gist(index[m.id].text, 10)}”: reads clearly {_value(m.clear, figures)}" for m in flow.marks
+    return [f"{m.id} “{gist(index[m.id].text, 10)}”: reads clearly {_decision_figure(m.clear, figures)}" for m in flow.marks
             if m.clear is not None] or ["no passage of it was asked whether it reads clearly"]
 
 
