@@ -1,4 +1,5 @@
-"""LangGraph builders: the dimension columns, the panel, the five modes and the single-speech graph."""
+"""LangGraph builders: the dimension columns, the panel, every registered mode (the flow and the paper's five) and the
+single-speech graph."""
 
 from __future__ import annotations
 

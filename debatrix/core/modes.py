@@ -6,6 +6,7 @@ mode is one :func:`register_mode` call here.
 
 | mode            | per-speech analysis | context for the analysis | dimensions              |
 |-----------------|---------------------|--------------------------|-------------------------|
+| flow (default)  | small decisions     | the flow so far          | one reading, each weighs its part; computed panel |
 | debatrix        | yes                 | previous analyses        | split, merged by panel  |
 | chronological   | yes                 | previous analyses        | one general dimension   |
 | dimensional     | no (whole debate)   | -                        | split, merged by panel  |
