@@ -21,8 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from debatrix.core.errors import DamagedFileError
-from debatrix.core.files import json_record, read_json
+from debatrix.core.files import read_json, read_json_lines
 
 from .base import coded, p_coded, readings
 from .metrics import metric_words
@@ -104,14 +103,7 @@ def _commits(folder: Path) -> str:
     """The commits of the code each invocation of the run ran (``runs.jsonl``), oldest first, each once: more than
     one where a run was resumed on other code; empty where none was recorded (a run older than the record, or one
     made from an installed wheel)."""
-    path = folder / "runs.jsonl"
-    if not path.exists():
-        return ""
-    try:
-        lines = path.read_bytes().decode("utf-8").splitlines()
-    except UnicodeDecodeError:
-        raise DamagedFileError(f"{path}: damaged (not UTF-8 text: a binary or cut file)") from None
-    found = [json_record(line, path, k).get("commit") for k, line in enumerate(lines, 1) if line.strip()]
+    found = [entry.get("commit") for entry in read_json_lines(folder / "runs.jsonl")]
     return ", ".join(dict.fromkeys(c for c in found if c))
 
 

@@ -7,6 +7,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from debatrix.core.errors import DamagedFileError
@@ -20,20 +21,29 @@ def kind_words(value: Any) -> str:
     return _KINDS.get(type(value), type(value).__name__)
 
 
+def _bytes(path: Path) -> bytes:
+    """A stored file's bytes; :class:`DamagedFileError` naming it where it cannot be read."""
+    try:
+        return path.read_bytes()
+    except OSError as e:
+        raise DamagedFileError(f"{path}: cannot be read ({e.strerror or e})") from None
+
+
+def _text(path: Path, data: bytes | None = None) -> str:
+    """A stored file's text (``data``: its bytes, already read); :class:`DamagedFileError` naming it where it cannot
+    be read or is not UTF-8 text."""
+    try:
+        return (_bytes(path) if data is None else data).decode("utf-8")
+    except UnicodeDecodeError:
+        raise DamagedFileError(f"{path}: damaged (not UTF-8 text: a binary or cut file)") from None
+
+
 def read_json(path: Path, expect: type = dict) -> Any:
     """The JSON value stored in ``path``, of type ``expect``; :class:`DamagedFileError` naming the file where it
     cannot be read, is not UTF-8 text, is not JSON, or holds another kind of value."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise DamagedFileError(f"{path}: cannot be read ({e.strerror or e})") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise DamagedFileError(f"{path}: damaged (not UTF-8 text: a binary or cut file)") from None
-    try:
-        value = json.loads(text)
+        value = json.loads(_text(path))
     except json.JSONDecodeError as e:
         raise DamagedFileError(f"{path}: damaged (not JSON: {e.msg} at line {e.lineno}, column {e.colno})") from None
     if not isinstance(value, expect):
@@ -54,39 +64,44 @@ def json_record(line: str, path: Path, number: int) -> dict[str, Any]:
     return value
 
 
+#: the kinds of an item record's fields that its readers rely on
+ITEM_FIELDS = {"usage": dict, "mode": str, "item": str, "status": str}
+
+
 def checked_record(rec: dict[str, Any], path: Path, number: int) -> dict[str, Any]:
     """An item record whose fields a reader relies on have their kinds (:class:`DamagedFileError` otherwise)."""
-    kinds = {"usage": dict, "mode": str, "item": str, "status": str}
-    for key, kind in kinds.items():
+    for key, kind in ITEM_FIELDS.items():
         if rec.get(key) is not None and not isinstance(rec[key], kind):
             raise DamagedFileError(f"{path}: line {number} is damaged ({key} is {kind_words(rec[key])} where "
-                                   f"{'a JSON object' if kind is dict else 'a string'} belongs); remove or repair "
-                                   "that line")
+                                   f"{_KINDS[kind]} belongs); remove or repair that line")
     return rec
 
 
-def read_items(path: Path, trim: bool = False) -> list[dict[str, Any]]:
-    """The records of a run's ``items.jsonl``, each checked (:func:`checked_record`): a last line cut short by a
-    killed write is left out (and, with ``trim``, cut from the file, as the runner does before appending); any other
-    damaged line is :class:`DamagedFileError` naming it, never guessed past."""
+def read_json_lines(path: Path, trim: bool = False,
+                    check: Callable[[dict[str, Any], Path, int], dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """The objects of a JSON-lines file (``check`` applied to each, with its line number): a last line cut short by
+    a killed write is left out (and, with ``trim``, cut from the file, as the runner does before appending); any
+    other damaged line is :class:`DamagedFileError` naming it, never guessed past. A file not there holds none."""
     path = Path(path)
     if not path.exists():
         return []
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise DamagedFileError(f"{path}: cannot be read ({e.strerror or e})") from None
+    data = _bytes(path)
     if data and not data.endswith(b"\n"):
         data = data[: data.rfind(b"\n") + 1]
         if trim:
             with path.open("r+b") as fh:
                 fh.truncate(len(data))
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise DamagedFileError(f"{path}: damaged (not UTF-8 text: a binary or cut file)") from None
-    return [checked_record(json_record(line, path, k), path, k)
-            for k, line in enumerate(text.splitlines(), 1) if line.strip()]
+    out = []
+    for k, line in enumerate(_text(path, data).splitlines(), 1):
+        if line.strip():
+            rec = json_record(line, path, k)
+            out.append(check(rec, path, k) if check else rec)
+    return out
+
+
+def read_items(path: Path, trim: bool = False) -> list[dict[str, Any]]:
+    """The records of a run's ``items.jsonl``, each checked (:func:`checked_record`; :func:`read_json_lines`)."""
+    return read_json_lines(path, trim, checked_record)
 
 
 def check_writable(path: Path) -> None:
