@@ -30,9 +30,10 @@ from debatrix.context import JudgeContext, RunOptions
 from debatrix.core import prompting as P
 from debatrix.core.dimension import Dimension, DimensionRegistry
 from debatrix.core.errors import ConfigurationError, ContextWindowExceeded, InvalidDebateError
-from debatrix.core.flow import ASK_PER_PASSAGE, GIST_ASKED, gist
+from debatrix.core.flow import ASK_PER_PASSAGE, GIST_ASKED, JUDGED, blind_reason, gist
 from debatrix.core.loader import validated
 from debatrix.core.models import Debate, SpeechAnalysis
+from debatrix.core.profile import for_settings
 from debatrix.core.modes import SPEECH, Mode, Request, RunPlan, calls_of, debate_mode, get_mode, resolve_dimensions
 from debatrix.core.settings import JudgeSettings
 from debatrix.core.tokens import count_message_tokens, count_tokens
@@ -272,9 +273,6 @@ def refuse_blind(dims: list[Dimension], settings: JudgeSettings) -> None:
     it would ask nothing and name no winner, and say so only after starting the model. The default dimensions
     all blind on a model is no choice of the user's: that run is complete, each dimension saying why it is not
     judged."""
-    from debatrix.core.flow import JUDGED, blind_reason
-    from debatrix.core.profile import for_settings
-
     use = for_settings(settings)
     why = [blind_reason(d.measure or "mean", use.profile) for d in dims]
     if not dims or not all(why):

@@ -47,6 +47,7 @@ from debatrix.core.flow import (
     asks_together,
     combined,
     debater_comment,
+    decision_words,
     either_way,
     held,
     flow_verdict,
@@ -131,12 +132,13 @@ class _Asked:
         self.counted = 0
         self.sampled = 0
 
-    def keep(self, kind: str, dist: dict[str, float] | None, record: Any, what: str,
-             decision: tuple[str, ...]) -> float | None:
-        """One decision's answer (its call is counted by whoever sent it: one call may ask several)."""
+    def keep(self, dist: dict[str, float] | None, record: Any, decision: tuple[str, ...]) -> float | None:
+        """One decision's answer (its call is counted by whoever sent it: one call may ask several); ``decision``:
+        what it asked, ("argues", passage) or ("answers", passage, row)."""
+        kind = decision[0]
         if dist is None:
             self.missed[kind] = self.missed.get(kind, 0) + 1
-            self.missing.append(what)
+            self.missing.append(decision_words(decision))
             self.unknown.append(decision)
             return None
         self.decided[kind] = self.decided.get(kind, 0) + 1
@@ -147,13 +149,11 @@ class _Asked:
     def mark(self, pid: str, kind: str, dist: dict[str, float] | None, record: Any) -> None:
         """Whether passage ``pid`` argues (``kind`` "argues"), cites evidence ("evidence") or reads clearly
         ("clear")."""
-        words = {"argues": "argues", "evidence": "has evidence", "clear": "reads clearly"}[kind]
-        self.marks.setdefault(pid, {})[kind] = self.keep(kind, dist, record, f"whether {pid} {words}",
-                                                          (kind, pid))
+        self.marks.setdefault(pid, {})[kind] = self.keep(dist, record, (kind, pid))
 
     def answer(self, pid: str, row: str, dist: dict[str, float] | None, record: Any) -> None:
         """Whether passage ``pid`` answers the earlier point ``row``."""
-        yes = self.keep("answers", dist, record, f"whether {pid} answers {row}", ("answers", pid, row))
+        yes = self.keep(dist, record, ("answers", pid, row))
         if yes is not None:
             self.answers[row] = (pid, yes)
 

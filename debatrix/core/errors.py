@@ -146,10 +146,15 @@ def printable(text: object) -> str:
 ECHO_CHARS = 200  # the most of an input's value an error message repeats
 
 
+def cut(text: str, most: int = ECHO_CHARS) -> str:
+    """``text`` printable and at most ``most`` characters, saying how long it was where it was cut."""
+    text = printable(text)
+    return text if len(text) <= most else text[:most] + f"… ({len(text):,} characters)"
+
+
 def echoed(value: object, most: int = ECHO_CHARS) -> str:
     """An input's value as an error message quotes it: its repr, printable, cut to ``most`` characters."""
-    text = printable(repr(value))
-    return text if len(text) <= most else text[:most] + f"… ({len(text):,} characters)"
+    return cut(repr(value), most)
 
 
 class ExitCode(IntEnum):

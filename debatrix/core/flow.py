@@ -214,11 +214,20 @@ def either_way(debate: Debate, flows: Sequence[SpeechFlow]) -> list[list[SpeechF
     return [*worlds, filled(flows, lambda d: 1.0), filled(flows, lambda d: 0.0)]
 
 
+_ASKED = {"argues": "argues", "evidence": "has evidence", "clear": "reads clearly"}
+
+
+def decision_words(decision: tuple[str, ...]) -> str:
+    """One decision as a coach reads it: ("argues", "S3.1") is "whether S3.1 argues", ("answers", "S4.2", "S3.1")
+    "whether S4.2 answers S3.1"."""
+    if decision[0] == "answers":
+        return f"whether {decision[1]} answers {decision[2]}"
+    return f"whether {decision[1]} {_ASKED.get(decision[0], decision[0])}"
+
+
 def unknown_words(flows: Sequence[SpeechFlow], most: int = 4) -> str:
     """The missing decisions as a coach reads them ("whether S3.1 argues, whether S4.2 answers S3.1")."""
-    words = {"argues": "argues", "evidence": "has evidence", "clear": "reads clearly"}
-    said = [f"whether {d[1]} answers {d[2]}" if d[0] == "answers" else f"whether {d[1]} {words.get(d[0], d[0])}"
-            for f in flows for d in f.unknown]
+    said = [decision_words(d) for f in flows for d in f.unknown]
     return ", ".join(said[:most]) + (f" and {len(said) - most} more" if len(said) > most else "")
 
 

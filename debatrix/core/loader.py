@@ -31,7 +31,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from debatrix.core.errors import InvalidDebateError, field_problems, printable
+from debatrix.core.errors import InvalidDebateError, cut, field_problems
 from debatrix.core.models import BP_POSITIONS, Debate, DebateFormat, Side, roster_problems
 
 SCHEMA_ID = "debatrix.debate/1"
@@ -152,8 +152,8 @@ def debate_from_dict(data: Any, source: str = "<debate>", default_id: str = "deb
     problems: list[tuple[str, str]] = []
     unknown = sorted(map(str, set(data) - _PROJECT_KEYS))
     if unknown:  # a file that is no debate at all (a symlink to a system file) has many: a few are named, cut short
-        named = ", ".join(printable(k if len(k) <= 40 else k[:40] + "…") for k in unknown[:4]) + (f" and {len(unknown) - 4} more" if len(unknown) > 4
-                                                                  else "")
+        named = ", ".join(cut(k, 40) for k in unknown[:4]) + (f" and {len(unknown) - 4} more"
+                                                               if len(unknown) > 4 else "")
         problems.append(("", f"unknown keys: {named} (allowed: {', '.join(sorted(_PROJECT_KEYS))})"))
     schema = data.get("schema", SCHEMA_ID)
     if schema != SCHEMA_ID:
