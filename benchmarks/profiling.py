@@ -414,7 +414,8 @@ def decision_profile(kind: str, asked: list[Probe], seed: int = 0) -> DecisionPr
     return DecisionProfile(kind=kind, question=QUESTIONS.get(kind, kind), gold=GOLD[kind][1], items=len(single),
                            debates=len(groups), no_option=sum(not p.place_only for p in asked) -
                            sum(not p.place_only for p in answered), auc=auc, place=lean,
-                           longer=longer(single), map=fitted_map(single, lean) if auc and auc.low > 0.5 else None)
+                           longer=longer(single), map=fitted_map(single, lean) if auc and auc.low > 0.5 else None,
+                           base_rate=round(sum(p.label for p in single) / len(single), 4) if single else None)
 
 
 # -------------------------------------------------------------------------------------------- asking

@@ -57,13 +57,15 @@ def test_an_answered_row_falls_a_dropped_one_stands_and_an_answer_answered_in_tu
                                          abs=1e-3)
 
 
-def _profile(kind: str, a: float, b: float, shift: float = 0.0, auc: tuple[float, float] = (0.7, 0.65)):
+def _profile(kind: str, a: float, b: float, shift: float = 0.0, auc: tuple[float, float] = (0.7, 0.65),
+             base_rate: float | None = None):
     from debatrix.core.profile import DecisionProfile, Interval, JudgeProfile, ModelIdentity, PlaceLean, PMap
 
     place = PlaceLean(pairs=40, first=0.5, second=0.5, flips=0.1, shift=Interval(value=shift, low=shift, high=shift))
     d = DecisionProfile(kind=kind, question="q", gold="g", items=200, debates=24,
                         auc=Interval(value=auc[0], low=auc[1], high=auc[0] + 0.05), place=place,
-                        map=PMap(a=a, b=b, fitted=200, checked=200, brier_raw=0.3, brier_mapped=0.2))
+                        map=PMap(a=a, b=b, fitted=200, checked=200, brier_raw=0.3, brier_mapped=0.2),
+                        base_rate=base_rate)
     return JudgeProfile(model=ModelIdentity(name="m"), prompts_sha256="x", measured="2026-12-02",
                         decisions={kind: d})
 
@@ -107,6 +109,59 @@ def test_a_profiles_map_decides_whether_an_answer_fells_the_row():
     assert low["S1.1"].status == "dropped" and low["S1.1"].cells[0].answered == 0.69
     assert low["S1.1"].cells[0].counts < 0.5
     assert high["S1.1"].status == "answered" and high["S1.1"].cells[0].counts > 0.5
+
+
+def _six() -> Debate:
+    return _debate((1, 1, 1, 1, 1, 1))  # Ana S1, S3, S5; Ben S2, S4, S6: S1.1 can be answered three times
+
+
+@given(st.floats(0.05, 0.95), st.floats(0.3, 3.0), st.floats(-1.5, 1.5), st.integers(1, 3), st.floats(0.0, 0.3))
+@hsettings(max_examples=80, deadline=None)
+def test_answers_that_tell_no_more_than_the_models_usual_one_fell_nothing_however_often_the_row_was_asked(
+        rate, a, b, times, above):
+    """Under a profile whose answers map is ``a``, ``b`` and whose gold says yes at ``rate``: an answer the map puts
+    at or below that rate counts nothing, so a row asked of 1 to 3 later speeches stands whole; one the map puts
+    above it counts its share of what is left above the rate, combined over the times it was asked."""
+    from debatrix.core.profile import _logit, _sigmoid
+
+    prof = _profile("answers", a, b, base_rate=rate)
+    d = _six()
+    q = min(0.99, rate + above)  # the mapped P wanted; the model's P that the map sends there
+    p = _sigmoid((_logit(q) - b) / a)
+    lines = [Line(speech=s, target="S1.1", by=f"S{s + 1}.1", answers=p) for s in (1, 3, 5)[:times]]
+    row = next(t for t in ledger(d, _flows(d, lines=lines), "argument", prof).threads if t.id == "S1.1")
+    counts = (q - rate) / (1 - rate)
+    assert all(c.counts == pytest.approx(counts, abs=2e-3) for c in row.cells)
+    assert row.answered == pytest.approx(1 - (1 - counts) ** times, abs=5e-3)
+    if above < 1e-3:
+        assert row.stands == pytest.approx(1.0, abs=5e-3) and row.status == "dropped"
+    # the rate is a figure of the model's profile, not of the debate: an unprofiled model's answers count as given
+    bare = next(t for t in ledger(d, _flows(d, lines=lines), "argument").threads if t.id == "S1.1")
+    assert bare.cells[0].counts == pytest.approx(p, abs=1e-3)
+
+
+@given(st.floats(0.2, 0.7), st.floats(0.3, 3.0), st.floats(-1.0, 1.0), st.sampled_from([(2, 2, 2, 2), (1, 1, 1, 1, 1, 1)]))
+@hsettings(max_examples=60, deadline=None)
+def test_a_model_that_cannot_tell_an_answer_from_none_leaves_the_argument_verdict_to_the_arguments_whoever_speaks_first(
+        rate, a, b, shape):
+    """Every later passage of the other side asked about every earlier row, and the model's answer the same for all
+    of them, mapped to the gold's base rate: the answers tell nothing, so with as many arguments each the verdict is
+    a tie. Combining them as if they told something fells the first speaker's rows more, asked about more often,
+    and names the second speaker on the order alone."""
+    from debatrix.core.profile import _logit, _sigmoid
+
+    prof = _profile("answers", a, b, base_rate=rate)
+    d = _debate(shape)
+    p = _sigmoid((_logit(rate) - b) / a)  # mapped to the base rate exactly
+    lines = [Line(speech=later.speech, target=row.id, by=later.id, answers=p)
+             for row in d.passages for later in d.passages
+             if later.speech > row.speech and d.speeches[later.speech].speaker != d.speeches[row.speech].speaker]
+    from debatrix.core.flow import flow_verdict
+
+    v = flow_verdict(ledger(d, _flows(d, lines=lines), "argument", prof), "argument")
+    assert v.probabilities["Ana"] == pytest.approx(v.probabilities["Ben"], abs=2e-3)
+    old = flow_verdict(ledger(d, _flows(d, lines=lines), "argument", _profile("answers", a, b)), "argument")
+    assert old.probabilities["Ben"] > old.probabilities["Ana"] + 0.01  # what it was before the rate was recorded
 
 
 def test_a_result_before_1_8_reads_its_refutations_as_answers():

@@ -435,3 +435,16 @@ def test_measuring_a_models_decisions_again_keeps_the_readings_its_profile_recor
     again = build_profile([], (), model=ModelIdentity(name="m"), commit="c", command="debatrix profile", keep=keep)
     assert again.readings == (reading,) and again.reading("direct") == reading
     assert build_profile([], (), model=ModelIdentity(name="m"), commit="c", command="x").readings == ()
+
+
+@given(st.lists(st.tuples(st.integers(0, 29), st.booleans(), st.floats(0.05, 0.95)), min_size=40, max_size=120))
+@hsettings(max_examples=40, deadline=None)
+def test_a_decisions_base_rate_is_the_share_of_its_gold_items_that_are_yes(items):
+    """The base rate a profile records is its gold's, counted over the items answered once each (a passage read again
+    in the other place is the place lean's, not a second item), whatever the model answered."""
+    from debatrix.benchmarks.profiling import Probe, decision_profile
+
+    probes = [Probe("answers", f"d{k}", label, [], 10, answer=p, pair=f"{i}") for i, (k, label, p) in enumerate(items)]
+    again = [Probe("answers", p.debate, p.label, [], 10, place=1, pair=p.pair, answer=1 - p.answer) for p in probes]
+    d = decision_profile("answers", probes + again)
+    assert d.base_rate == pytest.approx(sum(label for _, label, _ in items) / len(items), abs=1e-4)

@@ -66,10 +66,11 @@ def ledger(debate: Debate, flows: Sequence[SpeechFlow], dimension: str,
     side did to it, and each debater's tallies.
 
     Every P is read through ``profile`` (:meth:`JudgeProfile.adjusted`: the model's place lean taken out, mapped to
-    the gold's rate), so a row weighs by how likely it is an argument and an answer counts by how likely it is one,
-    as measured on this model; with no profile (an unprofiled model) each P counts as the model gave it.
+    the gold's rate), so a row weighs by how likely it is an argument, as measured on this model; an answer counts
+    by how far that rate stands above the gold's base rate (:meth:`JudgeProfile.telling`), what it tells beyond the
+    model's usual answer. With no profile (an unprofiled model) each P counts as the model gave it.
 
-    A row stands at the end unless an answer to it stands: P(stands) = Π over its answers (1 − P(answer) ·
+    A row stands at the end unless an answer to it stands: P(stands) = Π over its answers (1 − count(answer) ·
     P(that answering passage stands)), computed from the last passage back, so an answer that was itself answered
     (and not answered again) no longer fells the row: the row is extended, as an adjudicator flows it."""
     index = debate.passage_index
@@ -77,6 +78,12 @@ def ledger(debate: Debate, flows: Sequence[SpeechFlow], dimension: str,
 
     def read(kind: str, p: float, speaker: str) -> float:
         return p if profile is None else round(profile.adjusted(kind, p, place.get(speaker)), 4)
+
+    def telling(p: float, speaker: str) -> float:
+        # an answer counts by what it tells beyond the model's usual answer: combined over every later speech,
+        # answers at the usual rate would otherwise fell a row by how many speeches came after it, not by what
+        # they said, and the first speaker, asked about most often, would lose on the order alone
+        return p if profile is None else round(profile.telling("answers", p, place.get(speaker)), 4)
 
     marks = {m.id: m for f in flows for m in f.marks}
     # whether the flow asked which passages argue: where it asked and the answers are missing, a passage weighs
@@ -86,7 +93,7 @@ def ledger(debate: Debate, flows: Sequence[SpeechFlow], dimension: str,
     for f in flows:
         for line in f.lines:
             lines.setdefault(line.target, []).append(line.model_copy(
-                update={"answers": read("answers", line.answers, f.speaker)}))
+                update={"answers": telling(line.answers, f.speaker)}))
     stands = standing_chances(debate, lines)
     raw = {(x.speech, x.by, x.target): x.answers for f in flows for x in f.lines}
     spoken = {f.index for f in flows if not f.missing or f.marks or f.lines}
@@ -826,9 +833,11 @@ def tally_line(led: Ledger, debater: str) -> str:
 
 def weighed_line(led: Ledger) -> str:
     """What the verdict weighs beside the counts, as every surface prints it: each argument by how likely it is one
-    and each answer by how likely it answers, the model's P read through its profile where it has one."""
-    return ("The verdict weighs each argument by how likely it is one, and each answer by how likely it answers, "
-            "as the model's profile reads its P (unprofiled: as the model gave it): " + ", ".join(
+    and each answer by how much surer than the model's usual answer it is, the model's P read through its profile
+    where it has one (:meth:`JudgeProfile.telling`)."""
+    return ("The verdict weighs each argument by how likely it is one, and each answer by how much surer it is than "
+            "the model's usual answer, as the model's profile reads its P (unprofiled: as the model gave it): " +
+            ", ".join(
                 f"{t.debater} {t.standing:.1f} of {t.arguments:.1f} standing" for t in led.tallies) + "." + "".join(
         f" {t.debater}'s untested arguments (weighed {t.untested:.1f}: no later speech of the other side could "
         f"answer them) count {t.tested:.2f} of their weight, as {t.debater}'s tested arguments stood."

@@ -108,6 +108,9 @@ class DecisionProfile(Frozen):
     place: PlaceLean | None = None
     longer: float | None = None  # Spearman's rho of P and the passage's words within each gold class, averaged
     map: PMap | None = None
+    # the share of the gold's items that are yes: what the mapped P of an answer that tells nothing about its item
+    # comes to (a map fitted with an intercept averages to it); None: a profile written before it was recorded
+    base_rate: float | None = None
 
     @property
     def state(self) -> State:
@@ -272,6 +275,19 @@ class JudgeProfile(Frozen):
         q = _sigmoid(z)
         return d.map(q) if d.map is not None else q
 
+    def telling(self, kind: str, p: float, place: int | None = None) -> float:
+        """How much an answer of decision ``kind`` tells beyond the model's usual answer: its P as the gold's rate
+        (:meth:`adjusted`), less the gold's base rate, as a share of what is left above it (0 at or below it, 1 at
+        certainty). An answer the map puts at the base rate says no more of its item than of any other, so where
+        such answers are combined (a row asked of every later speech of the other side) it fells nothing, however
+        often it was asked; an answer the map puts above it counts by how far. A decision with no base rate
+        recorded, or not carrying, is :meth:`adjusted` as it is."""
+        q = self.adjusted(kind, p, place)
+        d = self.decisions.get(kind)
+        if d is None or d.state != "carries" or d.map is None or d.base_rate is None or d.base_rate >= 1.0:
+            return q
+        return max(0.0, (q - d.base_rate) / (1.0 - d.base_rate))
+
     def blind_reason(self, kind: str) -> str:
         """Why decision ``kind`` decides nothing on this model, with the profile's figure and date."""
         d = self.decisions[kind]
@@ -291,7 +307,8 @@ class JudgeProfile(Frozen):
                              f"; {k} {v.shift} (n {v.pairs})" for k, v in d.place.by_source.items()),
                          "longer": "-" if d.longer is None else f"{d.longer:+.2f}",
                          "map": "-" if d.map is None else
-                         f"Brier {d.map.brier_raw:.3f} -> {d.map.brier_mapped:.3f} (n {d.map.checked})"})
+                         f"Brier {d.map.brier_raw:.3f} -> {d.map.brier_mapped:.3f} (n {d.map.checked})" + (
+                             "" if d.base_rate is None else f"; gold yes {d.base_rate:.2f}")})
         return rows
 
     def reading(self, name: str) -> ReadingProfile | None:
