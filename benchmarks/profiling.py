@@ -456,9 +456,11 @@ def build_profile(asked: list[Probe], kinds: Sequence[str], *, model: ModelIdent
     """The profile from the answered probes (``keep``: a profile of the same model whose verdict maps and place
     priors, measured by ``bench calibrate``, and readings, recorded from benchmark runs, are carried over: none is
     measured here, and each names the run or commit it came from)."""
-    decisions = {k: decision_profile(k, [p for p in asked if p.kind == k], seed) for k in kinds}
+    today = dt.date.today().isoformat()
+    decisions = {k: decision_profile(k, [p for p in asked if p.kind == k], seed).model_copy(
+        update={"measured": today, "commit": commit}) for k in kinds}
     return JudgeProfile(model=model, prompts_sha256=prompts_sha256(), commit=commit,
-                        measured=dt.date.today().isoformat(), gold=tuple(GOLD[k][1] for k in kinds),
+                        measured=today, gold=tuple(GOLD[k][1] for k in kinds),
                         command=command, decisions=decisions,
                         verdict_maps=keep.verdict_maps if keep else (), place_priors=keep.place_priors if keep else (),
                         readings=keep.readings if keep else ())

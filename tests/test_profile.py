@@ -448,3 +448,26 @@ def test_a_decisions_base_rate_is_the_share_of_its_gold_items_that_are_yes(items
     again = [Probe("answers", p.debate, p.label, [], 10, place=1, pair=p.pair, answer=1 - p.answer) for p in probes]
     d = decision_profile("answers", probes + again)
     assert d.base_rate == pytest.approx(sum(label for _, label, _ in items) / len(items), abs=1e-4)
+
+
+@data_required
+def test_a_decision_kept_when_another_is_measured_again_keeps_its_own_date_and_its_reason_says_it(tmp_path):
+    """``--kinds answers`` measures answers again: the other decisions keep the figures, date and commit of the run
+    that measured them (a file written before decisions kept their own takes the file's), so a dimension blind on
+    an older decision is not dated by the newer run."""
+    from debatrix.testing import FakeOpenAIServer
+
+    old = _profile("reading-model", clear=(0.52, 0.46, 200, 24), argues=(0.7, 0.62, 200, 24))
+    old = old.model_copy(update={"commit": "0" * 40, "measured": "2026-01-02"})
+    target = tmp_path / "r.json"
+    target.write_text(old.model_dump_json())
+    with FakeOpenAIServer(reading=True, exact_usage=False) as reader:
+        res = _profile_cli(reader.base_url, "reading-model", target, "--kinds", "answers")
+    assert res.exit_code == 0, res.output
+    again = load(target)
+    assert again.measured != "2026-01-02" and again.decisions["answers"].measured == again.measured
+    assert again.decisions["answers"].base_rate is not None
+    assert {k: (d.measured, d.commit) for k, d in again.decisions.items() if k != "answers"} == {
+        "clear": ("2026-01-02", "0" * 40), "argues": ("2026-01-02", "0" * 40)}
+    assert "measured 2026-01-02" in again.blind_reason("clear")
+    assert {r["decision"]: r["measured"] for r in again.table()}["clear"] == "2026-01-02"

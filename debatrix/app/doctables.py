@@ -110,7 +110,7 @@ def profiles_table() -> str:
         for r in prof.table():
             rows.append(f"| `{name}` | {r['decision']} | {r['state']} | {r['roc_auc']} | {r['items']} / "
                         f"{r['debates']} | {r['first']} / {r['second']} ({r['flips']} flip) | {r['shift']} | "
-                        f"{r['longer']} | {r['map']} | `{prof.commit[:7]}` {prof.measured} |\n")
+                        f"{r['longer']} | {r['map']} | `{r['commit'][:7]}` {r['measured']} |\n")
     return ("| model | decision | state | ROC AUC [95%] | items / debates | P first / second | place shift (logit) | "
             "longer | map, held out | measured |\n|---|---|---|---|---|---|---|---|---|---|\n" + "".join(rows))
 

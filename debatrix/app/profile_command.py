@@ -129,7 +129,9 @@ async def _measure(settings: Any, asked: list[Any], kinds: tuple[str, ...], targ
     prof = M.build_profile(asked, kinds, model=identity, commit=commit, command=command, keep=keep, seed=seed)
     if previous is not None and previous.model.name == identity.name and previous.prompts_sha256 == prof.prompts_sha256:
         # a decision measured again (--kinds): the others keep what the file held, each with its own figures
-        kept = {k: d for k, d in previous.decisions.items() if k not in prof.decisions}
+        # (one written before decisions kept their own date and commit takes the file's)
+        kept = {k: d if d.measured else d.model_copy(update={"measured": previous.measured, "commit": previous.commit})
+                for k, d in previous.decisions.items() if k not in prof.decisions}
         if kept:
             decisions = {**kept, **prof.decisions}
             # an earlier command whose kinds were all measured again says nothing about the file any more

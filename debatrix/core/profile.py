@@ -111,6 +111,10 @@ class DecisionProfile(Frozen):
     # the share of the gold's items that are yes: what the mapped P of an answer that tells nothing about its item
     # comes to (a map fitted with an intercept averages to it); None: a profile written before it was recorded
     base_rate: float | None = None
+    # when and at which commit this decision was measured ("": the profile's own date and commit): a decision kept
+    # when others are measured again (``--kinds``) keeps its own, so no reason dates it by another's run
+    measured: str = ""
+    commit: str = ""
 
     @property
     def state(self) -> State:
@@ -292,7 +296,7 @@ class JudgeProfile(Frozen):
         """Why decision ``kind`` decides nothing on this model, with the profile's figure and date."""
         d = self.decisions[kind]
         return (f"the answers of {self.model.name} to \"{d.question}\" were not above chance on its profile "
-                f"({d.figures()}; {d.gold}; measured {self.measured})")
+                f"({d.figures()}; {d.gold}; measured {d.measured or self.measured})")
 
     def table(self) -> list[dict[str, Any]]:
         """One row per decision: what this model sees (the rows ``debatrix profile`` prints)."""
@@ -308,7 +312,8 @@ class JudgeProfile(Frozen):
                          "longer": "-" if d.longer is None else f"{d.longer:+.2f}",
                          "map": "-" if d.map is None else
                          f"Brier {d.map.brier_raw:.3f} -> {d.map.brier_mapped:.3f} (n {d.map.checked})" + (
-                             "" if d.base_rate is None else f"; gold yes {d.base_rate:.2f}")})
+                             "" if d.base_rate is None else f"; gold yes {d.base_rate:.2f}"),
+                         "measured": d.measured or self.measured, "commit": d.commit or self.commit})
         return rows
 
     def reading(self, name: str) -> ReadingProfile | None:
