@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import assume, given, settings as hsettings, strategies as st
 
-from debatrix.core.flow import FlowVerdict, gist, ledger
+from debatrix.core.flow import FlowVerdict, flow_verdict, gist, ledger
 from debatrix.core.models import Line, Mark, SpeechFlow
 from debatrix.core.models import Debate, Debater, Speech
 
@@ -157,8 +157,6 @@ def test_a_model_that_cannot_tell_an_answer_from_none_leaves_the_argument_verdic
     lines = [Line(speech=later.speech, target=row.id, by=later.id, answers=p)
              for row in d.passages for later in d.passages
              if later.speech > row.speech and d.speeches[later.speech].speaker != d.speeches[row.speech].speaker]
-    from debatrix.core.flow import flow_verdict
-
     v = flow_verdict(ledger(d, _flows(d, lines=lines), "argument", prof), "argument")
     assert v.probabilities["Ana"] == pytest.approx(v.probabilities["Ben"], abs=2e-3)
     old = flow_verdict(ledger(d, _flows(d, lines=lines), "argument", _profile("answers", a, b)), "argument")

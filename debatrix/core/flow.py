@@ -837,8 +837,8 @@ def weighed_line(led: Ledger) -> str:
     where it has one (:meth:`JudgeProfile.telling`)."""
     return ("The verdict weighs each argument by how likely it is one, and each answer by how much surer it is than "
             "the model's usual answer, as the model's profile reads its P (unprofiled: as the model gave it): " +
-            ", ".join(
-                f"{t.debater} {t.standing:.1f} of {t.arguments:.1f} standing" for t in led.tallies) + "." + "".join(
+            ", ".join(f"{t.debater} {t.standing:.1f} of {t.arguments:.1f} standing" for t in led.tallies) + "." +
+            "".join(
         f" {t.debater}'s untested arguments (weighed {t.untested:.1f}: no later speech of the other side could "
         f"answer them) count {t.tested:.2f} of their weight, as {t.debater}'s tested arguments stood."
         for t in led.tallies if t.untested > 0))

@@ -292,11 +292,16 @@ class JudgeProfile(Frozen):
             return q
         return max(0.0, (q - d.base_rate) / (1.0 - d.base_rate))
 
+    def dated(self, d: DecisionProfile) -> tuple[str, str]:
+        """When and at which commit decision ``d`` was measured: its own, else the profile's (a file written
+        before decisions kept their own)."""
+        return d.measured or self.measured, d.commit or self.commit
+
     def blind_reason(self, kind: str) -> str:
         """Why decision ``kind`` decides nothing on this model, with the profile's figure and date."""
         d = self.decisions[kind]
         return (f"the answers of {self.model.name} to \"{d.question}\" were not above chance on its profile "
-                f"({d.figures()}; {d.gold}; measured {d.measured or self.measured})")
+                f"({d.figures()}; {d.gold}; measured {self.dated(d)[0]})")
 
     def table(self) -> list[dict[str, Any]]:
         """One row per decision: what this model sees (the rows ``debatrix profile`` prints)."""
@@ -313,7 +318,7 @@ class JudgeProfile(Frozen):
                          "map": "-" if d.map is None else
                          f"Brier {d.map.brier_raw:.3f} -> {d.map.brier_mapped:.3f} (n {d.map.checked})" + (
                              "" if d.base_rate is None else f"; gold yes {d.base_rate:.2f}"),
-                         "measured": d.measured or self.measured, "commit": d.commit or self.commit})
+                         **dict(zip(("measured", "commit"), self.dated(d)))})
         return rows
 
     def reading(self, name: str) -> ReadingProfile | None:
