@@ -34,6 +34,7 @@ from debatrix.core.errors import ConfigurationError
 from debatrix.core.files import read_items
 from debatrix.core.flow import EMPTY, MEASURES
 from debatrix.core.models import JudgeResult
+from debatrix.core.modes import flow_record
 
 from .metrics import roc_auc
 
@@ -167,7 +168,7 @@ def _judged(folder: Path, records: list[dict[str, Any]]) -> list[tuple[dict[str,
     """The complete flow records of a run with their decisions' means (a result without a flow is skipped)."""
     out = []
     for r in records:
-        if r.get("status") != "complete" or r.get("mode") != "flow":
+        if r.get("status") != "complete" or not flow_record(r):
             continue
         result = _result(folder, r)
         if result is not None:

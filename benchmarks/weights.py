@@ -21,6 +21,7 @@ from scipy.optimize import minimize
 
 from debatrix.core.flow import JUDGED, MEASURES, flow_verdict
 from debatrix.core.models import JudgeResult, Side
+from debatrix.core.modes import flow_record
 
 from .base import p_coded
 from .calibration import logit
@@ -66,7 +67,7 @@ def rows(folder: Path, data: Path | None = None) -> list[Row]:
               and r.get("repeat", 0) == 0 and (p := p_coded(r, "general", 0.0)) is not None}
     out = []
     for r in records:
-        if r.get("status") != "complete" or r.get("mode") != "flow":
+        if r.get("status") != "complete" or not flow_record(r):
             continue
         base = r.get("base", r["item"])
         if base not in debates:

@@ -18,6 +18,7 @@ import asyncio
 import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from functools import singledispatch
 from typing import Any
 
 from langchain_core.messages import BaseMessage
@@ -30,11 +31,10 @@ from debatrix.context import JudgeContext, RunOptions
 from debatrix.core import prompting as P
 from debatrix.core.dimension import Dimension, DimensionRegistry
 from debatrix.core.errors import ConfigurationError, ContextWindowExceeded, InvalidDebateError
-from debatrix.core.flow import ASK_PER_PASSAGE, GIST_ASKED, JUDGED, blind_reason, gist
+from debatrix.core.flow import ASK_PER_PASSAGE, GIST_ASKED, gist
 from debatrix.core.loader import validated
 from debatrix.core.models import Debate, SpeechAnalysis
-from debatrix.core.profile import for_settings
-from debatrix.core.modes import SPEECH, Mode, Request, RunPlan, calls_of, debate_mode, get_mode, resolve_dimensions
+from debatrix.core.modes import SPEECH, FlowMode, Mode, Request, RunPlan, calls_of, debate_mode, get_mode, resolve_dimensions
 from debatrix.core.settings import JudgeSettings
 from debatrix.core.tokens import count_message_tokens, count_tokens
 from debatrix.llm.gateway import token_cap
@@ -49,25 +49,42 @@ from .state import Accumulated, JudgeInput, JudgeOutput, JudgeRun, JudgeState, w
 from .wiring import bind, subgraph_node
 
 
-def _judge_graph(ctx: JudgeContext | None, shape: Mode, column: Any) -> StateGraph:
+def _judge_graph(ctx: JudgeContext | None, shape: Mode, merge_score_call: bool,
+                 score_in_analysis: bool = False) -> StateGraph:
     mode = shape.name
     g = StateGraph(JudgeState, context_schema=JudgeContext, input_schema=JudgeInput, output_schema=JudgeOutput)
     g.add_node("prepare", bind(prepare, ctx, "prepare", mode))
     g.add_node("finish", bind(finish, ctx, "finish", mode))
     g.add_edge(START, "prepare")
-    if shape.context == "flow":  # one reading shared by the dimensions, the verdicts computed from it
-        add_flow(g, ctx, mode)
-        g.add_conditional_edges("prepare", to_flow, ["flow_speech", "finish"])
-        g.add_edge("finish", END)
-        return g
+    add_judging(shape, g, ctx, merge_score_call, score_in_analysis)
+    g.add_edge("finish", END)
+    return g
+
+
+@singledispatch
+def add_judging(shape: Mode, g: StateGraph, ctx: JudgeContext | None, merge_score_call: bool,
+                score_in_analysis: bool = False) -> None:
+    """The steps a prose mode adds between ``prepare`` and ``finish``: one column a dimension (a subgraph, iterative
+    or raw as the mode says), then the panel where the mode merges dimensions."""
+    if shape.per_speech:
+        column = build_iterative_column(ctx, shape, merge_score_call, score_in_analysis=score_in_analysis)
+    else:
+        column = build_raw_column(ctx, shape, merge_score_call)
     g.add_node("column", subgraph_node(column, Accumulated))
     g.add_conditional_edges("prepare", to_columns, ["column", "finish"])
     if shape.panel:
-        add_panel(g, ctx, mode, after="column")
+        add_panel(g, ctx, shape.name, after="column")
     else:
         g.add_edge("column", "finish")
-    g.add_edge("finish", END)
-    return g
+
+
+@add_judging.register
+def _(shape: FlowMode, g: StateGraph, ctx: JudgeContext | None, merge_score_call: bool,
+      score_in_analysis: bool = False) -> None:
+    """The flow's steps: one reading shared by the dimensions, a speech at a time; the verdicts are computed from
+    it in ``finish``."""
+    add_flow(g, ctx, shape.name)
+    g.add_conditional_edges("prepare", to_flow, ["flow_speech", "finish"])
 
 
 def to_columns(state: JudgeState) -> list[Any]:
@@ -75,14 +92,6 @@ def to_columns(state: JudgeState) -> list[Any]:
         return ["finish"]
     return [Send("column", {"debate": state["debate"], "run_id": state["run_id"], "dimension": d})
             for d in state["dimensions"]]
-
-
-def _column(ctx: JudgeContext | None, mode: Mode, merge_score_call: bool, score_in_analysis: bool = False) -> Any:
-    if mode.context == "flow":
-        return None
-    if mode.per_speech:
-        return build_iterative_column(ctx, mode, merge_score_call, score_in_analysis=score_in_analysis)
-    return build_raw_column(ctx, mode, merge_score_call)
 
 
 def _shape_flags(ctx: JudgeContext | None, merge_score_call: bool | None,
@@ -109,7 +118,7 @@ def build_graph(mode: str, ctx: JudgeContext | None = None, *, merge_score_call:
     if shape is SPEECH:
         raise ConfigurationError("'speech' judges single speeches: use build_speech_graph")
     merge, scored = _shape_flags(ctx, merge_score_call, score_in_analysis)
-    return (_judge_graph(ctx, shape, _column(ctx, shape, merge, scored))
+    return (_judge_graph(ctx, shape, merge, scored)
             .compile(checkpointer=with_judge_types(checkpointer), name=f"debatrix-{mode}"))
 
 
@@ -146,7 +155,7 @@ def build_speech_graph(ctx: JudgeContext | None = None, *, merge_score_call: boo
                        checkpointer: Any = None) -> Any:
     """Judge speeches on their own: per dimension, analyse and judge each speech (no debate-level stage)."""
     merge, _ = _shape_flags(ctx, merge_score_call, None)
-    return (_judge_graph(ctx, SPEECH, _column(ctx, SPEECH, merge))
+    return (_judge_graph(ctx, SPEECH, merge)
             .compile(checkpointer=with_judge_types(checkpointer), name="debatrix-speech"))
 
 
@@ -175,9 +184,14 @@ def _count(messages: list[BaseMessage], settings: JudgeSettings) -> int:
 def largest_request(debate: Debate, mode: str, settings: JudgeSettings, dims: list[Dimension]) -> Request:
     """The largest request (prompt + answer room) a ``mode`` run on ``debate`` makes, rendered by the same
     functions the nodes use."""
-    shape = get_mode(mode)
-    if shape.context == "flow":  # small decisions: the largest is a passage's questions
-        return _largest_decision(debate, settings)
+    return _largest(get_mode(mode), debate, settings, dims)
+
+
+@singledispatch
+def _largest(shape: Mode, debate: Debate, settings: JudgeSettings, dims: list[Dimension]) -> Request:
+    """A prose mode's largest request: an analysis with every earlier one (or speech) before it at its cap, or a
+    judgment or the panel's decision with every analysis."""
+    mode = shape.name
     fence = P.fence_for(debate)
     cap_out = settings.llm.max_output_tokens
     analysis_cap = min(analysis_answer_tokens(settings.analysis_words), cap_out)
@@ -221,7 +235,8 @@ def largest_request(debate: Debate, mode: str, settings: JudgeSettings, dims: li
     return best
 
 
-def _largest_decision(debate: Debate, settings: JudgeSettings) -> Request:
+@_largest.register
+def _largest_decision(shape: FlowMode, debate: Debate, settings: JudgeSettings, dims: list[Dimension]) -> Request:
     """The flow's largest request: its longest passage asked about the longest point it may answer (a decision's
     answer is a few tokens)."""
     if not debate.passages:
@@ -261,35 +276,16 @@ def plan_run(debate: Debate, settings: JudgeSettings, registry: DimensionRegistr
     mode = mode or settings.mode
     dims = resolve_dimensions(mode, settings.dimensions, debate.format,
                               registry or DimensionRegistry(settings.dimension_dirs))
-    if get_mode(mode).context == "flow" and settings.flow_ask != "all" and settings.dimensions:
-        refuse_blind(dims, settings)
+    get_mode(mode).check_plan(dims, settings)
     calls = calls_of(mode, settings, debate, len(dims), measures=[d.measure for d in dims])
     over = over_budget(mode, calls, settings)
     return RunPlan(debate, mode, tuple(dims), calls, None if over else largest_request(debate, mode, settings, dims))
 
 
-def refuse_blind(dims: list[Dimension], settings: JudgeSettings) -> None:
-    """Refuse a flow run whose every dimension, as chosen (``--dimensions``), is blind on the model (its profile):
-    it would ask nothing and name no winner, and say so only after starting the model. The default dimensions
-    all blind on a model is no choice of the user's: that run is complete, each dimension saying why it is not
-    judged."""
-    use = for_settings(settings)
-    why = [blind_reason(d.measure or "mean", use.profile) for d in dims]
-    if not dims or not all(why):
-        return
-    judged = [m for m in JUDGED if not blind_reason(m, use.profile)]
-    said = "; ".join(f"{d.name}: {w}" for d, w in zip(dims, why))
-    raise ConfigurationError(
-        f"--dimensions {','.join(d.name for d in dims)}: nothing to judge, every dimension is blind on this model "
-        f"({said[:600]}{' …' if len(said) > 600 else ''}); choose one its profile judges"
-        + (f" ({', '.join(judged)})" if judged else "") + ", judge unprofiled (--profile none), or measure the "
-        "decisions again (--flow-ask all)")
-
-
 def over_budget(mode: str, calls: int, settings: JudgeSettings) -> bool:
     """Whether a run of ``calls`` calls is refused by ``max_llm_calls`` (the single-speech judge is never: its
     calls are one speech's)."""
-    return mode != "speech" and calls > settings.max_llm_calls
+    return get_mode(mode).debate_stage and calls > settings.max_llm_calls
 
 
 async def prepare(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:

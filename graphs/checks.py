@@ -230,7 +230,7 @@ def check_result(result: JudgeResult, debate: Debate) -> TextChecks:
     registered (an old file) is a flow where a dimension carries a ledger, and has a panel where it has no ledger
     and more than one dimension."""
     shape = MODES.get(result.mode)
-    flow = shape.context == "flow" if shape else any(d.ledger is not None for d in result.dimensions)
+    flow = shape.reads_flow if shape else any(d.ledger is not None for d in result.dimensions)
     if flow:
         return _flow_checks(result, debate)
     panel_wrote = shape.panel if shape else len(result.dimensions) > 1

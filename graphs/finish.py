@@ -178,7 +178,7 @@ async def finish(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
         incomplete_reason=said_once(failures) or None, dimensions=tuple(dims), general=general,
         position_bias=round(sum(biases) / len(biases), 4) if biases else None,
         flow=tuple(sorted(state.get("flows", []), key=lambda f: f.index)),
-        profile=ctx.profile.note if mode.context == "flow" else "",
+        profile=ctx.profile.note if mode.reads_flow else "",
         usage=Usage.from_calls(state.get("calls", []), (finished - started).total_seconds()),
         call_log=tuple(state.get("calls", [])) if ctx.settings.llm.log_calls else (),
         settings={**ctx.settings.public_dict(), "order_layout_used": layout, "model": ctx.gateway.description,

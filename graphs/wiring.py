@@ -23,6 +23,7 @@ from debatrix.context import JudgeContext
 from debatrix.core.dimension import Dimension
 from debatrix.core.errors import ConfigurationError, IncompleteJudgment
 from debatrix.core.flow import flow_line
+from debatrix.core.modes import FLOW_COLUMN
 
 
 Node = Callable[[Any, JudgeContext], Awaitable[Any]]
@@ -135,7 +136,7 @@ def progress_event(node: str, update: Any) -> ProgressEvent | None:
     if update.get("flows"):  # a speech read into the flow: its entry, as the analysis of that step
         f = update["flows"][-1]
         argued = sum(1 for m in f.marks if (m.argument or 0) >= 0.5)
-        return ProgressEvent(node=node, dimension="flow", index=f.index, kind="analysis", text=flow_line(f),
+        return ProgressEvent(node=node, dimension=FLOW_COLUMN, index=f.index, kind="analysis", text=flow_line(f),
                              detail=f"read speech {f.index + 1} ({f.speaker}): {argued} of {len(f.marks)} passages "
                                     f"argue, {len(f.lines)} earlier points asked about"
                                     + (f"; missing {f.missing}" if f.missing else ""), **usage)

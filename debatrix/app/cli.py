@@ -178,7 +178,7 @@ def _make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: l
         elif escalate_below is not None:
             raise ValueError("--escalate-below needs --escalate-to (the judge to escalate to)")
         for option, given in (("--flow-ask", choice_value(flow_ask)), ("--flow-questions", choice_value(flow_questions))):
-            if given is not None and get_mode(mode).context != "flow":  # it would change nothing: said, not ignored
+            if given is not None and not get_mode(mode).reads_flow:  # it would change nothing: said, not ignored
                 raise ValueError(f"{option} {given}: it says how the flow asks its small decisions, and --mode {mode} "
                                  "has no flow (use it with --mode flow, or leave it out)")
         return JudgeSettings(
@@ -411,7 +411,7 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
     def starting(local: JudgeSettings) -> None:  # the debate fits: the local model is about to start
         why = ("--backend local" if local.llm.backend == "local" else
                "no OpenAI-compatible endpoint configured (--base-url / $OPENAI_BASE_URL / $OPENAI_API_KEY)")
-        if get_mode(local.mode).context == "flow":  # its answers are a token each: nothing to keep short
+        if get_mode(local.mode).reads_flow:  # its answers are a token each: nothing to keep short
             console.print(f"{why}: starting the local model [bold]{local.llm.local_model}[/] on 127.0.0.1 ...",
                           highlight=False)
             return
@@ -441,10 +441,9 @@ async def _judge(debate: Debate, settings: JudgeSettings, quiet: bool) -> JudgeR
                   "orders of the debaters; --orders 1 judges in one)" if total > single else "")
         console.print(f"judging [bold]{plain(debate.id)}[/] ({debate.format.value}, {len(debate.speeches)} speeches) in "
                       f"mode [bold]{settings.mode}[/] on {', '.join(d.name for d in dims)}: "
-                      + (f"at most {total} small decisions (the points proposed to each speech, up to 3 a passage)"
-                         if get_mode(run.mode).context == "flow" else f"{total} LLM calls{orders}")
+                      + get_mode(run.mode).promise(total, orders)
                       # a flow asks one-token answers, no structured output: only the model is worth naming
-                      + " with " + plain(ctx.gateway.model_name if get_mode(run.mode).context == "flow"
+                      + " with " + plain(ctx.gateway.model_name if get_mode(run.mode).reads_flow
                                          else ctx.gateway.description)
                       + (f" at {plain(redact_url(ctx.settings.llm.base_url))}" if ctx.settings.llm.base_url else ""),
                       highlight=False)
@@ -693,7 +692,7 @@ def bench(
         _fail(f"unknown mode(s) {', '.join(unknown) or '(none given)'}: use {', '.join(MODES)}")
     folder = out or Path("results") / (benchmark + (f"-{variant}" if variant else ""))
     # the flow's options are checked against a flow mode where the comparison has one (each mode reads its own)
-    flowing = [m for m in mode_list if get_mode(m).context == "flow"]
+    flowing = [m for m in mode_list if get_mode(m).reads_flow]
     run = _make_settings(mode=(flowing or mode_list)[0],
                          cache=None if no_cache else (cache or folder / "llm_cache.sqlite"), **settings)
     try:

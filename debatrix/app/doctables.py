@@ -1,5 +1,5 @@
 """The docs' tables that the code itself knows, printed from the code so they cannot drift: the modes and the calls
-each makes (from the run planner, :func:`debatrix.core.modes.calls_of`), the exit statuses (from
+each makes (from the run planner, :meth:`debatrix.core.modes.Mode.calls_line`), the exit statuses (from
 :data:`debatrix.core.errors.EXIT_MEANINGS`), and how fresh each section of the measured page is (from the
 repository's history: whether the code a section measures changed since the commit it was measured at). Each sits on its page between ``<!-- table: NAME -->`` and
 ``<!-- end table -->``; ``tests/test_docs.py`` fails when a page differs from what this prints.
@@ -32,7 +32,7 @@ from debatrix.core.errors import DamagedFileError, DebatrixError, exit_code_tabl
 from debatrix.core.files import kind_words, read_json
 from debatrix.core.loader import load_debate
 from debatrix.core.models import Debate
-from debatrix.core.modes import MODES, calls_of, resolve_dimensions
+from debatrix.core.modes import MODES, resolve_dimensions
 from debatrix.core.settings import JudgeSettings, LLMSettings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,16 +49,7 @@ def mode_calls(debate: Debate) -> list[tuple[str, str, str]]:
     rows = []
     for mode in MODES.values():
         dims = resolve_dimensions(mode.name, None, debate.format, registry)
-        measures = [d.measure for d in dims]
-        if mode.context == "flow":
-            here = calls_of(mode.name, local, debate, len(dims), measures=measures)
-            there = calls_of(mode.name, endpoint, debate, len(dims), measures=measures)
-            calls = f"at most {here} one-token decisions on the embedded model; at most {there} on an endpoint"
-        else:
-            both = calls_of(mode.name, local, debate, len(dims))
-            one = calls_of(mode.name, local, debate, len(dims), orders=1)
-            calls = f"{both} ({one} with `--orders 1`)"
-        rows.append((mode.name, mode.description, calls))
+        rows.append((mode.name, mode.description, mode.calls_line(local, endpoint, debate, dims)))
     return rows
 
 

@@ -308,8 +308,7 @@ class JudgeUI:
         run.task = asyncio.create_task(self._judge(run))
         run.task.add_done_callback(lambda task: _stopped_before_it_began(run, task))
         calls = plan.calls
-        # a flow run reads each speech once for every dimension: its progress fills one column, "flow"
-        columns = ["flow"] if MODES[settings.mode].context == "flow" else run.dimensions
+        columns = MODES[settings.mode].progress_columns(run.dimensions)
         return JSONResponse({"run_id": run.id, "dimensions": columns, "mode": settings.mode, "calls": calls,
                              "per_speech": MODES[settings.mode].per_speech, "motion": debate.motion,
                              "speeches": [{"number": i + 1, "speaker": s.speaker}
