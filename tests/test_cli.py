@@ -301,7 +301,7 @@ def test_escalation_from_the_command_line_says_who_decided():
 
 def test_the_status_line_never_prints_a_missing_figure():
     # every call answered from the answer cache: the server computed nothing and reused nothing it can report
-    from debatrix.app.cli import print_summary
+    from debatrix.app.terminal import print_summary
     from rich.console import Console
 
     with FakeOpenAIServer() as srv:
@@ -438,7 +438,7 @@ def test_judge_and_bench_take_the_settings_options_of_one_table_and_both_make_se
     either is given reaches the settings of its run."""
     import typer.main
 
-    from debatrix.app import cli, options
+    from debatrix.app import cli_bench, cli_judge, options
 
     commands = typer.main.get_command(app).commands  # type: ignore[attr-defined]
     shared = {p.name for p in options.SETTINGS_OPTIONS}
@@ -451,10 +451,11 @@ def test_judge_and_bench_take_the_settings_options_of_one_table_and_both_make_se
 
     def make_settings(**kw):  # recorded, then the command stops: nothing is judged
         made.append(kw)
-        raise cli.typer.Exit(0)
+        raise typer.Exit(0)
 
-    monkeypatch.setattr(cli, "_make_settings", make_settings)
-    monkeypatch.setattr(cli, "_need_bench_extra", lambda: None)
+    for command in (cli_judge, cli_bench):
+        monkeypatch.setattr(command, "make_settings", make_settings)
+    monkeypatch.setattr(cli_bench, "_need_bench_extra", lambda: None)
     given = ["--transport", "langchain", "--dimensions", "argument", "--orders", "1", "--log-calls"]
     for argv in (["judge", str(EXAMPLES / "school_uniforms.yaml"), *given], ["bench", "contrast", *given]):
         assert runner.invoke(app, argv).exit_code == 0
@@ -469,9 +470,9 @@ def test_each_settings_option_shows_its_fields_description_and_sets_that_field(m
     sets exactly that field: a value given reaches the field the help was read from."""
     import typer.main
 
-    from debatrix.app import cli, options
+    from debatrix.app import cli_common, options
 
-    monkeypatch.setattr(cli, "_fitted_to_endpoint", lambda llm, **kw: llm)  # no server is asked what it serves
+    monkeypatch.setattr(cli_common, "fitted_to_endpoint", lambda llm, **kw: llm)  # no server is asked what it serves
     assert set(options.OPTION_FIELDS) | {"escalate_base_url"} == {p.name for p in options.SETTINGS_OPTIONS}
     helps = {p.name: p.help for p in typer.main.get_command(app).commands["judge"].params}  # type: ignore[attr-defined]
     given = {"dimensions": ("argument", ("argument",)), "dimension_dir": ([tmp_path], (tmp_path,)),
@@ -498,8 +499,8 @@ def test_each_settings_option_shows_its_fields_description_and_sets_that_field(m
                 field = getattr(field, part, None)
             return field.local_model if name == "escalate_to" and field else field  # the second judge's model
 
-        given_field, default_field = read(cli._make_settings(mode="flow", **{name: value, **extra})), \
-            read(cli._make_settings(mode="flow", **extra))
+        given_field, default_field = read(cli_common.make_settings(mode="flow", **{name: value, **extra})), \
+            read(cli_common.make_settings(mode="flow", **extra))
         assert given_field == expected != default_field, name
 
 

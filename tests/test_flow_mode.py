@@ -172,7 +172,7 @@ async def test_the_report_the_page_and_the_summary_show_each_rows_status_in_the_
 
     from rich.console import Console
 
-    from debatrix.app.cli import print_summary
+    from debatrix.app.terminal import print_summary
     from debatrix.app.report import result_html
     from debatrix.app.ui import summary
     from debatrix.core.flow import tally_line, weighed_line

@@ -172,7 +172,7 @@ def test_an_unusable_out_path_is_refused_before_any_call(tmp_path, where):
 
 
 def test_result_is_saved_elsewhere_when_the_out_file_cannot_be_written_at_the_end(tmp_path, monkeypatch, capsys):
-    from debatrix.app import cli as C
+    from debatrix.app import cli_judge as C
     from debatrix.core.models import JudgeResult
 
     from datetime import UTC, datetime
@@ -607,21 +607,21 @@ class _Served:
 
 
 def test_model_and_context_window_are_asked_of_the_endpoint_when_not_given(monkeypatch):
-    from debatrix.app.cli import _make_settings
+    from debatrix.app.cli_common import make_settings
 
     monkeypatch.delenv("DEBATRIX_MODEL", raising=False)
     monkeypatch.delenv("OPENAI_MODEL", raising=False)
     with _Served([{"id": "Qwen/Qwen2.5-7B-Instruct", "max_model_len": 32768}]) as vllm:
-        s = _make_settings(mode="direct", base_url=vllm.url).llm
+        s = make_settings(mode="direct", base_url=vllm.url).llm
         assert (s.model, s.context_window) == ("Qwen/Qwen2.5-7B-Instruct", 32768)
-        given = _make_settings(mode="direct", base_url=vllm.url, model="mine", context_window=4096).llm
+        given = make_settings(mode="direct", base_url=vllm.url, model="mine", context_window=4096).llm
         assert (given.model, given.context_window) == ("mine", 4096)  # what the user named wins
     llama = [{"id": "qwen.gguf", "meta": {"n_ctx_train": 131072}}]
     with _Served(llama, {"default_generation_settings": {"n_ctx": 8192}}) as srv:
-        s = _make_settings(mode="direct", base_url=srv.url).llm
+        s = make_settings(mode="direct", base_url=srv.url).llm
         assert (s.model, s.context_window) == ("qwen.gguf", 8192)  # the slot's context, not the trained one
     with _Served(llama) as srv:
-        assert _make_settings(mode="direct", base_url=srv.url).llm.context_window == 131072
+        assert make_settings(mode="direct", base_url=srv.url).llm.context_window == 131072
     with _Served([{"id": "a"}, {"id": "b"}]) as srv:
         from typer.testing import CliRunner
 
@@ -629,7 +629,7 @@ def test_model_and_context_window_are_asked_of_the_endpoint_when_not_given(monke
 
         res = CliRunner().invoke(app, ["judge", str(EXAMPLES / "school_uniforms.yaml"), "--base-url", srv.url])
     assert res.exit_code == 2 and "serves 2 models (a, b): choose one with --model" in res.output, res.output
-    down = _make_settings(mode="direct", base_url="http://127.0.0.1:9/v1").llm  # cannot say: the defaults
+    down = make_settings(mode="direct", base_url="http://127.0.0.1:9/v1").llm  # cannot say: the defaults
     assert (down.model, down.context_window) == ("gpt-4o-mini", 128_000)
 
 

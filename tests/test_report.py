@@ -433,7 +433,7 @@ async def test_the_panels_verdict_says_how_the_dimensions_add_up_by_weight(unifo
     report and the page's done event)."""
     from rich.console import Console
 
-    from debatrix.app.cli import print_summary
+    from debatrix.app.terminal import print_summary
     from debatrix.app.ui import summary
 
     model = ScriptedChatModel(script=winner_script(winners, panel=panel))
