@@ -37,7 +37,7 @@ from debatrix.core.models import Debate, SpeechAnalysis
 from debatrix.core.modes import SPEECH, FlowMode, Mode, Request, RunPlan, calls_of, debate_mode, get_mode, resolve_dimensions
 from debatrix.core.settings import JudgeSettings
 from debatrix.core.tokens import count_message_tokens, count_tokens
-from debatrix.llm.gateway import token_cap
+from debatrix.core.tokens import token_cap
 
 from . import messages as M
 from .answers import analysis_answer_tokens

@@ -119,7 +119,8 @@ def test_no_model_configured_is_a_clear_error(monkeypatch):
 
 
 def test_last_full_sentence():
-    from debatrix.llm.gateway import last_full_sentence, token_cap
+    from debatrix.core.tokens import token_cap
+    from debatrix.llm.prose_calls import last_full_sentence
 
     assert last_full_sentence('He said "no." Then he lef') == 'He said "no."'
     assert last_full_sentence("Is it? Yes! And then") == "Is it? Yes!"

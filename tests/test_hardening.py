@@ -543,7 +543,7 @@ def test_retry_after_is_read_as_seconds_milliseconds_or_an_http_date():
 def test_json_is_read_fenced_bare_or_wrapped_in_prose_and_never_completed():
     import json
 
-    from debatrix.llm.gateway import _extract_json
+    from debatrix.llm.prose_calls import _extract_json
 
     assert _extract_json('```json\n{"a": 1}\n```') == {"a": 1}
     assert _extract_json('  {"a": 1} ') == {"a": 1}

@@ -264,6 +264,12 @@ class Debate(Frozen):
 # ---------------------------------------------------------------- results
 
 
+def where_called(node: str, dimension: str | None) -> str:
+    """How a failure names the call it happened in (a :class:`CallRecord`'s node, and its dimension where it has
+    one)."""
+    return f"{node} ({dimension})" if dimension else node
+
+
 class CallRecord(Frozen):
     """One LLM request as the gateway saw it."""
 

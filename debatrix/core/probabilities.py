@@ -395,3 +395,29 @@ def shown(probability: float | None, method: str, cmap: CalibrationMap | None) -
         return None, UNCALIBRATED
     q = round(cmap(probability), 4)
     return q, TOO_CLOSE if q < 0.5 + CLOSE else f"{q:.0%}"
+
+
+# ------------------------------------------------------------- the option an answer gives, read from its text
+
+def answered_option(text: str, options: Sequence[str]) -> str | None:
+    """The option an answer gives: its first word, as a whole word and in any case ("Yes.", "YES", "no, because"),
+    where that word is an option; else none ("Yesterday", "Not sure", "Maybe", a JSON object): a missing decision,
+    never a guess from the first letters."""
+    first = re.match(r"\s*(\w+)", text)
+    said = first.group(1).lower() if first else ""
+    return next((o for o in options if said == o.lower()), None)
+
+
+def option_shares(hits: Sequence[str | None], options: Sequence[str]) -> dict[str, float] | None:
+    """Each option's share among the answers that gave an option (None: none did, a missing decision)."""
+    given = [h for h in hits if h is not None]
+    return {o: given.count(o) / len(given) for o in options} if given else None
+
+
+def json_object(text: str) -> dict[str, Any]:
+    """An answer's JSON object ({} where it is not one)."""
+    try:
+        answer = json.loads(text)
+    except ValueError:
+        return {}
+    return answer if isinstance(answer, dict) else {}

@@ -5,6 +5,7 @@ StrictUndefined so a missing variable is an error. Speech text is fenced as data
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
@@ -272,6 +273,25 @@ def repair_request(problem: str, json_schema: str) -> str:
 # --------------------------------------------------------------- fencing speech text as data
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+@lru_cache(maxsize=256)
+def schema_text(schema: type[BaseModel]) -> str:
+    return json.dumps(schema.model_json_schema(), ensure_ascii=False)
+
+
+@lru_cache(maxsize=256)
+def response_format(schema: type[BaseModel], comment_max_chars: int | None, grammar: bool = False) -> str:
+    """The json_schema response format, as JSON text (cached: pydantic builds a JSON schema anew on every call).
+    ``grammar``: the server enforces the schema as a grammar (llama.cpp), and a schema may tighten itself for it
+    (its ``grammar_schema`` classmethod: length limits a grammar can hold the model to)."""
+    js = schema.model_json_schema()
+    js["additionalProperties"] = False
+    if comment_max_chars:
+        js["properties"]["comment"]["maxLength"] = comment_max_chars
+    if grammar and hasattr(schema, "grammar_schema"):
+        js = schema.grammar_schema(js)
+    return json.dumps({"type": "json_schema", "json_schema": {"name": schema.__name__, "schema": js, "strict": True}})
 
 
 def fence_for(debate: Debate) -> str:

@@ -56,3 +56,13 @@ def count_tokens(text: str, name: str = "o200k_base") -> int:
 def count_message_tokens(messages: list[tuple[str, str]], name: str = "o200k_base") -> int:
     """Tokens of a chat prompt, with the usual per-message overhead of chat formats."""
     return sum(count_tokens(content, name) + 4 for _, content in messages) + 3
+
+
+def token_cap(words: int) -> int:
+    """Tokens allowed for an answer asked to be about ``words`` words long (English runs ~1.3 tokens a word)."""
+    return round(words * 1.6) + 40
+
+
+def structured_answer_tokens(words: int | None) -> int:
+    """Room for a structured answer: a short JSON object, plus its comment when ``words`` asks for one."""
+    return 96 + (token_cap(words) if words else 0)

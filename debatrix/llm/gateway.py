@@ -1,10 +1,10 @@
 """The LLM gateway: one place that talks to chat models.
 
-It knows no debate, and its two texts of its own (the JSON instruction, the repair request) come from
-:mod:`debatrix.core.prompting`; it sends messages, enforces the context window, retries transient errors
-with tenacity (the SDK's own retries are off so the two never multiply), applies a real timeout, reads structured
-answers through the best method the model supports (json_schema response format, tool calling, or a validated
-parse with one repair attempt) and reports one :class:`CallRecord` per request."""
+It knows no debate; it sends messages, enforces the context window, retries transient errors with tenacity (the
+SDK's own retries are off so the two never multiply), applies a real timeout, caches answers, puts requests on a
+server's slots, reads one-token decisions from log probabilities (or the shares of sampled answers) and reports
+one :class:`CallRecord` per request. Its prose calls (free text, structured answers) are
+:mod:`debatrix.llm.prose_calls`; the OpenAI SDK's error kinds and LangChain's transport, :mod:`debatrix.llm.sdk`."""
 
 from __future__ import annotations
 
@@ -12,68 +12,35 @@ import asyncio
 import base64
 import functools
 import json
-import math
-import re
 import time
+import urllib.parse
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
-from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal, TypeVar
-import urllib.parse
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import aiohttp
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-from langchain_core.utils.json import parse_json_markdown
-
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from langchain_core.messages import AIMessage, BaseMessage
+from pydantic import BaseModel, ConfigDict, create_model
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
-from debatrix.llm.cache import AnswerCache, CacheUnavailable, open_cache
-from debatrix.llm.scheduling import AffinityScheduler
-from debatrix.core.errors import (
-    ContextWindowExceeded,
-    IncompleteJudgment,
-    LLMError,
-    LLMRateLimitError,
-    LLMTimeoutError,
-    RunStopped,
-    ServiceLost,
-    StructuredOutputError,
-    require_extra,
-)
-from debatrix.llm.http_chat import (ChatHTTPError, ChatResponseError, Endpoint, HTTPChatModel, retry_after,
-                                    split_credentials, token_count)
-from debatrix.core.models import CallRecord
-from debatrix.core.probabilities import json_choice, option_distribution
-from debatrix.core.prompting import json_instruction, repair_request
+from debatrix.core.errors import (ContextWindowExceeded, IncompleteJudgment, LLMError, LLMRateLimitError,
+                                  LLMTimeoutError, RunStopped, ServiceLost, require_extra)
+from debatrix.core.models import CallRecord, where_called
+from debatrix.core.probabilities import answered_option, json_choice, json_object, option_distribution, option_shares
+from debatrix.core.prompting import response_format
 from debatrix.core.settings import LLMSettings
 from debatrix.core.tokens import count_message_tokens, count_tokens
-
-try:  # the langchain transport (ChatOpenAI) and the SDK's errors it raises: the "openai" extra. The default
-    # transport (debatrix's own aiohttp client) needs neither
-    import httpx
-    import openai
-except ImportError:  # pragma: no cover - exercised in a subprocess by tests/test_extras.py
-    httpx = openai = None  # type: ignore[assignment]
-
-
-class _NotInstalled(Exception):
-    """Stands for an error class of a library that is not installed: nothing raises it."""
-
-
-def _sdk(name: str) -> type[BaseException]:
-    return getattr(openai, name) if openai is not None else _NotInstalled
-
-
-SDK_TIMEOUT, SDK_CONNECTION, SDK_STATUS, SDK_LENGTH, SDK_ERROR = (_sdk(n) for n in (
-    "APITimeoutError", "APIConnectionError", "APIStatusError", "LengthFinishReasonError", "OpenAIError"))
-HTTPX_TRANSPORT = httpx.TransportError if httpx is not None else _NotInstalled
-#: what the langchain transport needs (ChatOpenAI brings the SDK and httpx with it)
-LANGCHAIN_EXTRA = ("langchain_openai", "--transport langchain (LangChain's ChatOpenAI)", "openai")
+from debatrix.llm.cache import AnswerCache, CacheUnavailable, open_cache
+from debatrix.llm.http_chat import (ChatHTTPError, ChatResponseError, Endpoint, HTTPChatModel, answer_logprobs,
+                                    answer_text, processed_tokens, raw_structured, split_credentials, token_count)
+from debatrix.llm.prose_calls import Method, ProseCalls
+from debatrix.llm.scheduling import AffinityScheduler
+from debatrix.llm.sdk import (HTTPX_TRANSPORT, LANGCHAIN_EXTRA, SDK_CONNECTION, SDK_ERROR, SDK_LENGTH, SDK_STATUS,
+                              SDK_TIMEOUT, chat_openai, httpx, is_transient, retry_after_of)
 
 
 def _openai_kinds() -> tuple[type, ...]:
@@ -84,18 +51,16 @@ def _openai_kinds() -> tuple[type, ...]:
         return (HTTPChatModel,)
     return (ChatOpenAI, HTTPChatModel)
 
-T = TypeVar("T", bound=BaseModel)
-
 
 class _ToolProbe(BaseModel):
     """A schema to ask a chat model whether it binds tools at all."""
 
     value: int
 
+
 # The sample a request belongs to (a benchmark repeat). From 1 on it becomes the request's ``seed`` and so part of
 # the answer cache's key: repeat k is a new sample, never a replay of repeat 0's cached answers.
 SAMPLE: ContextVar[int | None] = ContextVar("debatrix_sample", default=None)
-Method = Literal["json_schema", "tool", "parse"]
 
 
 def _api_key(settings: LLMSettings) -> str | None:
@@ -126,78 +91,7 @@ def account_headers(settings: LLMSettings) -> dict[str, str]:
 
 def make_chat_model(settings: LLMSettings, http_async_client: httpx.AsyncClient | None = None) -> BaseChatModel:
     """LangChain's ChatOpenAI for the configured endpoint (``transport="langchain"``)."""
-    require_extra(*LANGCHAIN_EXTRA)
-    from langchain_openai import ChatOpenAI
-
-    key = _api_key(settings)
-    # user:password in the URL: sent as basic auth by the HTTP client (unless an API key is given: it wins, as
-    # on the default transport), never as part of the base URL, which LangChain hands every callback and trace
-    url, user, password = split_credentials(settings.base_url)
-    if user is not None and not key:
-        http_async_client = http_async_client or httpx.AsyncClient(timeout=settings.timeout)
-        http_async_client.auth = httpx.BasicAuth(user, password or "")
-    return ChatOpenAI(
-        model=settings.model,
-        base_url=url,
-        api_key=key or "not-needed",  # local OpenAI-compatible servers ignore the key
-        temperature=settings.temperature,
-        max_retries=0,
-        timeout=settings.timeout,
-        max_tokens=settings.max_output_tokens,
-        http_async_client=http_async_client,
-        # set from the settings, not left to the SDK reading the environment: a Python caller's settings win
-        organization=settings.organization,
-        default_headers={k: v for k, v in account_headers(settings).items() if k == "OpenAI-Project"} or None,
-    )
-
-
-_TRANSIENT = (
-    SDK_TIMEOUT,
-    SDK_CONNECTION,
-    _sdk("RateLimitError"),
-    _sdk("InternalServerError"),
-    HTTPX_TRANSPORT,
-    aiohttp.ClientError,
-    asyncio.TimeoutError,
-    TimeoutError,
-    ConnectionError,
-)
-
-
-_TRANSIENT_STATUS = (408, 409, 425, 429, 500, 502, 503, 504)
-
-
-def _is_transient(exc: BaseException) -> bool:
-    if isinstance(exc, SDK_STATUS) and exc.status_code in _TRANSIENT_STATUS:
-        return True
-    if isinstance(exc, ChatHTTPError):
-        return exc.status in _TRANSIENT_STATUS
-    return isinstance(exc, _TRANSIENT)
-
-
-def _retry_after(exc: BaseException) -> float | None:
-    if isinstance(exc, ChatHTTPError):
-        return exc.retry_after
-    return retry_after(getattr(getattr(exc, "response", None), "headers", None))
-
-
-def _extract_json(text: str) -> Any:
-    """The JSON of an answer, fenced or bare (langchain-core's reader, strict: a cut-off object is not
-    completed into one that validates, it goes to the repair call); an object with prose around it ("Sure!
-    {...}", which that reader refuses and small models write) is cut out of it."""
-    try:
-        return parse_json_markdown(text, parser=_loads)
-    except json.JSONDecodeError:
-        start, end = text.find("{"), text.rfind("}")
-        if start != -1 and end > start:
-            return _loads(text[start : end + 1])
-        raise
-
-
-def _loads(text: str) -> Any:
-    """JSON that may hold raw line breaks inside its strings (small models write them there, and a grammar's
-    "any character but a quote" lets them through): the text is the same, only unescaped."""
-    return json.loads(text, strict=False)
+    return chat_openai(settings, _api_key(settings), account_headers(settings), http_async_client)
 
 
 @functools.lru_cache(maxsize=32)
@@ -211,33 +105,10 @@ def _answers_schema(keys: tuple[str, ...], options: tuple[str, ...]) -> type[Bas
 def _samples(answer: AIMessage) -> list[str]:
     """Every answer a request for several (``n``) brought back, as text (one answer: its own text)."""
     texts = answer.response_metadata.get("samples")
-    return [str(t) for t in texts] if isinstance(texts, list) and texts else [_answer_text(answer)]
+    return [str(t) for t in texts] if isinstance(texts, list) and texts else [answer_text(answer)]
 
 
-def _shares(hits: Sequence[str | None], options: Sequence[str]) -> dict[str, float] | None:
-    """Each option's share among the answers that gave an option (None: none did, a missing decision)."""
-    given = [h for h in hits if h is not None]
-    return {o: given.count(o) / len(given) for o in options} if given else None
-
-
-def _json_object(text: str) -> dict[str, Any]:
-    try:
-        answer = json.loads(text)
-    except ValueError:
-        return {}
-    return answer if isinstance(answer, dict) else {}
-
-
-def answered_option(text: str, options: Sequence[str]) -> str | None:
-    """The option an answer gives: its first word, as a whole word and in any case ("Yes.", "YES", "no, because"),
-    where that word is an option; else none ("Yesterday", "Not sure", "Maybe", a JSON object): a missing decision,
-    never a guess from the first letters."""
-    first = re.match(r"\s*(\w+)", text)
-    said = first.group(1).lower() if first else ""
-    return next((o for o in options if said == o.lower()), None)
-
-
-class LLMGateway:
+class LLMGateway(ProseCalls):
     def __init__(self, settings: LLMSettings, chat_model: BaseChatModel | None = None,
                  cache: AnswerCache | None = None):
         self.settings = settings
@@ -455,7 +326,7 @@ class LLMGateway:
 
         def wait(state: RetryCallState) -> float:
             exc = state.outcome.exception() if state.outcome else None
-            after = _retry_after(exc) if exc else None
+            after = retry_after_of(exc) if exc else None
             if after is not None:
                 return min(after, self.settings.retry_max_wait)
             return min(0.5 * 2 ** (state.attempt_number - 1), self.settings.retry_max_wait)
@@ -465,7 +336,7 @@ class LLMGateway:
                 async for attempt in AsyncRetrying(
                     stop=stop_after_attempt(self.settings.max_retries + 1),
                     wait=wait,
-                    retry=retry_if_exception(_is_transient),
+                    retry=retry_if_exception(is_transient),
                     reraise=True,
                 ):
                     with attempt:
@@ -482,7 +353,7 @@ class LLMGateway:
                                 timeout=self.settings.timeout,
                             ), meta)
                             if served is not None:  # the affinity scheduler compares prompts with what was served
-                                served["answer"] = _ROLE_TEXT["ai"] + _answer_text(answer)
+                                served["answer"] = _ROLE_TEXT["ai"] + answer_text(answer)
             except RunStopped:
                 raise
             except (asyncio.TimeoutError, TimeoutError, SDK_TIMEOUT) as e:
@@ -559,63 +430,21 @@ class LLMGateway:
         prompt = token_count(usage.get("input_tokens")) or self.prompt_tokens(messages)
         completion = token_count(usage.get("output_tokens"))
         if completion is None:  # not reported (or nonsense, e.g. negative): counted here
-            completion = count_tokens(_answer_text(answer), self.settings.tokenizer)
-        processed, reused = _processed(answer, prompt)
+            completion = count_tokens(answer_text(answer), self.settings.tokenizer)
+        processed, reused = processed_tokens(answer, prompt)
         if attempts == 0:  # answered from the response cache: the model read nothing
             processed, reused = 0, None
         logged: dict[str, Any] = {}
         if self.settings.log_calls:  # the prompt as sent and the answer as written (scrubbed of the key)
             logged = {"index": (meta or {}).get("debatrix_index"),
                       "messages": tuple((m.type, self.scrub(str(m.content))) for m in messages),
-                      "answer": self.scrub(_raw_structured(answer))}
+                      "answer": self.scrub(raw_structured(answer))}
         return CallRecord(node=node, dimension=dimension, prompt_tokens=prompt, completion_tokens=completion,
                           seconds=round(time.perf_counter() - started, 4), attempts=max(attempts, 1),
                           repaired=repaired, cached=attempts == 0, prompt_tokens_processed=processed,
                           cached_prompt_tokens=reused, **logged)
 
     # ------------------------------------------------------------------ public
-
-    async def text(self, messages: list[BaseMessage], *, node: str, dimension: str | None = None,
-                   meta: dict[str, Any] | None = None, words: int | None = None) -> tuple[str, CallRecord]:
-        """Free text. ``words``: the length the prompt asked for; the answer is capped at
-        :func:`token_cap` tokens (small models ignore word limits) and a capped answer is cut back to its last
-        full sentence and recorded as ``truncated``."""
-        text, _, record = await self._text(messages, node, dimension, meta, words, probe=False)
-        return text, record
-
-    async def text_probed(self, messages: list[BaseMessage], *, node: str, dimension: str | None = None,
-                          meta: dict[str, Any] | None = None, words: int | None = None
-                          ) -> tuple[str, list[dict[str, Any]], CallRecord]:
-        """:meth:`text`, plus the answer's per-token log probabilities where the server gives them (``[]``
-        elsewhere): what :mod:`debatrix.core.probabilities` reads a winner's probability from."""
-        return await self._text(messages, node, dimension, meta, words, probe=True)
-
-    async def _text(self, messages: list[BaseMessage], node: str, dimension: str | None,
-                    meta: dict[str, Any] | None, words: int | None, probe: bool
-                    ) -> tuple[str, list[dict[str, Any]], CallRecord]:
-        self.check_messages_fit(messages, _where(node, dimension), token_cap(words) if words else None)
-        model = self.model
-        if words is not None and self.settings.cap_text_answers:
-            model = model.bind(max_tokens=min(token_cap(words), self.settings.max_output_tokens))
-        started = time.perf_counter()
-        answer, attempts = await self._send_probed(model, messages, self._meta(node, dimension, "text", meta), probe)
-        text = _answer_text(answer).strip()
-        truncated = (answer.response_metadata or {}).get("finish_reason") == "length"
-        # a server that ignores the token cap (or a proxy that pads) must not hand the next prompt megabytes: what
-        # is kept is held to the cap (a token is rarely more than 8 characters)
-        most = 8 * min(token_cap(words) if words and self.settings.cap_text_answers else
-                       self.settings.max_output_tokens, self.settings.max_output_tokens)
-        if len(text) > most:
-            text, truncated = text[:most], True
-        if truncated:
-            text = last_full_sentence(text)
-        record = self._record(node, dimension, messages, answer, started, attempts, False, meta)
-        record = record.model_copy(update={"truncated": truncated}) if truncated else record
-        if not text:  # answered, so paid: the failure carries the call
-            err = StructuredOutputError(node, "", "the model returned an empty answer")
-            err.calls = [record]
-            raise err
-        return text, _logprobs(answer), record
 
     async def _send_probed(self, model: Any, messages: list[BaseMessage], meta: dict[str, Any], probe: bool
                            ) -> tuple[AIMessage, int]:
@@ -630,34 +459,22 @@ class LLMGateway:
             self.logprobs_supported = False  # e.g. reasoning models: judge by the answers alone from now on
             return await self._send(model, messages, meta)
 
-    async def text_with_logprobs(self, messages: list[BaseMessage], *, node: str, max_tokens: int,
-                                 dimension: str | None = None, meta: dict[str, Any] | None = None,
-                                 json_schema: type[BaseModel] | None = None
-                                 ) -> tuple[str, list[dict[str, Any]], CallRecord]:
-        """The answer text plus the per-token log probabilities (``[{token, logprob, top_logprobs: [...]}, ...]``;
-        empty when the server returns none), for probability-weighted scores. With ``json_schema`` the answer is
-        constrained to that schema (raw JSON text; the caller parses it)."""
-        text, logprobs, record, _ = await self._text_with_logprobs(messages, node=node, max_tokens=max_tokens,
-                                                                   dimension=dimension, meta=meta,
-                                                                   json_schema=json_schema)
-        return text, logprobs, record
-
     async def _text_with_logprobs(self, messages: list[BaseMessage], *, node: str, max_tokens: int,
                                   dimension: str | None = None, meta: dict[str, Any] | None = None,
                                   json_schema: type[BaseModel] | None = None, sampling: dict[str, Any] | None = None
                                   ) -> tuple[str, list[dict[str, Any]], CallRecord, list[str]]:
         """:meth:`text_with_logprobs`, and with ``sampling`` (``n``, ``temperature``) every sampled answer's text
         (no log probabilities asked: the shares of the answers stand in for them)."""
-        self.check_messages_fit(messages, _where(node, dimension))
+        self.check_messages_fit(messages, where_called(node, dimension))
         extra: dict[str, Any] = dict(sampling or {})
         if json_schema is not None:
-            extra["response_format"] = json.loads(_response_format(json_schema, None))
+            extra["response_format"] = json.loads(response_format(json_schema, None))
         model = self.model.bind(max_tokens=min(max_tokens, self.settings.max_output_tokens), **extra)
         started = time.perf_counter()
         answer, attempts = await self._send_probed(model, messages, self._meta(node, dimension, "text", meta),
                                                    sampling is None)
         record = self._record(node, dimension, messages, answer, started, attempts, False, meta)
-        return _answer_text(answer).strip(), _logprobs(answer), record, _samples(answer)
+        return answer_text(answer).strip(), answer_logprobs(answer), record, _samples(answer)
 
     async def decision(self, messages: list[BaseMessage], options: Sequence[str], *, node: str,
                        dimension: str | None = None, meta: dict[str, Any] | None = None
@@ -668,7 +485,7 @@ class LLMGateway:
         the record says ``from_answer``). None: the answer was none of the options (the caller records the
         decision as missing; the call is paid and counted). Where the server takes a grammar (llama.cpp) and gives
         no probabilities, the answer is held to the options, so the one token written is always one of them."""
-        self.check_messages_fit(messages, _where(node, dimension), 8)
+        self.check_messages_fit(messages, where_called(node, dimension), 8)
         # one token: the probabilities are read from the first token's alternatives, and the server's writing of
         # an end token after it is a second decoding step paid for nothing
         model = self.model.bind(max_tokens=1)
@@ -687,11 +504,11 @@ class LLMGateway:
         record = self._record(node, dimension, messages, answer, started, attempts, False, meta)
         texts = _samples(answer) if samples > 1 else []
         if len(texts) > 1:  # a server that ignores n (Ollama's /v1) answers once: that answer counts as below
-            shares = _shares([answered_option(t, options) for t in texts], options)
+            shares = option_shares([answered_option(t, options) for t in texts], options)
             return shares, record.model_copy(update={"sampled": len(texts) if shares is not None else 0})
-        dist = option_distribution(_logprobs(answer), options)
+        dist = option_distribution(answer_logprobs(answer), options)
         if dist is None:  # no probabilities: the answer itself, taken as certain, where it is one of the options
-            hit = answered_option(_answer_text(answer), options)
+            hit = answered_option(answer_text(answer), options)
             dist = {o: float(o == hit) for o in options} if hit is not None else None
             record = record.model_copy(update={"from_answer": True}) if hit is not None else record
         return dist, record
@@ -716,9 +533,9 @@ class LLMGateway:
             sampling={"n": samples, "temperature": 1.0} if samples > 1 else None)
         out: dict[str, dict[str, float] | None] = {}
         if samples > 1 and len(texts) > 1:  # each key's options' shares among the answers that give it one (a
-            parsed = [_json_object(t) for t in texts]  # server that ignores n answers once: counted as below)
+            parsed = [json_object(t) for t in texts]  # server that ignores n answers once: counted as below)
             for k in keys:
-                out[k] = _shares([answered_option(str(a.get(k, "")), options) for a in parsed], options)
+                out[k] = option_shares([answered_option(str(a.get(k, "")), options) for a in parsed], options)
             if any(v is not None for v in out.values()):
                 record = record.model_copy(update={"sampled": len(texts)})
             return out, record
@@ -726,98 +543,13 @@ class LLMGateway:
             for k in keys:
                 out[k] = json_choice(logprobs, k, options)
             return out, record
-        answer = _json_object(text)
+        answer = json_object(text)
         for k in keys:
             hit = answered_option(str(answer.get(k, "")), options)
             out[k] = None if hit is None else {o: float(o == hit) for o in options}
         if any(v is not None for v in out.values()):
             record = record.model_copy(update={"from_answer": True})
         return out, record
-
-    async def structured(self, messages: list[BaseMessage], schema: type[T], *, node: str,
-                         dimension: str | None = None, meta: dict[str, Any] | None = None,
-                         words: int | None = None) -> tuple[T, list[CallRecord]]:
-        """A schema-valid answer, with at most one repair request. Returns the records of every request made.
-        ``words``: the length asked of a ``comment`` field; on servers that enforce the schema as a grammar
-        (``schema_length_limits``) it becomes the field's ``maxLength``, so a small model cannot ramble forever."""
-        parsed, _, records = await self._structured(messages, schema, node, dimension, meta, words, probe=False)
-        return parsed, records
-
-    async def structured_probed(self, messages: list[BaseMessage], schema: type[T], *, node: str,
-                                dimension: str | None = None, meta: dict[str, Any] | None = None,
-                                words: int | None = None, sampling: dict[str, Any] | None = None
-                                ) -> tuple[T, list[dict[str, Any]], list[CallRecord]]:
-        """:meth:`structured`, plus the accepted answer's per-token log probabilities (``[]`` where the server
-        gives none, or the answer came through a tool call, whose arguments carry none). ``sampling``: extra
-        request fields the server understands (llama.cpp's DRY sampler)."""
-        return await self._structured(messages, schema, node, dimension, meta, words, probe=True,
-                                      sampling=sampling)
-
-    def as_sent(self, messages: list[BaseMessage], schema: type[BaseModel]) -> list[BaseMessage]:
-        """The messages of a structured request as the model receives them: where the answer is read by parsing,
-        the schema is appended to the last message (a conversation continued later must start with exactly this,
-        for a server's prompt cache to reuse it)."""
-        if self.method != "parse":
-            return messages
-        return _append_to_last(messages, json_instruction(_schema_text(schema)))
-
-    async def _structured(self, messages: list[BaseMessage], schema: type[T], node: str, dimension: str | None,
-                          meta: dict[str, Any] | None, words: int | None, probe: bool,
-                          sampling: dict[str, Any] | None = None
-                          ) -> tuple[T, list[dict[str, Any]], list[CallRecord]]:
-        json_schema = _schema_text(schema)
-        messages = self.as_sent(messages, schema)
-        limit = (words * 12 if words and self.settings.schema_length_limits and "comment" in schema.model_fields
-                 else None)
-        model = self._bound(schema, limit)
-        if sampling:
-            model = self._beyond_openai(model, sampling)
-        records: list[CallRecord] = []
-        problem = ""
-        raw = ""
-        for repair in (False, True):
-            self.check_messages_fit(messages, _where(node, dimension), structured_answer_tokens(words))
-            started = time.perf_counter()
-            try:
-                answer, attempts = await self._send_probed(model, messages,
-                                                           self._meta(node, dimension, schema.__name__, meta),
-                                                           probe and self.method != "tool")
-            except IncompleteJudgment as e:  # the repair request failed: the first answer still counts
-                e.calls = [*records, *getattr(e, "calls", [])]
-                raise
-            except SDK_LENGTH as e:  # the SDK's parse helper refuses a cut-off answer
-                usage = e.completion.usage
-                records.append(CallRecord(node=node, dimension=dimension, repaired=repair, truncated=True,
-                                          prompt_tokens=usage.prompt_tokens if usage else 0,
-                                          completion_tokens=usage.completion_tokens if usage else 0,
-                                          seconds=round(time.perf_counter() - started, 4)))
-                raw = (e.completion.choices[0].message.content or "")[-200:] if e.completion.choices else ""
-                problem = _CUT_OFF
-            else:
-                records.append(self._record(node, dimension, messages, answer, started, attempts, repair, meta))
-                raw = _raw_structured(answer)
-                try:
-                    parsed = self._parse(answer, schema)
-                except (ValueError, ValidationError) as e:
-                    problem = _problem(e)
-                    if (answer.response_metadata or {}).get("finish_reason") == "length":
-                        problem = _CUT_OFF
-                        records[-1] = records[-1].model_copy(update={"truncated": True})
-                else:
-                    comment = getattr(parsed, "comment", None)
-                    if limit and isinstance(comment, str) and len(comment) >= limit - 1:
-                        # the grammar stopped the comment at maxLength, maybe mid-word: keep whole sentences
-                        parsed = parsed.model_copy(update={"comment": last_full_sentence(comment)})
-                        records[-1] = records[-1].model_copy(update={"truncated": True})
-                    if "_raw" in getattr(type(parsed), "__private_attributes__", {}):
-                        parsed._raw = raw  # type: ignore[attr-defined]  # what a continued conversation repeats
-                    return parsed, _logprobs(answer), records
-            messages = [*messages, AIMessage(content=raw),
-                        HumanMessage(content=repair_request(problem, json_schema))]
-        err = getattr(schema, "parse_error", StructuredOutputError)  # the schema says what its failure means
-        failure = err(_where(node, dimension), raw, problem)
-        failure.calls = records  # the answers it was made of, the repair included, are counted
-        raise failure
 
     def _beyond_openai(self, model: Any, fields: dict[str, Any]) -> Any:
         """``model`` sending request fields outside the OpenAI API (llama.cpp's grammar, its DRY sampler): the
@@ -826,54 +558,6 @@ class LLMGateway:
 
     def _meta(self, node: str, dimension: str | None, kind: str, extra: dict[str, Any] | None) -> dict[str, Any]:
         return {"debatrix_node": node, "debatrix_dimension": dimension, "debatrix_kind": kind, **(extra or {})}
-
-    def _bound(self, schema: type[BaseModel], comment_max_chars: int | None = None) -> Any:
-        if self.method == "json_schema":
-            return self.model.bind(response_format=json.loads(
-                _response_format(schema, comment_max_chars, self.settings.schema_length_limits)))
-        if self.method == "tool":
-            return self.model.bind_tools([schema], tool_choice=schema.__name__)
-        return self.model
-
-    def _parse(self, answer: AIMessage, schema: type[T]) -> T:
-        if self.method == "tool":
-            calls = answer.tool_calls or []
-            if not calls:
-                bad = answer.invalid_tool_calls
-                raise ValueError(f"the answer tool's arguments are not valid JSON ({bad[0].get('error')})" if bad
-                                 else "the model did not call the answer tool")
-            return schema.model_validate(calls[0]["args"])
-        text = _answer_text(answer)
-        if not text.strip():
-            raise ValueError("the model returned an empty answer")
-        try:
-            data = _extract_json(text)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"not valid JSON ({e.msg})") from None
-        return schema.model_validate(data)
-
-
-_CUT_OFF = "the answer was cut off at the token limit before the JSON object was complete"
-
-
-@lru_cache(maxsize=256)
-def _schema_text(schema: type[BaseModel]) -> str:
-    return json.dumps(schema.model_json_schema(), ensure_ascii=False)
-
-
-@lru_cache(maxsize=256)
-def _response_format(schema: type[BaseModel], comment_max_chars: int | None, grammar: bool = False) -> str:
-    """The json_schema response format, as JSON text (cached: pydantic builds a JSON schema anew on every call).
-    ``grammar``: the server enforces the schema as a grammar (llama.cpp), and a schema may tighten itself for it
-    (its ``grammar_schema`` classmethod: length limits a grammar can hold the model to)."""
-    js = schema.model_json_schema()
-    js["additionalProperties"] = False
-    if comment_max_chars:
-        js["properties"]["comment"]["maxLength"] = comment_max_chars
-    if grammar and hasattr(schema, "grammar_schema"):
-        js = schema.grammar_schema(js)
-    return json.dumps({"type": "json_schema", "json_schema": {"name": schema.__name__, "schema": js, "strict": True}})
-
 
 TOP_LOGPROBS = 10  # alternatives per token: enough for ten score values or a few debaters' names
 
@@ -895,70 +579,6 @@ def endpoint_key(url: str | None) -> str | None:
     return f"{scheme}://{host}:{port}{parts.path.rstrip('/')}"
 
 
-def _logprobs(answer: AIMessage) -> list[dict[str, Any]]:
-    """The answer's per-token log probabilities, checked where they enter: every one a finite number ≤ 0 and every
-    token a string, else none at all (the answer is then read without probabilities, as from a server that gives
-    none) — a hostile or broken server's 800, "NaN" or "abc" must not crash a run whose calls are paid."""
-    entries = ((answer.response_metadata or {}).get("logprobs") or {})
-    content = entries.get("content") if isinstance(entries, dict) else None
-    if not isinstance(content, list):
-        return []
-    for entry in content:
-        if not isinstance(entry, dict):
-            return []
-        tops = entry.get("top_logprobs") or []
-        if not isinstance(tops, list) or not all(_sound_logprob(c) for c in (entry, *tops)):
-            return []
-    return content
-
-
-def _sound_logprob(c: Any) -> bool:
-    if not isinstance(c, dict) or not isinstance(c.get("token", ""), str):
-        return False
-    lp = c.get("logprob")
-    return lp is None or (isinstance(lp, int | float) and not isinstance(lp, bool) and math.isfinite(lp)
-                          and lp <= 1e-6)
-
-
-
-
-def _processed(answer: AIMessage, prompt: int) -> tuple[int | None, int | None]:
-    """(prompt tokens the server computed, prompt tokens it reused from its cache), as far as it says:
-    llama.cpp's ``timings`` (``prompt_n``, ``cache_n``), or OpenAI's ``cached_tokens`` usage detail."""
-    timings = (answer.response_metadata or {}).get("timings")
-    if isinstance(timings, dict) and token_count(timings.get("prompt_n")) is not None:
-        return token_count(timings["prompt_n"]), token_count(timings.get("cache_n")) or 0
-    details = (answer.usage_metadata or {}).get("input_token_details") or {}
-    if token_count(details.get("cache_read")) is not None:
-        reused = min(token_count(details["cache_read"]) or 0, prompt)
-        return prompt - reused, reused
-    return None, None
-
-
-def _where(node: str, dimension: str | None) -> str:
-    return f"{node} ({dimension})" if dimension else node
-
-
-def structured_answer_tokens(words: int | None) -> int:
-    """Room for a structured answer: a short JSON object, plus its comment when ``words`` asks for one."""
-    return 96 + (token_cap(words) if words else 0)
-
-
-def token_cap(words: int) -> int:
-    """Tokens allowed for an answer asked to be about ``words`` words long (English runs ~1.3 tokens a word)."""
-    return round(words * 1.6) + 40
-
-
-_SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?=\s|$)")
-
-
-def last_full_sentence(text: str) -> str:
-    """``text``, which was cut at its length cap, cut back after its last sentence end; where it has none, the
-    fragment says it was cut (" […]") rather than pass for a whole thought."""
-    ends = list(_SENTENCE_END.finditer(text))
-    return text[: ends[-1].end()].strip() if ends else f"{text.strip()} […]"
-
-
 def _running_loop() -> bool:
     try:
         asyncio.get_running_loop()
@@ -973,27 +593,3 @@ _ROLE_TEXT = {"system": "\x00system\x00", "human": "\x00user\x00", "ai": "\x00as
 def _prompt_text(messages: list[BaseMessage]) -> str:
     """The prompt as one string, roles marked, so shared prefixes of conversations compare as strings."""
     return "".join(_ROLE_TEXT.get(m.type, m.type) + str(m.content) for m in messages)
-
-
-def _answer_text(answer: AIMessage) -> str:
-    content = answer.content
-    if isinstance(content, str):
-        return content
-    return "".join(part.get("text", "") if isinstance(part, dict) else str(part) for part in content)
-
-
-def _raw_structured(answer: AIMessage) -> str:
-    if answer.tool_calls:
-        return json.dumps(answer.tool_calls[0].get("args", {}))
-    return _answer_text(answer)
-
-
-def _problem(e: Exception) -> str:
-    if isinstance(e, ValidationError):
-        return "; ".join(f"{'.'.join(map(str, x['loc'])) or 'answer'}: {x['msg']}" for x in e.errors())
-    return str(e)
-
-
-def _append_to_last(messages: list[BaseMessage], text: str) -> list[BaseMessage]:
-    last = messages[-1]
-    return [*messages[:-1], HumanMessage(content=f"{last.content}\n{text}")]

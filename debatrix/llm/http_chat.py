@@ -504,3 +504,58 @@ def served_facts(base_url: str, api_key: str | None = None, timeout: float = 5.0
     except (OSError, ValueError):
         pass  # not llama.cpp
     return ServedFacts(models=models, context=context)
+
+
+# ------------------------------------------------- what an answer carries, read the same whichever chat model sent it
+
+def answer_text(answer: AIMessage) -> str:
+    content = answer.content
+    if isinstance(content, str):
+        return content
+    return "".join(part.get("text", "") if isinstance(part, dict) else str(part) for part in content)
+
+
+def raw_structured(answer: AIMessage) -> str:
+    if answer.tool_calls:
+        return json.dumps(answer.tool_calls[0].get("args", {}))
+    return answer_text(answer)
+
+
+def answer_logprobs(answer: AIMessage) -> list[dict[str, Any]]:
+    """The answer's per-token log probabilities, checked where they enter: every one a finite number ≤ 0 and every
+    token a string, else none at all (the answer is then read without probabilities, as from a server that gives
+    none) — a hostile or broken server's 800, "NaN" or "abc" must not crash a run whose calls are paid."""
+    entries = ((answer.response_metadata or {}).get("logprobs") or {})
+    content = entries.get("content") if isinstance(entries, dict) else None
+    if not isinstance(content, list):
+        return []
+    for entry in content:
+        if not isinstance(entry, dict):
+            return []
+        tops = entry.get("top_logprobs") or []
+        if not isinstance(tops, list) or not all(_sound_logprob(c) for c in (entry, *tops)):
+            return []
+    return content
+
+
+def _sound_logprob(c: Any) -> bool:
+    if not isinstance(c, dict) or not isinstance(c.get("token", ""), str):
+        return False
+    lp = c.get("logprob")
+    return lp is None or (isinstance(lp, int | float) and not isinstance(lp, bool) and math.isfinite(lp)
+                          and lp <= 1e-6)
+
+
+
+
+def processed_tokens(answer: AIMessage, prompt: int) -> tuple[int | None, int | None]:
+    """(prompt tokens the server computed, prompt tokens it reused from its cache), as far as it says:
+    llama.cpp's ``timings`` (``prompt_n``, ``cache_n``), or OpenAI's ``cached_tokens`` usage detail."""
+    timings = (answer.response_metadata or {}).get("timings")
+    if isinstance(timings, dict) and token_count(timings.get("prompt_n")) is not None:
+        return token_count(timings["prompt_n"]), token_count(timings.get("cache_n")) or 0
+    details = (answer.usage_metadata or {}).get("input_token_details") or {}
+    if token_count(details.get("cache_read")) is not None:
+        reused = min(token_count(details["cache_read"]) or 0, prompt)
+        return prompt - reused, reused
+    return None, None
