@@ -17,7 +17,8 @@ from typing import Any
 
 from .base import BenchmarkDataError, named, readings
 from .metrics import rmse100
-from .runner import bootstrap_intervals, latest_records, read_summary
+from .runner import latest_records
+from .summary import bootstrap_intervals, read_summary
 
 DIMENSIONS = ("general", "argument", "source", "language")
 FIELDS = {"dp": "winner", "sc": "score_winner"}  # the verdict's field each kind of prediction reads

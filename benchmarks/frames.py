@@ -25,7 +25,8 @@ from debatrix.core.files import read_json, read_json_lines
 
 from .base import coded, p_coded, readings
 from .metrics import metric_words
-from .runner import read_records, read_summary
+from .runner import read_records
+from .summary import read_summary
 
 #: the columns of :func:`runs_frame` and :func:`items_frame`, in order (an empty root gives empty frames of these)
 RUN_COLUMNS = ("run", "benchmark", "mode", "model", "commit", "date", "items", "complete", "headline",
@@ -67,7 +68,7 @@ def runs_frame(root: str | Path, folders: list[Path] | None = None) -> pd.DataFr
     (the benchmark's first headline metric on all items) and its cost (sums over its items). ``folders``: the run folders, where the caller has
     already found them (:func:`run_folders`)."""
     from . import make_benchmark
-    from .runner import bench_headline
+    from .summary import bench_headline
 
     root = Path(root)
     rows = []

@@ -161,9 +161,9 @@ def build_speech_graph(ctx: JudgeContext | None = None, *, merge_score_call: boo
 
 # ----------------------------------------------- the run planned and sized before any call (its first step, prepare)
 
-# Local GGUF models count tokens with their own tokenizers; Qwen2.5's counted up to 1.074× o200k_base on 20
-# PanelBench debates, so estimates for a local model carry a 10% margin (the server still refuses a prompt that
-# does not fit, which the gateway reports as ContextWindowExceeded).
+# Local GGUF models count tokens with their own tokenizers, a little above o200k_base on real debates
+# (docs/measured.md, "Local models on this machine"), so estimates for a local model carry a margin above that (the
+# server still refuses a prompt that does not fit, which the gateway reports as ContextWindowExceeded).
 LOCAL_TOKEN_MARGIN = 1.10
 
 

@@ -1,8 +1,8 @@
 """From answers to a verdict: the orders a comparing judgment is asked in, what each order's answer says (scores
 and winner, with their probabilities where the server gives them) and how the orders are combined.
 
-Why orders: a small judge prefers whoever comes first, in the list of debaters and in the material it reads (on
-held-out 1v1 debates the default local model named the first debater in 31 of 36). Each order therefore lists the
+Why orders: a small judge prefers whoever comes first, in the list of debaters and in the material it reads (the
+default local model's lean is in docs/measured.md, "The order layout in the prose modes"). Each order therefore lists the
 debaters in its own order and shows the material (the transcript, or the analyses) debater by debater in that order,
 every speech keeping its number; listing only the names the other way round left the first speaker favoured (the
 docs/measured.md has the figures). Averaging the orders' winner probabilities cancels a preference for a place; each order's

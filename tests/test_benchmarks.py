@@ -441,7 +441,7 @@ def test_summary_plot_draws_a_missing_metric_as_missing(tmp_path, monkeypatch):
     """A metric a mode has no value for gets an "n/a" mark, never a zero-height bar (which reads as a perfect RMSE)."""
     import matplotlib.axes
 
-    from debatrix.benchmarks.runner import SummaryRow, plot_summary
+    from debatrix.benchmarks.summary import SummaryRow, plot_summary
 
     drawn, marked = [], []
     real_bar, real_text = matplotlib.axes.Axes.bar, matplotlib.axes.Axes.text
@@ -483,7 +483,7 @@ def test_compare_two_runs_pairs_the_common_debates(tmp_path, capsys):
 
 
 def test_an_escalated_item_costs_both_judges_and_counts_as_escalated():
-    from debatrix.benchmarks.runner import _usage_rows
+    from debatrix.benchmarks.summary import _usage_rows
     from debatrix.core.models import Usage
 
     a = Usage(llm_calls=4, prompt_tokens=100, completion_tokens=10, prompt_tokens_processed=80, wall_seconds=1.0)
@@ -499,7 +499,7 @@ def test_an_escalated_item_costs_both_judges_and_counts_as_escalated():
 
 
 def test_verdict_stability_rows_count_orders_and_samples_that_agree():
-    from debatrix.benchmarks.runner import _epochs_agree, _usage_rows
+    from debatrix.benchmarks.summary import _epochs_agree, _usage_rows
 
     def rec(item, repeat, winner, agreeing, orders=2):
         return winner_record(item, {"general": winner}, orders=orders, agreeing=agreeing, repeat=repeat)
@@ -515,7 +515,7 @@ def test_verdict_stability_rows_count_orders_and_samples_that_agree():
 
 
 def test_an_item_partly_answered_from_the_cache_is_left_out_of_the_cost_rows():
-    from debatrix.benchmarks.runner import _usage_rows
+    from debatrix.benchmarks.summary import _usage_rows
 
     paid = [{"usage": {"llm_calls": 10, "prompt_tokens_processed": 500, "seconds": 20.0, "cached_calls": 0}}
             for _ in range(3)]
@@ -535,7 +535,7 @@ def test_bootstrap_intervals_match_scipy_on_a_plain_mean_and_are_zero_for_identi
     import numpy as np
     from scipy import stats
 
-    from debatrix.benchmarks.runner import BOOTSTRAP_RESAMPLES, bootstrap_intervals
+    from debatrix.benchmarks.summary import BOOTSTRAP_RESAMPLES, bootstrap_intervals
 
     rng = np.random.default_rng(7)
     values = {f"item{i}": float(v) for i, v in enumerate(rng.normal(0.6, 0.2, 40))}

@@ -21,7 +21,7 @@ ROOMS = {
     "core": (("debatrix/core/*.py",), "debatrix.core", {"debatrix.core", "debatrix.dimensions", "debatrix.prompts"}),
     "llm": (("debatrix/llm/*.py",), "debatrix.llm", {"debatrix.core"}),
     "memory": (("memory/*.py",), "debatrix.memory", {"debatrix.core"}),
-    "testing": (("debatrix/testing.py",), "debatrix", {"debatrix.core"}),
+    "testing": (("debatrix/testing.py", "debatrix/testing_reader.py"), "debatrix", {"debatrix.core"}),
     "context": (("debatrix/context.py",), "debatrix", {"debatrix.core", "debatrix.llm", "debatrix.memory"}),
     "graphs": (("graphs/*.py",), "debatrix.graphs", BELOW_GRAPHS),
     "api": (API, "debatrix.app", BELOW_GRAPHS | {"debatrix.graphs"}),

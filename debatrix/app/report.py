@@ -319,7 +319,7 @@ def bench_html(folder: Path, items: list[dict[str, Any]], item_pages: dict[str, 
     """A benchmark folder's page: the summary in words with rounded values and intervals, the plot, and every item
     (sortable and filterable) with its prediction, gold, whether its verdict was right, and its page."""
     from debatrix.benchmarks.metrics import metric_words
-    from debatrix.benchmarks.runner import read_summary
+    from debatrix.benchmarks.summary import read_summary
 
     table = [{**row, "words": metric_words(row.get("metric", "")), "value": _number(row.get("value")),
               "interval": (f"{_number(row['ci_low'])} – {_number(row['ci_high'])}"

@@ -8,7 +8,8 @@ The passage table (first below) is what the flow cites: every speech split once 
 speech 3, passage 2). A passage is a few sentences that belong together: a paragraph of the speech as the model
 reads it (:func:`debatrix.core.passages.compact`), long paragraphs cut at sentence ends, short ones (a heading, a
 quoted line of the opponent, a list of sources) joined to their neighbours. The sizes keep a speech of 700 words at
-about 8 passages: small enough that one passage makes one point, few enough that asking about each stays cheap.
+a handful of passages: small enough that one passage makes one point, few enough that asking about each stays
+cheap (the sizes are :mod:`debatrix.core.passages`'s).
 
 Who argued what is never read from prose: a passage's speaker and side come from the passage table, so a row, a
 cell of the sheet and a per-debater comment cite only ids whose speaker is known by a lookup."""

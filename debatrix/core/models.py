@@ -603,7 +603,9 @@ class Thread(Frozen):
     # mapped to the gold's rate; as given on an unprofiled model); results of 1.8 and 1.9 kept a rank here; None:
     # a result before 1.8, which weighed P(argument) itself
     weight: float | None = None
-    answered: float  # P(the other side answered it at least once)
+    # how surely the other side answered it at least once: its cells' counts combined, 1 − Π(1 − count) (a count
+    # is the answer's mapped P beyond the model's usual answer, JudgeProfile.telling), not a P the model gave
+    answered: float
     stands: float  # P(it stands at the end): every answer to it failed, or was itself answered and fell
     answerable: bool = False  # the other side spoke after it: leaving it alone is dropping it
     cells: tuple[Cell, ...] = ()
@@ -644,7 +646,7 @@ class Tally(Frozen):
     # Σ over the other side's rows they could answer: weight · how strongly their replies answered it (the mean
     # count of the times they were asked; 0 where never asked): before 1.13, all replies combined
     engaged: float = 0.0
-    engageable: float = 0.0  # Σ P(argument) over the other side's rows spoken before one of their speeches
+    engageable: float = 0.0  # Σ weight over the other side's rows spoken before one of their speeches
     clear: float = 0.0  # Σ P(clear) over their passages asked
     passages: int = 0  # their passages asked whether they read clearly
     rating: float | None = None  # results before 1.8 kept the mean clarity rating (1-5); no longer computed
