@@ -540,3 +540,38 @@ def test_an_unknown_mode_is_refused_when_the_context_is_made():
 
     with pytest.raises(UnknownModeError, match="nonsense"):
         JudgeContext.create(settings("nonsense"), ScriptedChatModel(script={}))
+
+
+def _branches_on_a_mode_name(source: str, names: set[str]) -> list[int]:
+    """The lines of ``source`` that compare something with a registered mode's name (``== "flow"``,
+    ``.context != "flow"``, ``in ("flow", ...)``): a branch on the name where the mode object should answer."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Compare):
+            continue
+        sides = [node.left, *node.comparators]
+        consts = [c for s in sides for c in ([*s.elts] if isinstance(s, ast.Tuple | ast.List | ast.Set) else [s])]
+        if any(isinstance(c, ast.Constant) and c.value in names for c in consts):
+            found.append(node.lineno)
+    return found
+
+
+def test_no_code_outside_the_modes_definition_branches_on_the_flows_name():
+    """What differs between modes is the mode's own (its methods, :class:`FlowMode`'s overrides): no module of the
+    judge compares a value with the flow's name. (The single-speech graph, not a debate mode, and the benchmarks'
+    ``direct`` baseline are named where they are chosen.)"""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    defined = root / "debatrix" / "core" / "modes.py"
+    files = [f for room in ("debatrix", "graphs", "memory", "benchmarks") for f in (root / room).rglob("*.py")
+             if f != defined]
+    found = {f"{f.relative_to(root)}:{n}" for f in files
+             for n in _branches_on_a_mode_name(f.read_text(encoding="utf-8"), {"flow"})}
+    assert not found, sorted(found)
+    # the check sees each way of writing such a branch
+    for snippet in ('if get_mode(m).context == "flow": pass', 'x = mode != "flow"', 'y = m in ("flow", "direct")'):
+        assert _branches_on_a_mode_name(snippet, {"flow"}) == [1], snippet
+    assert _branches_on_a_mode_name('z = {"flow": 1}["flow"]', {"flow"}) == []
