@@ -40,11 +40,11 @@ from debatrix.core.tokens import count_message_tokens, count_tokens
 from debatrix.core.tokens import token_cap
 
 from . import messages as M
-from .answers import analysis_answer_tokens
-from .column import build_iterative_column, build_raw_column
+from .prose.answers import analysis_answer_tokens
+from .prose.column import build_iterative_column, build_raw_column
 from .finish import finish
 from .flow_nodes import add_flow, answer_question, passage_messages, questions_of, to_flow
-from .panel import add_panel
+from .prose.panel import add_panel
 from .state import Accumulated, JudgeInput, JudgeOutput, JudgeRun, JudgeState, with_judge_types
 from .wiring import bind, subgraph_node
 

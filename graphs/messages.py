@@ -21,8 +21,8 @@ from debatrix.core.flow import GIST_ASKED, gist
 from debatrix.core.models import Debate, DebateFormat, Passage, SpeechAnalysis
 from debatrix.core.settings import JudgeSettings
 
-from . import verdicts as V
-from .answers import analysis_points
+from .prose import verdicts as V
+from .prose.answers import analysis_points
 
 
 def names_of(debate: Debate) -> list[str]:

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-# each room: its files, the package its relative imports resolve in, and what it may import from debatrix (besides
-# itself); every other debatrix module is above it. ``debatrix`` itself (the package's __init__) re-exports core
-# names eagerly and the judge's API lazily: a lazy name counts as ``debatrix.app.api``, where it comes from.
+# each room: its files and what it may import from debatrix (besides itself); every other debatrix module is above
+# it. ``debatrix`` itself (the package's __init__) re-exports core names eagerly and the judge's API lazily: a lazy
+# name counts as ``debatrix.app.api``, where it comes from.
 # From the bottom: the core; the LLM access; the memory; the run's context; the graphs; the judge's API (and its
 # deployment); the benchmarks, which judge through the API; at the top the CLI, the web page and the reports, which
 # may use any room (they show benchmark results too).
@@ -18,17 +18,17 @@ BELOW_GRAPHS = {"debatrix.core", "debatrix.llm", "debatrix.memory", "debatrix.co
                 "debatrix.dimensions"}
 API = ("debatrix/app/api.py", "debatrix/app/deployment.py", "debatrix/app/runtime.py", "debatrix/app/progress_bar.py")
 ROOMS = {
-    "core": (("debatrix/core/*.py",), "debatrix.core", {"debatrix.core", "debatrix.dimensions", "debatrix.prompts"}),
-    "llm": (("debatrix/llm/*.py",), "debatrix.llm", {"debatrix.core"}),
-    "memory": (("memory/*.py",), "debatrix.memory", {"debatrix.core"}),
-    "testing": (("debatrix/testing.py", "debatrix/testing_reader.py"), "debatrix", {"debatrix.core"}),
-    "context": (("debatrix/context.py",), "debatrix", {"debatrix.core", "debatrix.llm", "debatrix.memory"}),
-    "graphs": (("graphs/*.py",), "debatrix.graphs", BELOW_GRAPHS),
-    "api": (API, "debatrix.app", BELOW_GRAPHS | {"debatrix.graphs"}),
-    "benchmarks": (("benchmarks/*.py",), "debatrix.benchmarks",
+    "core": (("debatrix/core/*.py",), {"debatrix.core", "debatrix.dimensions", "debatrix.prompts"}),
+    "llm": (("debatrix/llm/*.py",), {"debatrix.core"}),
+    "memory": (("memory/*.py",), {"debatrix.core"}),
+    "testing": (("debatrix/testing.py", "debatrix/testing_reader.py"), {"debatrix.core"}),
+    "context": (("debatrix/context.py",), {"debatrix.core", "debatrix.llm", "debatrix.memory"}),
+    "graphs": (("graphs/*.py", "graphs/prose/*.py"), BELOW_GRAPHS),
+    "api": (API, BELOW_GRAPHS | {"debatrix.graphs"}),
+    "benchmarks": (("benchmarks/*.py",),
                    BELOW_GRAPHS | {"debatrix.graphs", "debatrix.testing", "debatrix.app.api", "debatrix.app.runtime"}),
 }
-ALLOWED = {room: allowed for room, (_, _, allowed) in ROOMS.items()}
+ALLOWED = {room: allowed for room, (_, allowed) in ROOMS.items()}
 
 
 def _module(path: Path) -> str:
@@ -43,6 +43,13 @@ def _lazy_names() -> set[str]:
     import debatrix
 
     return set(debatrix._LAZY)
+
+
+def _package_of(path: Path) -> str:
+    """The package a file's relative imports resolve in: its own (a sub-package's file, ``graphs/prose/``, its
+    sub-package)."""
+    module = _module(path)
+    return module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
 
 
 def _resolve(node: ast.ImportFrom, package: str) -> str:
@@ -82,11 +89,11 @@ def _within(module: str, allowed: set[str]) -> bool:
 
 @pytest.mark.parametrize("room", sorted(ROOMS))
 def test_a_room_imports_nothing_from_the_rooms_above_it(room):
-    patterns, package, allowed = ROOMS[room]
+    patterns, allowed = ROOMS[room]
     files = sorted({f for pattern in patterns for f in ROOT.glob(pattern)})
     assert files
     own = {_module(f) for f in files}  # a room's files may import each other, nothing else of their package
-    wrong = {f"{f.name}: {m}" for f in files for m in _debatrix_imports(f, package)
+    wrong = {f"{f.name}: {m}" for f in files for m in _debatrix_imports(f, _package_of(f))
              if not _within(m, allowed | own)}
     assert not wrong, f"{room} imports from above it: {sorted(wrong)}"
 
@@ -96,7 +103,7 @@ def test_every_module_is_in_a_room_or_at_the_top():
     top = {"debatrix.app.cli", *(f"debatrix.app.cli_{job}" for job in ("common", "judge", "bench", "models", "serve")),
            "debatrix.app.options", "debatrix.app.terminal", "debatrix.app.ui",
            "debatrix.app.report", "debatrix.app.doctables", "debatrix.app.profile_command", "debatrix", "debatrix.app"}
-    roomed = {_module(f) for patterns, _, _ in ROOMS.values() for pattern in patterns for f in ROOT.glob(pattern)}
+    roomed = {_module(f) for patterns, _ in ROOMS.values() for pattern in patterns for f in ROOT.glob(pattern)}
     every = {_module(f) for room in ("debatrix", "graphs", "memory", "benchmarks") for f in (ROOT / room).rglob("*.py")}
     assert every - roomed - top == set()
 
@@ -185,8 +192,7 @@ def _imports_of(path: Path, known: set[str]) -> set[tuple[str, str]]:
     """(module, name) for every import of a project module in ``path``, at the top or inside a function: ``from .
     import messages`` is the submodule ``messages``, ``from .base import judge_item`` the module ``base`` (name
     ``judge_item``)."""
-    module = _module(path)
-    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    module, package = _module(path), _package_of(path)
     tree = ast.parse(path.read_text(encoding="utf-8"))
     # the package's own lazy API (its __getattr__ imports the judge's API on first use) is the documented way up
     nodes = tree.body if module == "debatrix" else ast.walk(tree)

@@ -11,7 +11,7 @@ from hypothesis import given, settings as hsettings, strategies as st
 from debatrix.graphs import checks as T
 from debatrix.core.models import (Debate, Debater, DebaterJudgment, DimensionResult, JudgeResult, Side, Speech,
                                   SpeechAnalysis)
-from debatrix.graphs.verdicts import debater_paragraph
+from debatrix.graphs.prose.verdicts import debater_paragraph
 
 ANA = ("Tired staff make mistakes. Trials in Iceland and the UK kept output level while sick days and burnout fell. "
        "A shorter week attracts and keeps staff.")
@@ -106,7 +106,7 @@ def test_quotable_passages_are_the_speakers_own_sentences():
     ]  # "Yes." is too short to quote; the point of information is Ben's words, not the speaker's
 
 def test_a_note_broken_off_on_a_word_no_sentence_ends_on_is_cut_back():
-    from debatrix.graphs.answers import analysis_answer
+    from debatrix.graphs.prose.answers import analysis_answer
 
     schema = analysis_answer(("Tired staff make mistakes.",), "Ana", first=True, words=60)
 

@@ -11,7 +11,7 @@ import pytest
 
 from debatrix.core import probabilities as prob
 from debatrix.app.api import ajudge_debate
-from debatrix.graphs import verdicts as V
+from debatrix.graphs.prose import verdicts as V
 from debatrix.core.models import Status
 from debatrix.testing import ScriptedChatModel
 

@@ -274,7 +274,7 @@ def resolve_dimensions(mode: str, wanted: tuple[str, ...] | None, fmt: DebateFor
 
 
 def order_count(n_debaters: int, orders: int) -> int:
-    """How many orders the comparing judgments are asked in (see :func:`debatrix.graphs.verdicts.orders_for`)."""
+    """How many orders the comparing judgments are asked in (see :func:`debatrix.graphs.prose.verdicts.orders_for`)."""
     return 1 if n_debaters < 2 else max(1, min(orders, n_debaters))
 
 

@@ -14,12 +14,12 @@ from langgraph.graph import END, START, StateGraph
 from debatrix.context import JudgeContext
 from debatrix.core.models import Judgment
 
-from . import messages as M
+from .. import messages as M
 from .answers import winner_answer
-from .checks import cites_debate
-from .finish import judged_debaters
-from .state import PANEL, JudgeState, PanelOutput, PanelState
-from .wiring import add_step, subgraph_node
+from ..checks import cites_debate
+from ..finish import judged_debaters
+from ..state import PANEL, JudgeState, PanelOutput, PanelState
+from ..wiring import add_step, subgraph_node
 
 
 def _panel_messages(state: PanelState, ctx: JudgeContext, order: tuple[str, ...]) -> list[Any]:
@@ -37,7 +37,7 @@ def _panel_messages(state: PanelState, ctx: JudgeContext, order: tuple[str, ...]
 async def panel_comment(state: PanelState, ctx: JudgeContext) -> dict[str, Any]:
     """The chair's decision over the dimensions' reports, once per order of the debaters."""
     from . import verdicts as V
-    from .prose_nodes import gathered, orders_of
+    from .nodes import gathered, orders_of
 
     debate = state["debate"]
     orders = orders_of(debate, ctx.settings)
@@ -83,7 +83,7 @@ async def panel_comment(state: PanelState, ctx: JudgeContext) -> dict[str, Any]:
 async def panel_decide(state: PanelState, ctx: JudgeContext) -> dict[str, Any]:
     """The overall winner, read from each order's chair comment alone, the orders combined."""
     from . import verdicts as V
-    from .prose_nodes import gathered
+    from .nodes import gathered
 
     debate = state["debate"]
 

@@ -34,10 +34,10 @@ from langgraph.graph import END, START, StateGraph
 from debatrix.context import JudgeContext
 from debatrix.core.modes import Mode
 
-from .prose_nodes import column_sends, decide_debate, earlier_analyses, earlier_speeches, judge_dimension, \
+from .nodes import column_sends, decide_debate, earlier_analyses, earlier_speeches, judge_dimension, \
     make_analyze_speech, score_speech
-from .state import Accumulated, ColumnState
-from .wiring import add_step
+from ..state import Accumulated, ColumnState
+from ..wiring import add_step
 
 #: what each analysis of a per-speech mode sees of the earlier speeches (Algorithm 1's context), by ``Mode.context``
 PREVIOUS = {"analyses": earlier_analyses, "speeches": earlier_speeches}
