@@ -12,7 +12,8 @@ from typing import Any, TypeVar
 
 from debatrix.context import JudgeContext
 from debatrix.core.errors import ConfigurationError, DebatrixError, TemplateError, echoed
-from debatrix.core.models import Debate, JudgeResult, Usage
+from debatrix.core.models import Debate, Usage
+from debatrix.core.results import JudgeResult
 from debatrix.core.registry import Registry
 from debatrix.core.settings import JudgeSettings
 

@@ -25,7 +25,7 @@ Variants (``debatrix bench decisions --variant V``):
 - ``address-flow``: the ``address`` gold asked as the flow mode asks it: of the one passage of the speech sharing
   most of the point's rarer words (the flow's word weighting; unlike the flow, every point is asked, so that every
   pair of the gold is scored), with that passage alone as the prompt and the flow's own question
-  (:func:`debatrix.graphs.flow_nodes.passage_messages`); the speech's score is that passage's P(yes).
+  (:func:`debatrix.core.flow.passage_messages`); the speech's score is that passage's P(yes).
 - ``on-topic-flow`` and ``evidence-flow``: the ``on-topic`` and ``evidence`` gold asked in the very request the flow
   sends (the passage alone, then the flow's own template: prompts/flow_argues.j2, prompts/flow_evidence.j2), so what
   is measured is what the flow asks.
@@ -94,8 +94,8 @@ async def _yes(context: JudgeContext, debate: Debate, p: Any, question: str, fen
 
 async def _flow_yes(context: JudgeContext, debate: Debate, p: Any, template: str) -> tuple[float | None, Any]:
     """P(yes) to one of the flow's own questions about passage ``p`` (``template``), in the very request the flow
-    sends (:func:`debatrix.graphs.flow_nodes.about_passage`: the passage alone, then the question)."""
-    from debatrix.graphs.flow_nodes import about_passage
+    sends (:func:`debatrix.core.flow.about_passage`: the passage alone, then the question)."""
+    from debatrix.core.flow import about_passage
 
     dist, record = await context.gateway.decision(about_passage(debate, p, template), ["yes", "no"],
                                                   node="flow_speech")

@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from debatrix.core.loader import load_debate
-from debatrix.core.models import Debate, JudgeResult
-from debatrix.graphs.checks import check_result
+from debatrix.core.models import Debate
+from debatrix.core.results import JudgeResult
+from debatrix.graphs.finish import check_result
 
 from .base import Benchmark, BenchmarkDataError, Item, MetricRow, benchmark
 from .panelbench import BPCompetition, DebateArt

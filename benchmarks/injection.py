@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from debatrix.core.loader import load_debate
-from debatrix.core.models import Debate, JudgeResult, Speech
+from debatrix.core.models import Debate, Speech
+from debatrix.core.results import JudgeResult
 
 # (name, where, text): where is "end" (appended to the attacker's last speech), "start" (before it) or "middle"
 ATTACKS: tuple[tuple[str, str, str], ...] = (

@@ -38,7 +38,8 @@ from debatrix.app.api import ajudge_debate
 from debatrix.context import JudgeContext, run_settings
 from debatrix.core.errors import ContextWindowExceeded, echoed
 from debatrix.core.files import check_writable
-from debatrix.core.models import Debate, JudgeResult
+from debatrix.core.models import Debate
+from debatrix.core.results import JudgeResult
 from debatrix.core.modes import MODES
 from debatrix.core.settings import DEFAULT_LOCAL_MODEL
 from debatrix.graphs.build import plan_run
@@ -86,7 +87,7 @@ def _row(cells: list[Any]) -> str:
 
 async def fake_table(names: list[str], modes: list[str]) -> None:
     from debatrix.testing import FakeOpenAIServer
-    from debatrix.core.tokens import count_tokens
+    from debatrix.core.prompting import count_tokens
 
     print("\n## Prompt tokens sent (fake server, cl100k_base)\n")
     print(_row(["debate", "mode", "LLM calls", "prompt tokens sent", "original", "ratio", "target"]))

@@ -24,7 +24,8 @@ from pathlib import Path
 from debatrix import JudgeSettings, LLMSettings, MemorySettings, load_debate
 from debatrix.app.api import ajudge_debate
 from debatrix.context import JudgeContext
-from debatrix.core.models import Debate, Status
+from debatrix.core.models import Debate
+from debatrix.core.results import Status
 from debatrix.core.flow import flow_calls
 from debatrix.core.modes import MODES, critical_rounds
 from debatrix.app.runtime import settle_heap

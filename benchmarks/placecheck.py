@@ -56,7 +56,7 @@ def _mirrored(debate: Any) -> tuple[Any, dict[str, Any]] | None:
 
 async def measure(settings: JudgeSettings, items: list[tuple[Path, str]], profile: Any,
                   mirror: bool = False) -> dict[str, Any]:
-    from debatrix.graphs.messages import about_passage
+    from debatrix.core.flow import about_passage
 
     ctx = await asyncio.to_thread(JudgeContext.create, settings)
     first_raw = first_read = gold_first = n = 0

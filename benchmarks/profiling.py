@@ -101,7 +101,7 @@ def _mark_probes(kinds: Sequence[tuple[str, Callable[[Passage], bool]]], debate:
     """The probes of the passage decisions ``kinds`` ((kind, its gold label of a passage)) for the ``chosen``
     passages of ``debate``, each passage's questions one after another (a prompt cache reads it once), and the
     first ``mirror`` of them again in the swapped debate."""
-    from debatrix.graphs.messages import about_passage
+    from debatrix.core.flow import about_passage
 
     def asked(d: Debate, p: Passage, key: str, place: int) -> list[Probe]:
         return [Probe(kind, debate.id, label(p), about_passage(d, p, f"flow_{kind}.j2"), p.words, place, key)
@@ -193,7 +193,7 @@ class Gold:
         """IBM's claim-to-sentence matches: a claim (the other side's point C1) asked of passages of a speech, a
         passage holding a sentence the annotators found the claim in against passages none of whose sentences holds
         it; the speech is the second of a pseudo-debate, so the question is the flow's own (does S2.k make C1)."""
-        from debatrix.graphs.messages import passage_messages
+        from debatrix.core.flow import passage_messages
 
         from .decisions import ibm_claim_sentences
 
@@ -423,7 +423,7 @@ def decision_profile(kind: str, asked: list[Probe], seed: int = 0) -> DecisionPr
 
 def cost(asked: list[Probe]) -> tuple[int, int]:
     """(calls, prompt tokens if nothing were cached) of asking ``asked``."""
-    from debatrix.core.tokens import count_tokens
+    from debatrix.core.prompting import count_tokens
 
     return len(asked), sum(count_tokens(str(m.content)) + 4 for p in asked for m in p.messages)
 

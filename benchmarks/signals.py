@@ -33,7 +33,7 @@ from scipy import stats
 from debatrix.core.errors import ConfigurationError
 from debatrix.core.files import read_items
 from debatrix.core.flow import EMPTY, MEASURES
-from debatrix.core.models import JudgeResult
+from debatrix.core.results import JudgeResult
 from debatrix.core.modes import flow_record
 
 from .metrics import roc_auc

@@ -28,7 +28,7 @@ from scipy import stats
 
 from debatrix.core import prompting as P
 from debatrix.context import JudgeContext
-from debatrix.core.tokens import token_cap
+from debatrix.core.prompting import token_cap
 from debatrix.core.settings import JudgeSettings
 
 from .base import (

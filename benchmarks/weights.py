@@ -20,7 +20,8 @@ import numpy as np
 from scipy.optimize import minimize
 
 from debatrix.core.flow import JUDGED, MEASURES, flow_verdict
-from debatrix.core.models import JudgeResult, Side
+from debatrix.core.results import JudgeResult
+from debatrix.core.models import Side
 from debatrix.core.modes import flow_record
 
 from .base import p_coded

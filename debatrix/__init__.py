@@ -22,7 +22,8 @@ from debatrix.core.errors import (  # noqa: E402
     VerdictParseError,
 )
 from debatrix.core.loader import load_debate  # noqa: E402
-from debatrix.core.models import Debate, Debater, JudgeResult, Side, Speech, Status  # noqa: E402
+from debatrix.core.models import Debate, Debater, Side, Speech  # noqa: E402
+from debatrix.core.results import JudgeResult, Status  # noqa: E402
 from debatrix.core.settings import JudgeSettings, LLMSettings, MemorySettings  # noqa: E402
 
 _LAZY = {"judge_debate", "ajudge_debate", "build_judge_graph", "judge_speech", "ajudge_speech", "JudgeContext",

@@ -498,7 +498,7 @@ class FakeOpenAIServer:
         if many > 1 and message.get("content") is not None:  # n answers sampled from the decisions' probabilities
             choices = [{"index": k, "message": {"role": "assistant", "content": sampled(message["content"], body, k)},
                         "finish_reason": "stop"} for k in range(many)]
-        from debatrix.core.tokens import count_tokens  # o200k_base, offline: the counts an OpenAI model would report
+        from debatrix.core.prompting import count_tokens  # o200k_base, offline: the counts an OpenAI model would report
 
         count = count_tokens if self.exact_usage else (lambda text: len(text) // 4)
         prompt = sum(count(str(m.get("content") or "")) + 4 for m in body.get("messages", []))

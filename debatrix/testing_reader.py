@@ -22,7 +22,7 @@ def _content_words(text: str) -> set[str]:
 def _garbled(text: str) -> float:
     """The share of a text's long words that a tokenizer cuts into many pieces (a letter swap breaks a word the
     vocabulary knows into fragments): 0 for clean prose, more the more words are garbled."""
-    from debatrix.core.tokens import count_tokens
+    from debatrix.core.prompting import count_tokens
 
     words = [w for w in re.findall(r"[A-Za-z]{6,}", text)]
     if not words:

@@ -31,19 +31,19 @@ from debatrix.context import JudgeContext, RunOptions
 from debatrix.core import prompting as P
 from debatrix.core.dimension import Dimension, DimensionRegistry
 from debatrix.core.errors import ConfigurationError, ContextWindowExceeded, InvalidDebateError
-from debatrix.core.flow import ASK_PER_PASSAGE, GIST_ASKED, gist
+from debatrix.core.flow import ASK_PER_PASSAGE, GIST_ASKED, answer_question, gist, passage_messages, questions_of
 from debatrix.core.loader import validated
 from debatrix.core.models import Debate, SpeechAnalysis
 from debatrix.core.modes import SPEECH, FlowMode, Mode, Request, RunPlan, calls_of, debate_mode, get_mode, resolve_dimensions
 from debatrix.core.settings import JudgeSettings
-from debatrix.core.tokens import count_message_tokens, count_tokens
-from debatrix.core.tokens import token_cap
+from debatrix.core.prompting import count_message_tokens, count_tokens
+from debatrix.core.prompting import token_cap
 
-from . import messages as M
+from .prose import messages as M
 from .prose.answers import analysis_answer_tokens
 from .prose.column import build_iterative_column, build_raw_column
 from .finish import finish
-from .flow_nodes import add_flow, answer_question, passage_messages, questions_of, to_flow
+from .flow_nodes import add_flow, to_flow
 from .prose.panel import add_panel
 from .state import Accumulated, JudgeInput, JudgeOutput, JudgeRun, JudgeState, with_judge_types
 from .wiring import bind, subgraph_node

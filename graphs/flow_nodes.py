@@ -39,30 +39,12 @@ from typing import Any
 from debatrix.context import JudgeContext
 from debatrix.core.errors import ConfigurationError, IncompleteJudgment
 from debatrix.core.flow import (
-    ID,
-    MARKS,
-    asked_kinds,
-    blind_reason,
-    asked_pairs,
-    asks_together,
-    combined,
-    debater_comment,
-    decision_words,
-    either_way,
-    held,
-    flow_verdict,
-    gist,
-    ledger,
-    speech_note,
-    speech_value,
-    place_taken_out,
-    unknown_words,
-    weighed_by_readings,
+    ID, Line, MARKS, Mark, SpeechFlow, about_passage, answer_question, asked_kinds, asked_pairs, asks_together,
+    blind_reason, combined, debater_comment, decision_words, either_way, flow_verdict, gist, held, ledger,
+    passage_messages, place_taken_out, questions_of, speech_note, speech_value, unknown_words, weighed_by_readings,
 )
-from debatrix.core.models import (Debate, DebaterJudgment, Line, Mark, Passage, SpeechAnalysis, SpeechFlow,
-                                  SpeechJudgment, Verdict)
+from debatrix.core.models import Debate, DebaterJudgment, Passage, SpeechAnalysis, SpeechJudgment, Verdict
 
-from .messages import about_passage, answer_question, passage_messages, questions_of
 from .state import PANEL, JudgeState
 from .wiring import add_step
 

@@ -21,18 +21,10 @@ from typing_extensions import TypedDict, is_typeddict
 
 from debatrix.core.dimension import Dimension
 from debatrix.core.models import (
-    CallRecord,
-    Debate,
-    DebaterJudgment,
-    DimensionResult,
-    JudgeResult,
-    Judgment,
-    Ledger,
-    SpeechAnalysis,
-    SpeechFlow,
-    SpeechJudgment,
-    Verdict,
+    CallRecord, Debate, DebaterJudgment, Judgment, SpeechAnalysis, SpeechJudgment, Verdict
 )
+from debatrix.core.results import DimensionResult, JudgeResult
+from debatrix.core.flow import Ledger, SpeechFlow
 
 
 class Accumulated(TypedDict, total=False):

@@ -30,7 +30,7 @@ from chromadb.config import Settings as ChromaSettings
 from debatrix.core.errors import ConfigurationError, ServiceUnavailable
 from debatrix.core.models import Debate
 from debatrix.core.settings import MemorySettings
-from debatrix.core.tokens import encoding
+from debatrix.core.prompting import encoding
 
 from .embeddings import make_embedding
 

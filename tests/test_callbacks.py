@@ -15,7 +15,7 @@ from langgraph.graph import END, START, StateGraph
 
 from debatrix import JudgeSettings, LLMSettings, MemorySettings, checkpoint_serializer
 from debatrix.app.api import ajudge_debate, build_judge_graph
-from debatrix.core.models import JudgeResult, Status
+from debatrix.core.results import JudgeResult, Status
 from debatrix.testing import FakeOpenAIServer, Fault
 
 

@@ -308,7 +308,7 @@ def test_the_status_line_never_prints_a_missing_figure():
         res = runner.invoke(app, ["judge", str(EXAMPLES / "school_uniforms.yaml"), "--mode", "direct",
                                   "--base-url", srv.base_url, "--quiet", "--json"])
     data = json.loads(res.output[res.output.index("{"):])
-    from debatrix.core.models import JudgeResult
+    from debatrix.core.results import JudgeResult
 
     result = JudgeResult.model_validate(data)
     usage = result.usage.model_copy(update={"prompt_tokens_processed": 0, "cached_prompt_tokens": None})

@@ -163,7 +163,8 @@ async def test_a_map_end_to_end_shows_its_ceiling_and_escalation_acts_on_the_sho
 def test_an_escalation_keeps_the_first_judges_verdict_and_reads_results_written_before_it_did():
     """Since 1.6 an escalation keeps the first judge's verdict as a Verdict (one type carries a combined winner);
     a result of 1.5 kept its winner and confidence as strings, and still reads, saying the same."""
-    from debatrix.core.models import Escalation, Judgment, Verdict
+    from debatrix.core.results import Escalation
+    from debatrix.core.models import Judgment, Verdict
 
     orders = (Judgment(order=("Maya", "Theo"), winner="Maya"), Judgment(order=("Theo", "Maya"), winner="Theo"))
     first = Verdict(dimension="general", comment="", winner="Maya", orders=orders, confidence="too close to call")

@@ -85,7 +85,8 @@ def test_a_perturbation_changes_only_the_chosen_side_and_reports_how_much():
 def test_verdicts_are_read_for_the_intact_side_in_every_way():
     from debatrix.benchmarks.base import stored_verdicts
     from debatrix.benchmarks.contrast import intact_read
-    from debatrix.core.models import DimensionResult, Judgment, Verdict
+    from debatrix.core.results import DimensionResult
+    from debatrix.core.models import Judgment, Verdict
 
     def record(v, intact):
         dims = [DimensionResult(name="general", weight=1.0, allow_tie=True, verdict=v)]

@@ -11,7 +11,7 @@ import pytest
 
 from debatrix import JudgeSettings, LLMSettings, MemorySettings
 from debatrix.app.api import ajudge_debate
-from debatrix.core.models import Status
+from debatrix.core.results import Status
 from debatrix.testing import SERVER_PROFILES, FakeOpenAIServer
 
 from .conftest import EXAMPLES

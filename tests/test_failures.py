@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from debatrix.app.api import ajudge_debate
-from debatrix.core.models import Status
+from debatrix.core.results import Status
 from debatrix.testing import ScriptedChatModel, analysis_of
 
 from .conftest import settings
@@ -119,7 +119,7 @@ def test_no_model_configured_is_a_clear_error(monkeypatch):
 
 
 def test_last_full_sentence():
-    from debatrix.core.tokens import token_cap
+    from debatrix.core.prompting import token_cap
     from debatrix.llm.prose_calls import last_full_sentence
 
     assert last_full_sentence('He said "no." Then he lef') == 'He said "no."'

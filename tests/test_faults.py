@@ -12,7 +12,7 @@ import pytest
 
 from debatrix import JudgeSettings, LLMSettings, MemorySettings
 from debatrix.app.api import ajudge_debate
-from debatrix.core.models import Status
+from debatrix.core.results import Status
 from debatrix.testing import FakeOpenAIServer, Fault
 
 

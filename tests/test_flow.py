@@ -7,7 +7,7 @@ import pytest
 from hypothesis import assume, given, settings as hsettings, strategies as st
 
 from debatrix.core.flow import FlowVerdict, flow_verdict, gist, ledger
-from debatrix.core.models import Line, Mark, SpeechFlow
+from debatrix.core.flow import Line, Mark, SpeechFlow
 from debatrix.core.models import Debate, Debater, Speech
 
 PARA = " ".join(["alpha"] * 85) + "."  # longer than a passage's target: a passage each
@@ -164,7 +164,7 @@ def test_a_model_that_cannot_tell_an_answer_from_none_leaves_the_argument_verdic
 
 
 def test_a_result_before_1_8_reads_its_refutations_as_answers():
-    from debatrix.core.models import Thread
+    from debatrix.core.flow import Thread
 
     old = Thread.model_validate({"id": "S1.1", "speaker": "Ana", "side": "pro", "gist": "g", "argument": 1.0,
                                  "evidence": None, "refuted": 0.8, "conceded": 0.0, "answerable": True,
@@ -305,7 +305,7 @@ def test_a_missing_speech_keeps_what_it_has_and_the_rest_is_judged():
 
 # ------------------------------------------------------------------ verdicts, comments and checks from the ledger
 
-from debatrix.graphs.checks import check_result  # noqa: E402
+from debatrix.graphs.finish import check_result  # noqa: E402
 from debatrix.core.flow import (  # noqa: E402
     asked_pairs,
     combined,
@@ -358,7 +358,8 @@ def test_a_verdict_is_a_distribution_symmetric_in_the_listing_of_the_debaters(ca
 def test_every_comment_cites_its_debaters_passages_and_no_one_elses_as_theirs(case, dim):
     from datetime import UTC, datetime
 
-    from debatrix.core.models import DebaterJudgment, DimensionResult, JudgeResult, SpeechAnalysis
+    from debatrix.core.models import DebaterJudgment, SpeechAnalysis
+    from debatrix.core.results import DimensionResult, JudgeResult
     from debatrix.core.flow import measure_of, speech_note
 
     d, flows = case
@@ -380,7 +381,8 @@ def test_every_comment_cites_its_debaters_passages_and_no_one_elses_as_theirs(ca
 def test_the_checks_find_a_foreign_an_unknown_and_a_missing_citation():
     from datetime import UTC, datetime
 
-    from debatrix.core.models import DebaterJudgment, DimensionResult, JudgeResult
+    from debatrix.core.models import DebaterJudgment
+    from debatrix.core.results import DimensionResult, JudgeResult
 
     d = _debate()
     comments = {"Ana": "Standing: S2.1 and S9.9.", "Ben": "Answered Ana's S1.1."}

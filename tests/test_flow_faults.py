@@ -12,7 +12,7 @@ import pytest
 
 from debatrix import JudgeSettings, LLMSettings, MemorySettings
 from debatrix.app.api import ajudge_debate
-from debatrix.core.models import Status
+from debatrix.core.results import Status
 from debatrix.testing import FakeOpenAIServer, Fault
 
 from .conftest import EXAMPLES
@@ -203,9 +203,9 @@ async def test_ids_the_debaters_typed_are_not_the_judges_citations():
 def test_the_missing_note_and_quoted_words_are_not_citations_but_the_judges_own_wrong_ids_are():
     from datetime import UTC, datetime
 
-    from debatrix.core.models import Debate, DebaterJudgment, Debater, DimensionResult, JudgeResult, \
-        SpeechAnalysis, Speech
-    from debatrix.graphs.checks import check_result
+    from debatrix.core.models import Debate, DebaterJudgment, Debater, SpeechAnalysis, Speech
+    from debatrix.core.results import DimensionResult, JudgeResult
+    from debatrix.graphs.finish import check_result
 
     words = " ".join(f"w{k}" for k in range(60))
     d = Debate(id="d", motion="m", debaters=(Debater(name="Maya", side="pro"), Debater(name="Theo", side="con")),
@@ -265,7 +265,7 @@ def test_behind_a_server_without_probabilities_no_surface_shows_a_p_figure(tmp_p
     from debatrix.app.report import result_html
     from debatrix.app.ui import page_sheet, summary
     from debatrix.core.flow import flow_line
-    from debatrix.core.models import JudgeResult
+    from debatrix.core.results import JudgeResult
 
     with FakeOpenAIServer(profile="ollama") as srv:
         out = tmp_path / "r.json"

@@ -13,7 +13,7 @@ from debatrix import JudgeSettings, MemorySettings
 from debatrix.app.api import ajudge_debate
 from debatrix.core import prompting as P
 from debatrix.core.flow import flow_calls
-from debatrix.core.models import JudgeResult, Status
+from debatrix.core.results import JudgeResult, Status
 from debatrix.testing import ScriptedChatModel, decided
 
 
@@ -176,7 +176,7 @@ async def test_the_report_the_page_and_the_summary_show_each_rows_status_in_the_
     from debatrix.app.report import result_html
     from debatrix.app.ui import summary
     from debatrix.core.flow import tally_line, weighed_line
-    from debatrix.core.models import STATUS_MEANING
+    from debatrix.core.flow import STATUS_MEANING
 
     theo_first = next(p.id for p in uniforms.passages if p.speaker == "Theo")
 

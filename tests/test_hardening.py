@@ -116,7 +116,7 @@ async def test_a_failed_dimension_stops_the_panel_and_no_verdict_is_invented(uni
     must not run on the other two, the failed dimension and the general result carry no verdict (no SC "tie" that
     was never decided), and the repair requests are counted."""
     from debatrix.app.api import ajudge_debate
-    from debatrix.core.models import Status
+    from debatrix.core.results import Status
     from debatrix.testing import ScriptedChatModel, analysis_of
 
     from .conftest import settings
@@ -135,7 +135,7 @@ async def test_a_failed_dimension_stops_the_panel_and_no_verdict_is_invented(uni
 
 async def test_retries_of_a_request_that_finally_failed_are_counted(uniforms):
     from debatrix.app.api import ajudge_debate
-    from debatrix.core.models import Status
+    from debatrix.core.results import Status
     from debatrix.testing import ScriptedChatModel
 
     from .conftest import settings
@@ -173,7 +173,7 @@ def test_an_unusable_out_path_is_refused_before_any_call(tmp_path, where):
 
 def test_result_is_saved_elsewhere_when_the_out_file_cannot_be_written_at_the_end(tmp_path, monkeypatch, capsys):
     from debatrix.app import cli_judge as C
-    from debatrix.core.models import JudgeResult
+    from debatrix.core.results import JudgeResult
 
     from datetime import UTC, datetime
 
@@ -303,7 +303,7 @@ async def test_hostile_log_probabilities_and_usage_never_crash_a_paid_run(unifor
     """A server's numbers are checked where they enter: log probabilities that are not finite numbers <= 0 are
     dropped (the verdict is read from the answers, as from a server that gives none), negative usage is not stored."""
     from debatrix.app.api import ajudge_debate
-    from debatrix.core.models import Status
+    from debatrix.core.results import Status
 
     from .conftest import settings
 
@@ -343,7 +343,7 @@ async def test_every_order_s_attempts_are_counted_when_orders_fail_together(unif
     """Both orders of a judgment fail side by side (after 2 retries each): all 6 requests are in the usage; and
     where one order is answered and the other fails, the answered call is counted too."""
     from debatrix.app.api import ajudge_debate
-    from debatrix.core.models import Status
+    from debatrix.core.results import Status
     from debatrix.testing import ScriptedChatModel
 
     from .conftest import settings
@@ -471,7 +471,7 @@ async def test_the_langchain_transport_hands_no_url_password_to_callbacks(unifor
     from langchain_core.callbacks import AsyncCallbackHandler
 
     from debatrix.app.api import ajudge_debate
-    from debatrix.core.models import Status
+    from debatrix.core.results import Status
 
     from .conftest import settings
 
@@ -496,7 +496,7 @@ async def test_the_langchain_transport_hands_no_url_password_to_callbacks(unifor
 
 async def test_empty_answers_are_counted_as_the_calls_they_were(uniforms):
     from debatrix.app.api import ajudge_debate
-    from debatrix.core.models import Status
+    from debatrix.core.results import Status
 
     from .conftest import settings
 

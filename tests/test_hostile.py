@@ -11,7 +11,7 @@ import pytest
 from debatrix.app.api import ajudge_debate
 from debatrix.core.errors import InvalidDebateError
 from debatrix.core.loader import debate_from_dict, debate_to_dict, load_debate
-from debatrix.core.models import Status
+from debatrix.core.results import Status
 from debatrix.core.prompting import SPEECH_MARK, fence_for, quotable_passages, sanitize
 from debatrix.testing import ScriptedChatModel
 

@@ -11,7 +11,7 @@ import pytest
 from debatrix import JudgeSettings, LLMSettings, MemorySettings
 from debatrix.app.api import ajudge_debate
 from debatrix.graphs import MODES
-from debatrix.core.models import JudgeResult, Status
+from debatrix.core.results import JudgeResult, Status
 from debatrix.testing import FakeOpenAIServer, instance_of
 
 

@@ -18,7 +18,7 @@ BELOW_GRAPHS = {"debatrix.core", "debatrix.llm", "debatrix.memory", "debatrix.co
                 "debatrix.dimensions"}
 API = ("debatrix/app/api.py", "debatrix/app/deployment.py", "debatrix/app/runtime.py", "debatrix/app/progress_bar.py")
 ROOMS = {
-    "core": (("debatrix/core/*.py",), {"debatrix.core", "debatrix.dimensions", "debatrix.prompts"}),
+    "core": (("debatrix/core/*.py", "debatrix/core/flow/*.py"), {"debatrix.core", "debatrix.dimensions", "debatrix.prompts"}),
     "llm": (("debatrix/llm/*.py",), {"debatrix.core"}),
     "memory": (("memory/*.py",), {"debatrix.core"}),
     "testing": (("debatrix/testing.py", "debatrix/testing_reader.py"), {"debatrix.core"}),
@@ -106,6 +106,45 @@ def test_every_module_is_in_a_room_or_at_the_top():
     roomed = {_module(f) for patterns, _ in ROOMS.values() for pattern in patterns for f in ROOT.glob(pattern)}
     every = {_module(f) for room in ("debatrix", "graphs", "memory", "benchmarks") for f in (ROOT / room).rglob("*.py")}
     assert every - roomed - top == set()
+
+
+FLOW = "debatrix.core.flow"
+
+
+def _flow_file_imports(path: Path, package: str | None = None) -> set[str]:
+    """The modules of the flow's package that a file outside it imports by their own name (``from
+    debatrix.core.flow.ledger import ...``, or ``from debatrix.core.flow import words`` where the package exports no
+    such name), not through the package's names."""
+    import debatrix.core.flow as flow
+
+    package = package or _package_of(path)
+    found = {m for m in _debatrix_imports(path, package) if m.startswith(FLOW + ".")}
+    files = {f.stem for f in (ROOT / "debatrix" / "core" / "flow").glob("*.py")}
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (_resolve(node, package) if node.level else node.module) == FLOW:
+            found |= {f"{FLOW}.{a.name}" for a in node.names if a.name in files and
+                      not callable(getattr(flow, a.name, None))}
+    return found
+
+
+def test_the_flow_is_entered_through_its_package_only():
+    """The default mode's arithmetic and words have one door: every module outside ``core/flow/`` imports them from
+    ``debatrix.core.flow``, so a reader (and the CLI, the page, the reports) meets the flow in one place."""
+    inside = ROOT / "debatrix" / "core" / "flow"
+    files = [f for room in ("debatrix", "graphs", "memory", "benchmarks", "tests") for f in (ROOT / room).rglob("*.py")
+             if inside not in f.parents]
+    users = [f for f in files if FLOW in {m for m in _debatrix_imports(f, _package_of(f))}]
+    assert len(users) > 10  # the check reads real imports
+    wrong = {f"{f.relative_to(ROOT)}: {m}" for f in files for m in _flow_file_imports(f)}
+    assert not wrong, f"import these from debatrix.core.flow: {sorted(wrong)}"
+
+
+def test_the_flow_door_check_sees_a_file_of_it(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("def f():\n    from debatrix.core.flow.ledger import ledger\n")
+    assert _flow_file_imports(bad, "debatrix") == {"debatrix.core.flow.ledger"}
+    bad.write_text("from .flow import words\nfrom debatrix.core.flow import ledger\n")  # the package's names: allowed
+    assert _flow_file_imports(bad, "debatrix.core") == {"debatrix.core.flow.words"}
 
 
 def test_the_layer_check_sees_an_upward_import(tmp_path):
@@ -262,3 +301,18 @@ def test_the_import_graph_has_no_circle_and_no_private_name_crosses_a_module():
 def test_the_circle_check_sees_a_circle():
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _circles({"a": {"b"}, "b": set()}) == []
+
+
+LONGEST = 600  # lines: past this a file has grown a second job (issue 62 split cli.py, gateway.py and the flow)
+
+
+def test_every_file_of_the_judge_says_what_it_holds_and_does_one_job():
+    """Each module opens with a docstring saying what it holds, and none runs past :data:`LONGEST` lines."""
+    files = [f for room in ("debatrix", "graphs", "memory", "benchmarks") for f in (ROOT / room).rglob("*.py")
+             if "__pycache__" not in f.parts]
+    assert len(files) > 80
+    silent = [str(f.relative_to(ROOT)) for f in files
+              if f.name != "__init__.py" and not ast.get_docstring(ast.parse(f.read_text(encoding="utf-8")))]
+    long = {str(f.relative_to(ROOT)): n for f in files if (n := len(f.read_text(encoding="utf-8").splitlines())) > LONGEST}
+    assert not silent, f"no opening docstring: {silent}"
+    assert not long, f"over {LONGEST} lines, split by job: {long}"

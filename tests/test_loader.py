@@ -196,7 +196,7 @@ def test_any_judged_result_survives_a_json_round_trip(fake_server, data, mode):
 
     from debatrix import JudgeSettings, LLMSettings, MemorySettings
     from debatrix.app.api import ajudge_debate
-    from debatrix.core.models import JudgeResult
+    from debatrix.core.results import JudgeResult
 
     debate = debate_from_dict(data, "<generated>")
     settings_ = JudgeSettings(mode=mode, llm=LLMSettings(base_url=fake_server.base_url, model="fake-model",

@@ -14,7 +14,7 @@ from debatrix import JudgeSettings, LLMSettings, MemorySettings
 from debatrix.app.api import ajudge_debate
 from debatrix.context import JudgeContext
 from debatrix.llm.local import CATALOG, LocalServer, ModelNotInstalled, PortInUse, ServerStartupTimeout, model_path
-from debatrix.core.models import JudgeResult, Status
+from debatrix.core.results import JudgeResult, Status
 from debatrix.core.modes import expected_calls
 
 from .conftest import installed_model

@@ -10,7 +10,7 @@ import pytest
 
 from debatrix import JudgeSettings, MemorySettings
 from debatrix.app.api import ajudge_debate
-from debatrix.core.models import Status
+from debatrix.core.results import Status
 from debatrix.core.modes import MODES
 from debatrix.testing import ScriptedChatModel
 

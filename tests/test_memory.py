@@ -10,7 +10,7 @@ import pytest
 from debatrix.memory import HashEmbedding, MemoryStore
 from debatrix.memory.store import chunk_text
 from debatrix.core.settings import MemorySettings
-from debatrix.core.tokens import count_tokens
+from debatrix.core.prompting import count_tokens
 
 
 def test_chunking_respects_the_token_budget():

@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from debatrix.app.api import ajudge_debate
-from debatrix.core.models import Status
+from debatrix.core.results import Status
 from debatrix.core import prompting as P
 from debatrix.testing import ScriptedChatModel, analysis_of
 from debatrix.core.modes import expected_calls

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from debatrix.app.api import ajudge_debate
-from debatrix.core.models import Status
+from debatrix.core.results import Status
 from debatrix.llm.scheduling import AffinityScheduler, shared_prefix
 from debatrix.testing import ScriptedChatModel
 

@@ -13,7 +13,9 @@ from typer.testing import CliRunner
 
 from debatrix.app.cli import app
 from debatrix.benchmarks import signals as S
-from debatrix.core.models import JudgeResult, Line, Mark, Speech, SpeechFlow
+from debatrix.core.results import JudgeResult
+from debatrix.core.flow import Line, Mark, SpeechFlow
+from debatrix.core.models import Speech
 
 
 def _result(debate_id: str, argues: dict[str, float], evidence: dict[str, float], answers: dict[str, float],
@@ -120,7 +122,7 @@ def test_a_ledger_resting_on_a_decision_never_asked_is_no_row_of_the_table(evide
     debater, which measures nothing, so its row is left out (asked, it is measured as before)."""
     from debatrix import load_debate
     from debatrix.core.flow import ledger
-    from debatrix.core.models import DimensionResult
+    from debatrix.core.results import DimensionResult
 
     debate = load_debate(Path(__file__).resolve().parents[1] / "examples" / "four_day_week.yaml")
     by_speech: dict[int, list[str]] = {}

@@ -7,7 +7,7 @@ import pytest
 
 from debatrix import JudgeSettings, MemorySettings
 from debatrix.app.api import build_judge_graph
-from debatrix.core.models import JudgeResult
+from debatrix.core.results import JudgeResult
 from debatrix.graphs import MODES
 from debatrix.testing import ScriptedChatModel
 

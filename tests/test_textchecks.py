@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 
 from hypothesis import given, settings as hsettings, strategies as st
 
-from debatrix.graphs import checks as T
-from debatrix.core.models import (Debate, Debater, DebaterJudgment, DimensionResult, JudgeResult, Side, Speech,
-                                  SpeechAnalysis)
+from debatrix.graphs import finish as T
+from debatrix.core.models import Debate, Debater, DebaterJudgment, Side, Speech, SpeechAnalysis
+from debatrix.core.results import DimensionResult, JudgeResult
 from debatrix.graphs.prose.verdicts import debater_paragraph
 
 ANA = ("Tired staff make mistakes. Trials in Iceland and the UK kept output level while sick days and burnout fell. "
@@ -197,7 +197,7 @@ def test_a_flow_is_checked_by_id_and_a_prose_result_by_measurement():
 def test_a_result_written_with_the_retired_checks_still_loads():
     old = {"dimension": "argument", "index": 0, "speaker": "Ana", "words": 4, "names_other_only": True,
            "wrong_sides": ["Ana"], "restates": [], "answers_misread": [], "notes": 2}
-    from debatrix.core.models import AnalysisCheck, CommentCheck
+    from debatrix.core.results import AnalysisCheck, CommentCheck
 
     assert AnalysisCheck.model_validate(old).misattributed is None
     assert CommentCheck.model_validate({"dimension": "argument", "debater": "Ana", "first_person": True}).debater

@@ -12,7 +12,7 @@ import pytest
 from debatrix.core import probabilities as prob
 from debatrix.app.api import ajudge_debate
 from debatrix.graphs.prose import verdicts as V
-from debatrix.core.models import Status
+from debatrix.core.results import Status
 from debatrix.testing import ScriptedChatModel
 
 from .conftest import settings

@@ -13,7 +13,9 @@ from typer.testing import CliRunner
 
 from debatrix.app.cli import app
 from debatrix.benchmarks import weights as W
-from debatrix.core.models import DimensionResult, JudgeResult, Ledger, Tally, Verdict
+from debatrix.core.results import DimensionResult, JudgeResult
+from debatrix.core.flow import Ledger, Tally
+from debatrix.core.models import Verdict
 
 from .conftest import PANELBENCH, data_required
 

@@ -16,7 +16,8 @@ from debatrix.graphs.state import checkpoint_serializer, checkpoint_types
 
 from debatrix.context import JudgeContext, run_settings
 from debatrix.core.errors import ConfigurationError, ContextWindowExceeded
-from debatrix.core.models import Debate, Debater, DebateFormat, JudgeResult, Side, Speech
+from debatrix.core.models import Debate, Debater, DebateFormat, Side, Speech
+from debatrix.core.results import JudgeResult
 from debatrix.core.settings import JudgeSettings
 
 
@@ -122,7 +123,7 @@ async def _escalated(debate: Debate, settings: JudgeSettings, first: JudgeResult
                      ) -> JudgeResult:
     """The first judge's result if it can vouch for its verdict, else the second judge's on the same debate, each
     saying who decided and why."""
-    from debatrix.core.models import Escalation
+    from debatrix.core.results import Escalation
 
     esc = settings.escalate
     assert esc is not None
@@ -147,7 +148,8 @@ def refused(debate: Debate, settings: JudgeSettings, error: ContextWindowExceede
     from datetime import UTC, datetime
 
     from debatrix import __version__
-    from debatrix.core.models import Status, Usage
+    from debatrix.core.results import Status
+    from debatrix.core.models import Usage
 
     now = datetime.now(UTC)
     return JudgeResult(debatrix_version=__version__, debate_id=debate.id, motion=debate.motion, format=debate.format,

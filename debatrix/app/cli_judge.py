@@ -18,7 +18,8 @@ from rich.table import Table
 from debatrix.core.errors import ConfigurationError, DebatrixError, ExitCode, InvalidDebateError, service_lost
 from debatrix.core.files import check_writable, write_atomic
 from debatrix.core.loader import load_debate
-from debatrix.core.models import Debate, DebateFormat, JudgeResult, Status
+from debatrix.core.models import Debate, DebateFormat
+from debatrix.core.results import JudgeResult, Status
 from debatrix.core.modes import MODES, get_mode
 from debatrix.app.runtime import settle_heap
 from debatrix.core.settings import DEFAULT_MODE, JudgeSettings, redact_url

@@ -36,7 +36,7 @@ from langchain_core.runnables import RunnableConfig
 
 from debatrix.context import PER_RUN, JudgeContext, RunOptions
 from debatrix.core.errors import ConfigurationError
-from debatrix.core.models import JudgeResult
+from debatrix.core.results import JudgeResult
 from debatrix.core.settings import DEFAULT_MODE, JudgeSettings, LLMSettings
 
 

@@ -125,6 +125,65 @@ def _cell(text: str) -> str:
     return text.replace("|", "/").replace("<!--", "&lt;!--").replace("\n", " ")
 
 
+#: the project's own code, as the trace keeps it (not its virtualenv, its tests, or the fake model server)
+_WAY_ROOMS = ("debatrix", "graphs", "memory", "benchmarks")
+_WAY_SERVER = "debatrix/testing.py"
+
+
+def traced_way(path: Path = EXAMPLE) -> list[tuple[str, list[str]]]:
+    """One speech's way in the default mode, measured: the debate at ``path`` judged twice through the public API
+    on the project's fake model server (the first run warms imports and caches up, as a long-lived process would),
+    the second profiled. Each project file whose code ran, in the order the judgment first entered it, with the
+    functions of it that ran (comprehensions and lambdas aside)."""
+    import threading
+
+    from debatrix import JudgeSettings, LLMSettings, MemorySettings, judge_debate
+    from debatrix.testing import FakeOpenAIServer
+
+    first: dict[str, set[str]] = {}
+    root = str(ROOT)
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        name = frame.f_code.co_filename
+        if event == "call" and name.startswith(root) and name.endswith(".py"):
+            first.setdefault(Path(name).relative_to(ROOT).as_posix(), set()).add(frame.f_code.co_name)
+
+    debate = load_debate(path)
+    with FakeOpenAIServer() as server:
+        # words only for the proposals: the MiniLM embedder runs in a thread of its own started on first use
+        settings = JudgeSettings(llm=LLMSettings(base_url=server.base_url, model="fake", api_key="x"),
+                                 memory=MemorySettings(embedding="hash"))
+        judge_debate(debate, settings)
+        sys.setprofile(profile)
+        threading.setprofile(profile)
+        try:
+            judge_debate(debate, settings)
+        finally:
+            sys.setprofile(None)
+            threading.setprofile(None)
+    return [(f, sorted(n for n in names if not n.startswith("<"))) for f, names in first.items()
+            if f.split("/")[0] in _WAY_ROOMS and f != _WAY_SERVER]
+
+
+def opening_line(path: Path) -> str:
+    """What a file says it holds: the first sentence of its docstring."""
+    import ast
+
+    doc = " ".join((ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or "").split())
+    end = re.search(r"[.:;](\s|$)", doc)
+    return doc[: end.start()] if end else doc
+
+
+def way_table(path: Path = EXAMPLE) -> str:
+    """docs/developers.md's table of one speech's way (:func:`traced_way`): each file in the order first entered,
+    what it says it holds, and what of it ran."""
+    way = traced_way(path)
+    rows = "".join(f"| {k} | `{f}` | {_cell(opening_line(ROOT / f))} | {', '.join(f'`{n}`' for n in names)} |\n"
+                   for k, (f, names) in enumerate(way, 1))
+    return (f"{len(way)} files, in the order one judgment first enters them:\n\n"
+            "| # | file | what it holds (its opening line) | what of it ran |\n|---|---|---|---|\n" + rows)
+
+
 #: every generated table: its name on the page, how it is printed, and the page it is on
 TABLES: dict[str, tuple[Callable[[], str], str]] = {
     "modes": (modes_table, "docs/researchers.md"),
@@ -132,6 +191,7 @@ TABLES: dict[str, tuple[Callable[[], str], str]] = {
     "readings": (readings_table, "docs/measured.md"),
     "exit-codes": (exit_code_table, "docs/coaches.md"),
     "freshness": (freshness_table, "docs/measured.md"),
+    "way": (way_table, "docs/developers.md"),
 }
 
 _REGION = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- end table -->)", re.S)

@@ -23,7 +23,8 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from debatrix.core.errors import ConfigurationError, DebatrixError
 from debatrix.core.files import inside, read_items, read_json, write_atomic
-from debatrix.core.models import STATUS_MEANING, DimensionResult, JudgeResult
+from debatrix.core.flow import STATUS_MEANING
+from debatrix.core.results import DimensionResult, JudgeResult
 from debatrix.core.settings import redact_url
 from debatrix.core.flow import ID, STATUS_ORDER, answer_words, said_p, tally_line, weighed_line
 from debatrix.core.passages import passage_id, split_speech

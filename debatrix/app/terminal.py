@@ -13,7 +13,8 @@ from rich.table import Table
 
 from debatrix.core.errors import printable
 from debatrix.core.flow import STATUS_ORDER, tally_line, weighed_line
-from debatrix.core.models import STATUS_MEANING, JudgeResult, Status
+from debatrix.core.flow import STATUS_MEANING
+from debatrix.core.results import JudgeResult, Status
 from debatrix.core.probabilities import TOO_CLOSE, UNCALIBRATED
 
 console = Console(stderr=True)

@@ -38,7 +38,8 @@ from debatrix.core.dimension import DimensionRegistry
 from debatrix.core.flow import FLOW_LINE_LEGEND
 from debatrix.core.errors import ContextWindowExceeded, DebatrixError, InvalidDebateError, UnknownModeError
 from debatrix.core.loader import debate_from_dict, debate_from_text, preset_from_text
-from debatrix.core.models import Debate, JudgeResult
+from debatrix.core.models import Debate
+from debatrix.core.results import JudgeResult
 from debatrix.core.modes import MODES, RunPlan
 from debatrix.core.probabilities import reason_of
 from debatrix.context import JudgeContext, run_settings

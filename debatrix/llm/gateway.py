@@ -33,7 +33,7 @@ from debatrix.core.models import CallRecord, where_called
 from debatrix.core.probabilities import answered_option, json_choice, json_object, option_distribution, option_shares
 from debatrix.core.prompting import response_format
 from debatrix.core.settings import LLMSettings
-from debatrix.core.tokens import count_message_tokens, count_tokens
+from debatrix.core.prompting import count_message_tokens, count_tokens
 from debatrix.llm.cache import AnswerCache, CacheUnavailable, open_cache
 from debatrix.llm.http_chat import (ChatHTTPError, ChatResponseError, Endpoint, HTTPChatModel, answer_logprobs,
                                     answer_text, processed_tokens, raw_structured, split_credentials, token_count)

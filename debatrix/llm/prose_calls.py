@@ -18,7 +18,7 @@ from debatrix.core.errors import IncompleteJudgment, StructuredOutputError
 from debatrix.core.models import CallRecord, where_called
 from debatrix.core.prompting import json_instruction, repair_request, response_format, schema_text
 from debatrix.core.settings import LLMSettings
-from debatrix.core.tokens import structured_answer_tokens, token_cap
+from debatrix.core.prompting import structured_answer_tokens, token_cap
 from debatrix.llm.http_chat import answer_logprobs, answer_text, raw_structured
 from debatrix.llm.sdk import SDK_LENGTH
 

@@ -19,9 +19,9 @@ from debatrix.core.errors import IncompleteJudgment, StructuredOutputError, Unre
 from debatrix.core.settings import JudgeSettings
 from debatrix.core.models import Debate, Judgment, SpeechAnalysis, SpeechJudgment
 from debatrix.core import probabilities as prob
-from debatrix.core.tokens import count_tokens
+from debatrix.core.prompting import count_tokens
 
-from .. import messages as M
+from . import messages as M
 from . import verdicts as V
 from .answers import (
     ScoreAnswer,
@@ -29,8 +29,8 @@ from .answers import (
     analysis_answer_tokens,
     decision_answer,
 )
-from ..checks import COPY_SHARE, shared_share
-from ..messages import analysis_messages, judgment_messages, judgment_words, names_of, ties_allowed
+from ..finish import COPY_SHARE, shared_share
+from .messages import analysis_messages, judgment_messages, judgment_words, names_of, ties_allowed
 from ..state import ColumnState, ScoreTask
 from ..wiring import Node
 

@@ -1,5 +1,6 @@
-"""Every request the judge sends, built in one place: the nodes call these to ask, and :mod:`.build` calls the same
-ones to size a run before its first call, so what is measured is what is sent. Text comes from the templates in
+"""The prose modes' requests, built in one place (the flow's are :mod:`debatrix.core.flow.asks`): the nodes call these
+to ask, and :mod:`debatrix.graphs.build` calls the same ones to size a run before its first call, so what is
+measured is what is sent. Text comes from the templates in
 ``prompts/`` (rendered by :mod:`debatrix.core.prompting`), never from literals here.
 
 Prompts put what calls share first: every call on a debate starts with the same system message, and the three
@@ -17,12 +18,11 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from debatrix.core import prompting as P
 from debatrix.core.dimension import Dimension
-from debatrix.core.flow import GIST_ASKED, gist
-from debatrix.core.models import Debate, DebateFormat, Passage, SpeechAnalysis
+from debatrix.core.models import Debate, DebateFormat, SpeechAnalysis
 from debatrix.core.settings import JudgeSettings
 
-from .prose import verdicts as V
-from .prose.answers import analysis_points
+from . import verdicts as V
+from .answers import analysis_points
 
 
 def names_of(debate: Debate) -> list[str]:
@@ -167,39 +167,3 @@ def panel_decide_messages(debate: Debate, comment: str, order: Sequence[str]) ->
     text = P.render("panel_decide.j2", P.PanelDecideVars(
         motion=P.sanitize(debate.motion, P.fence_for(debate)), judgment=comment, choices=list(order)))
     return [extract_system(), HumanMessage(content=text)]
-
-
-# ------------------------------------------------------------------------------ the flow's small decisions
-
-def passage_messages(debate: Debate, p: Passage, question: str) -> list[Any]:
-    """A question about passage ``p``: the debate's header and the passage, then the question (every question about
-    one passage shares its prompt up to the question). The preflight sizes the flow with the same messages."""
-    fence = P.fence_for(debate)
-    material = P.header(debate) + P.render("flow_passage.j2", P.FlowPassageVars(
-        fence=fence, id=p.id, speaker=p.speaker, side=P.side_label(debate, p.speaker),
-        text=P.quoted(p.text, fence)))
-    return [SystemMessage(content=P.system_text(fence)), HumanMessage(content=material + question)]
-
-
-def about_passage(debate: Debate, p: Passage, template: str) -> list[Any]:
-    """One of the questions about passage ``p`` alone (argues, evidence, clear), with its prompt."""
-    return passage_messages(debate, p, P.render(template, P.FlowQuestionVars(id=p.id)))
-
-
-def answer_question(debate: Debate, p: Passage, row: Passage) -> str:
-    """Whether passage ``p`` answers the earlier point ``row``, the point restated."""
-    fence = P.fence_for(debate)
-    return P.render("flow_answer.j2", P.FlowAnswerVars(fence=fence, id=p.id, target=row.id, speaker=row.speaker,
-                                                       text=P.quoted(gist(row.text, GIST_ASKED), fence)))
-
-
-def questions_of(debate: Debate, p: Passage, rows: list[str],
-                 kinds: Sequence[str] = ("argues", "evidence", "clear")) -> str:
-    """Every question about passage ``p`` at once: those of ``kinds`` about it alone (whether it argues, whether it
-    cites evidence, whether it reads clearly), and whether it answers each of ``rows`` (each point restated, as the one-question form
-    restates it)."""
-    fence = P.fence_for(debate)
-    index = debate.passage_index
-    return P.render("flow_questions.j2", P.FlowQuestionsVars(fence=fence, id=p.id, kinds=list(kinds), rows=[
-        P.FlowRow(key=f"point_{k}", target=r, speaker=index[r].speaker,
-                  text=P.quoted(gist(index[r].text, GIST_ASKED), fence)) for k, r in enumerate(rows, 1)]))
