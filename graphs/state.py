@@ -175,7 +175,7 @@ def _collect(tp: Any, found: set[tuple[str, str]], seen: set[Any]) -> None:
 def checkpoint_serializer(extra: Iterable[tuple[str, str] | type] = ()) -> JsonPlusSerializer:
     """LangGraph's serializer with the judge's types registered, plus ``extra`` (an agent's own types, as classes or
     ``(module, class)``); every other class is refused, as in LangGraph's strict mode. Use it for the checkpointer
-    of an agent whose state holds a :class:`~debatrix.core.models.Debate` or a :class:`~debatrix.core.models.JudgeResult`:
+    of an agent whose state holds a :class:`~debatrix.core.models.Debate` or a :class:`~debatrix.core.results.JudgeResult`:
     ``InMemorySaver(serde=checkpoint_serializer())``."""
     named = [(x.__module__, x.__qualname__) if isinstance(x, type) else tuple(x) for x in extra]
     return JsonPlusSerializer(allowed_msgpack_modules=[*checkpoint_types(), *named])

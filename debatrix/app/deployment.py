@@ -2,7 +2,7 @@
 
 ``langgraph.json`` at the project root names this module's :func:`judge_graph` as the graph ``judge``. Another agent calls
 it with ``RemoteGraph("judge_graph", url=...)``, with the keys of the embedded graph: ``{"debate": ...}`` in (a
-:class:`~debatrix.core.models.Debate` or its JSON), ``{"result": ...}`` out (a :class:`~debatrix.core.models.JudgeResult` as
+:class:`~debatrix.core.models.Debate` or its JSON), ``{"result": ...}`` out (a :class:`~debatrix.core.results.JudgeResult` as
 JSON; :func:`result_of` reads it back).
 
 The deployment's settings come from the server's environment (``langgraph.json`` loads ``.env``):
