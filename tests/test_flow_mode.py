@@ -192,7 +192,7 @@ async def test_the_report_the_page_and_the_summary_show_each_rows_status_in_the_
     maya = [p.id for p in uniforms.passages if p.speaker == "Maya"]
     assert [c["id"] for r in rows for c in r["cells"] if c["kind"] == "own"] == maya  # every row is Maya's
     # Theo spoke after Maya's first speech and answered what he was asked: those rows fell
-    assert any(r["status"] == "answered" for r in rows)
+    assert any(r["status"] == "refuted" for r in rows)
     assert all(set(d["comments"]) == {"Maya", "Theo"} for d in page["dimensions"] if not d["not_judged"])
     html = result_html(result)
     out = io.StringIO()
@@ -201,8 +201,13 @@ async def test_the_report_the_page_and_the_summary_show_each_rows_status_in_the_
     # one status per row, decided once: the page, the report and the summary say the same word for each row
     for t in led.threads:
         assert next(r["status"] for r in rows if r["id"] == t.id) == t.status
-        row_html = re.search(rf'<tr class="thread (\w+)" data-row="{re.escape(t.id)}">', html)
+        row_html = re.search(rf'<tr class="thread (\w+)" data-row="{re.escape(t.id)}">(.*?)</tr>', html, re.S)
         assert row_html and row_html.group(1) == t.status
+        # and every cell's word, decided with the row: the page's cells and the report's say it, in speech order
+        page_words = [c["words"] for r in rows if r["id"] == t.id for c in r["cells"] if c["kind"] not in ("", "own")]
+        report_words = re.findall(r'<span class="small (?:answers|ignores)"[^>]*>([^<]*)</span>', row_html.group(2))
+        assert [w.split(" by ")[0] for c in page_words for w in c.split("; ")] == list(t.cell_words), page_words
+        assert [H.unescape(w) for w in report_words] == page_words
     for tally in led.tallies:
         line = tally_line(led, tally.debater)
         assert line in text and line in H.unescape(html) and line in page["flow"]["lines"]
@@ -212,7 +217,7 @@ async def test_the_report_the_page_and_the_summary_show_each_rows_status_in_the_
     assert "Theo: 0 of 0 arguments standing" in text
     # the counts are rows, as a coach counts them; what the verdict weighs is said beside them, the same everywhere
     maya_rows = [t for t in led.threads if t.speaker == "Maya"]
-    up = sum(t.status != "answered" for t in maya_rows)
+    up = sum(t.status != "refuted" for t in maya_rows)
     assert f"Maya: {up} of {len(maya_rows)} arguments standing" in text
     weighed = weighed_line(led)
     assert weighed in " ".join(text.split()) and weighed in H.unescape(html) and page["flow"]["weighed"] == weighed
@@ -342,7 +347,7 @@ async def test_a_model_that_says_yes_at_97_to_everything_fells_every_row_it_is_a
     assert result.status is Status.COMPLETE, result.incomplete_reason
     led = result.flow_ledger
     asked = [t for t in led.threads if t.cells]
-    assert asked and all(t.status in ("answered", "extended") for t in asked)
+    assert asked and all(t.status in ("refuted", "extended") for t in asked)
     assert all(c.counts == pytest.approx(0.97) for t in asked for c in t.cells)
     dropped = [t for t in led.threads if t.status == "dropped"]
     assert all(not t.cells for t in dropped)  # only a row nobody was asked about is dropped

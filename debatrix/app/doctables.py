@@ -125,6 +125,17 @@ def _cell(text: str) -> str:
     return text.replace("|", "/").replace("<!--", "&lt;!--").replace("\n", " ")
 
 
+def statuses_table() -> str:
+    """docs/coaches.md's table of a flow row's statuses and a cell's words, from the dictionaries every surface
+    prints (:data:`debatrix.core.flow.STATUS_MEANING`, :data:`~debatrix.core.flow.CELL_MEANING`)."""
+    from debatrix.core.flow import CELL_MEANING, STATUS_MEANING
+
+    return ("| a row | what became of the argument |\n|---|---|\n"
+            + "".join(f"| {s} | {_cell(m)} |\n" for s, m in STATUS_MEANING.items())
+            + "\n| a cell | what that later speech did to the row |\n|---|---|\n"
+            + "".join(f"| {w} | {_cell(m)} |\n" for w, m in CELL_MEANING.items()))
+
+
 #: the project's own code, as the trace keeps it (not its virtualenv, its tests, or the fake model server)
 _WAY_ROOMS = ("debatrix", "graphs", "memory", "benchmarks")
 _WAY_SERVER = "debatrix/testing.py"
@@ -192,6 +203,7 @@ TABLES: dict[str, tuple[Callable[[], str], str]] = {
     "exit-codes": (exit_code_table, "docs/coaches.md"),
     "freshness": (freshness_table, "docs/measured.md"),
     "way": (way_table, "docs/developers.md"),
+    "statuses": (statuses_table, "docs/coaches.md"),
 }
 
 _REGION = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- end table -->)", re.S)

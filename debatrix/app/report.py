@@ -23,7 +23,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from debatrix.core.errors import ConfigurationError, DebatrixError
 from debatrix.core.files import inside, read_items, read_json, write_atomic
-from debatrix.core.flow import STATUS_MEANING
+from debatrix.core.flow import CELL_MEANING, STATUS_MEANING
 from debatrix.core.results import DimensionResult, JudgeResult
 from debatrix.core.settings import redact_url
 from debatrix.core.flow import ID, STATUS_ORDER, answer_words, said_p, tally_line, weighed_line
@@ -205,14 +205,16 @@ def flow_sheet(result: JudgeResult) -> dict[str, Any] | None:
         own = int(ID.fullmatch(t.id).group(1)) - 1  # type: ignore[union-attr]
         cells: list[dict[str, Any]] = []
         for j in range(len(result.speeches)):
-            cell = next((c for c in t.cells if c.speech == j), None)
+            # every answer that speech gave the row (several passages of one speech may each answer it), each
+            # word decided with the row's status (ledger.reading), from what it counts
+            said = [answer_words(c, w, led.baseline, led.figures) for c, w in zip(t.cells, t.cell_words)
+                    if c.speech == j]
             if j == own:
                 cells.append({"kind": "own", "id": t.id, "gist": t.gist, "text": texts.get(t.id, "")})
-            elif cell is not None:  # an answer counts as the model's profile reads it (a result of 1.8-1.9: by
-                # how far it stood above that debate's mean answer)
-                words, figures = answer_words(cell.answered, cell.counts, cell.by or "", led.baseline, led.figures)
-                cells.append({"kind": "ignores" if words.startswith("asked") else "answers", "words": words,
-                              "hover": figures})
+            elif said:
+                words = "; ".join(w for w, _ in said)
+                cells.append({"kind": "ignores" if all(w.startswith("asked") for w, _ in said) else "answers",
+                              "words": words, "hover": " · ".join(f for _, f in said)})
             else:
                 cells.append({"kind": ""})
         rows.append({"t": t, "status": t.status, "meaning": STATUS_MEANING[t.status], "cells": cells,
@@ -221,7 +223,8 @@ def flow_sheet(result: JudgeResult) -> dict[str, Any] | None:
     return {"rows": rows, "speakers": [s.speaker for s in result.speeches], "rounds": sheet_rounds(result),
             "tallies": led.tallies,
             "lines": [tally_line(led, t.debater) for t in led.tallies], "weighed": weighed_line(led),
-            "legend": {s: STATUS_MEANING[s] for s in STATUS_ORDER}, "baseline": baseline_words(led.baseline)}
+            "legend": {s: STATUS_MEANING[s] for s in STATUS_ORDER}, "cell_legend": dict(CELL_MEANING),
+            "baseline": baseline_words(led.baseline)}
 
 
 def sheet_rounds(result: JudgeResult) -> list[dict[str, Any]]:

@@ -454,7 +454,8 @@ def page_sheet(result: JudgeResult) -> dict[str, Any] | None:
     return {"speakers": sheet["speakers"], "rounds": sheet["rounds"],
             "rows": [{"id": r["t"].id, "status": r["status"], "meaning": r["meaning"], "speaker": r["t"].speaker,
                       "cells": r["cells"]} for r in sheet["rows"]],
-            "lines": sheet["lines"], "weighed": sheet["weighed"], "legend": sheet["legend"], "baseline": sheet["baseline"],
+            "lines": sheet["lines"], "weighed": sheet["weighed"], "legend": sheet["legend"],
+            "cell_legend": sheet["cell_legend"], "baseline": sheet["baseline"],
             "tallies": [{"debater": t.debater, "standing": t.standing, "arguments": t.arguments}
                         for t in sheet["tallies"]]}
 

@@ -16,8 +16,9 @@ from one of its modules."""
 from __future__ import annotations
 
 from .ledger import (  # noqa: F401
-    ARGUMENT_AT, Cell, EITHER_WAY_ALL, GIST_WORDS, ID, Ledger, Line, Mark, Rating, STATUS_MEANING, SpeechFlow,
-    Tally, Thread, either_way, figures_of, filled, gist, ledger, places, standing_chances, untested_rate
+    ARGUMENT_AT, CELL_MEANING, Cell, EITHER_WAY_ALL, EVEN, GIST_WORDS, ID, Ledger, Line, Mark, PARTLY_AT, Rating,
+    STATUS_MEANING, STATUS_ORDER, SpeechFlow, Tally, Thread, cell_word, either_way, figures_of, filled, gist,
+    ledger, places, reading, standing_chances, untested_rate
 )
 from .asks import (  # noqa: F401
     ASK_PER_PASSAGE, GIST_ASKED, KINDS, MARKS, STEM_CHARS, Vector, about_passage, answer_question, asked_budget,
@@ -30,8 +31,7 @@ from .measures import (  # noqa: F401
     weighed_by_readings
 )
 from .words import (  # noqa: F401
-    CITED, FLOW_LINE_LEGEND, PARTLY_AT, STATUS_ORDER, answer_words, answered_note, argued_note, clash_comment,
-    clear_comment, cleared_note, decision_words, engaged_note, evidence_comment, evidenced_note, flow_line,
-    own_range, said_mean, said_p, standing_comment, standing_words, tally_line, unknown_words, weighed_line
+    CITED, FLOW_LINE_LEGEND, answer_words, answered_note, argued_note, clash_comment, clear_comment, cleared_note,
+    decision_words, engaged_note, evidence_comment, evidenced_note, flow_line, own_range, said_mean, said_p,
+    standing_comment, standing_words, tally_line, unknown_words, weighed_line
 )
-

@@ -104,16 +104,44 @@ class Cell(Frozen):
         return self.answered if self.counts is None else self.counts
 
 
-#: a row's status as every surface words it (the summary, the report and the page print these, from
-#: :attr:`Thread.status`): what became of an argument by the end of the debate
+EVEN = 0.5  # a row falls where its answers together reach even odds (and stands again where that answer falls)
+PARTLY_AT = 0.2  # answers that together count less than this toward felling a row leave it dropped, not contested
+
+#: what became of an argument by the end of the debate, in a coach's words, in the order the sheet groups them:
+#: every surface (the summary, the report, the page, docs/coaches.md) prints these, decided by :func:`reading`
 STATUS_MEANING = {
-    "standing": "no speech of the other side came after it (untested: it counts as that debater's tested "
-                "arguments stood)",
-    "dropped": "the other side spoke after it and did not answer it, or only partly (its answers together short of "
-               "even odds): it stands",
-    "answered": "the other side answered it and that answer was not itself answered: it falls",
-    "extended": "the other side answered it, but its own side answered that answer: it stands again",
+    "untested": "no speech of the other side came after it, so nobody could answer it: it stands, counting as "
+                "that debater's tested arguments fared",
+    "dropped": "the other side spoke after it and left it unanswered (asked, its answers together count less than "
+               f"{PARTLY_AT:.1f} of 1): it stands",
+    "contested": "the other side answered it only in part (its answers together count at least "
+                 f"{PARTLY_AT:.1f} but less than {EVEN:.1f} of 1): it stands",
+    "extended": "the other side answered it, and its own side answered that answer: it stands again",
+    "refuted": "the other side answered it (one answer, or several in part together, count at least "
+               f"{EVEN:.1f} of 1), and that answer was not itself answered: it falls",
 }
+STATUS_ORDER = tuple(STATUS_MEANING)
+
+#: what one later speech did to a row, as a cell of the sheet says it (decided with the row: :func:`reading`)
+CELL_MEANING = {
+    "answered": f"that answer alone counts at least {EVEN:.1f} of 1 toward felling the row",
+    "partly answered": f"it counts {PARTLY_AT:.1f} to {EVEN:.1f}: with the row's other answers it may fell it",
+    "answered a little": f"it counts less than {PARTLY_AT:.1f}, but the row's answers together contest it, so "
+                         "it adds to them",
+    "asked, not answered": "the model was asked whether it answers the row: it counts nothing, or the row's "
+                           f"answers together count less than {PARTLY_AT:.1f} of 1 (the row is dropped)",
+}
+
+
+def cell_word(counts: float, status: str) -> str:
+    """A cell's word (:data:`CELL_MEANING`) from what its answer counts and its row's status (:func:`reading`)."""
+    if counts >= EVEN:
+        return "answered"
+    if counts >= PARTLY_AT:
+        return "partly answered"
+    if counts > 0 and status in ("contested", "extended", "refuted"):
+        return "answered a little"
+    return "asked, not answered"
 
 
 class Thread(Frozen):
@@ -147,13 +175,30 @@ class Thread(Frozen):
         return self.argument if self.weight is None else self.weight
 
     @property
-    def status(self) -> Literal["standing", "dropped", "answered", "extended"]:
-        """The one place a row's status is decided (:data:`STATUS_MEANING` says each in words)."""
-        if not self.answerable:
-            return "standing"
-        if self.answered < 0.5:
-            return "dropped"
-        return "extended" if self.stands >= 0.5 else "answered"
+    def status(self) -> Literal["untested", "dropped", "contested", "extended", "refuted"]:
+        """What became of the row (:data:`STATUS_MEANING`), decided with its cells' words by :func:`reading`."""
+        return reading(self)[0]
+
+    @property
+    def cell_words(self) -> tuple[str, ...]:
+        """Each cell's word (:data:`CELL_MEANING`), in the order of :attr:`cells`."""
+        return reading(self)[1]
+
+
+def reading(t: Thread) -> tuple[Literal["untested", "dropped", "contested", "extended", "refuted"], tuple[str, ...]]:
+    """The one rule for a row of the sheet: its status and every cell's word, from the same figures (what each
+    answer counts, and :attr:`Thread.answered`, those counts combined), so that they cannot disagree: a dropped
+    row's cells all read "asked, not answered"; a contested row's none reads "answered" and one at least counts;
+    a refuted or extended row has an answer that counts."""
+    if not t.answerable:
+        status = "untested"
+    elif t.answered < PARTLY_AT:
+        status = "dropped"
+    elif t.answered < EVEN:
+        status = "contested"
+    else:
+        status = "extended" if t.stands >= EVEN else "refuted"
+    return status, tuple(cell_word(c.counted, status) for c in t.cells)
 
 
 class Tally(Frozen):

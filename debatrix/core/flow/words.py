@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from debatrix.core.models import Debate
 
-from .ledger import ARGUMENT_AT, Cell, Ledger, SpeechFlow, Thread, figures_of, gist
+from .ledger import ARGUMENT_AT, PARTLY_AT, STATUS_ORDER, Cell, Ledger, SpeechFlow, Thread, figures_of, gist
 
 
 
@@ -83,8 +83,8 @@ def clash_comment(led: Ledger, debate: Debate, debater: str, mine: list[Thread])
 
 
 def standing_comment(led: Ledger, debate: Debate, debater: str, mine: list[Thread]) -> str:
-    standing = [t for t in mine if t.status != "answered"]
-    fallen = [t for t in mine if t.status == "answered"]
+    standing = [t for t in mine if t.status != "refuted"]
+    fallen = [t for t in mine if t.status == "refuted"]
     index = debate.passage_index
 
     def weight(c: Cell) -> float:
@@ -103,22 +103,24 @@ def standing_comment(led: Ledger, debate: Debate, debater: str, mine: list[Threa
             by = sorted({c.by for c in t.cells if c.by and weight(c) > 0})
             return (f" (extended: the answer{'s' if len(by) > 1 else ''} {', '.join(whose(b) for b in by)} "
                     "answered in turn)")
-        if t.status != "dropped":
+        if t.status not in ("dropped", "contested"):
             return ""
         # never asked: no later passage of the other side was proposed for it, so nobody judged an answer
         if not t.cells:
             return " (dropped: no later passage of the other side was asked about it)"
         best = max(t.cells, key=weight)
-        return (f" (dropped: asked whether {whose(best.by) if best.by else 'speech ' + str(best.speech + 1)} answers "
-                f"it, the model said {said_p(best.answered, led.figures)}" + ("" if best.counts is None or
+        short = (f"short of {PARTLY_AT:.1f}: left unanswered" if t.status == "dropped" else
+                 "short of even odds: answered only in part")
+        return (f" ({t.status}: asked whether {whose(best.by) if best.by else 'speech ' + str(best.speech + 1)} "
+                f"answers it, the model said {said_p(best.answered, led.figures)}" + ("" if best.counts is None or
                                                               abs(best.counts - best.answered) < 0.005 else
                                                               f", {weight(best):.2f} on its profile") +
-                f"; together its answers count {t.answered:.2f} of 1, short of even odds)")
+                f"; together its answers count {t.answered:.2f} of 1, {short})")
 
     text = ("Standing: " + "; ".join(f"{_cite(t)}{why(t)}" for t in standing[:CITED]) if standing
             else "No argument left standing")
     if fallen:  # each with the passages that most likely answered it
-        text += "; answered by the other side: " + "; ".join(
+        text += "; refuted by the other side: " + "; ".join(
             f"{t.id} (by " + ", ".join(f"{whose(c.by) if c.by else 'speech ' + str(c.speech + 1)} at "
                                      f"{said_p(c.answered, led.figures)}"
                                      for c in sorted(t.cells, key=lambda c: -weight(c))[:2] if weight(c) > 0) + ")"
@@ -126,22 +128,17 @@ def standing_comment(led: Ledger, debate: Debate, debater: str, mine: list[Threa
     return text + "."
 
 
-PARTLY_AT = 0.2  # a cell counting less than this toward felling its row reads "not answered"
-
-STATUS_ORDER = ("standing", "extended", "dropped", "answered")
-
-
 def standing_words(led: Ledger, debater: str) -> str:
     """How many of a debater's arguments stand, counted as a coach counts rows: "2 of 3 arguments standing" (a row
-    stands unless the other side answered it and that answer stood: :attr:`Thread.status`)."""
+    stands unless it was refuted: :attr:`Thread.status`)."""
     rows = [x for x in led.threads if x.speaker == debater]
-    up = sum(x.status != "answered" for x in rows)
+    up = sum(x.status != "refuted" for x in rows)
     return f"{up} of {len(rows)} argument{'' if len(rows) == 1 else 's'} standing"
 
 
 def tally_line(led: Ledger, debater: str) -> str:
     """One debater's rows by status, as the summary, the report and the page all print it: "Ana: 1 of 2
-    arguments standing; standing S3.1; answered S1.1" (statuses from :attr:`Thread.status`, in
+    arguments standing; untested S3.1; refuted S1.1" (statuses from :attr:`Thread.status`, in
     :data:`STATUS_ORDER`)."""
     groups = {s: [x.id for x in led.threads if x.speaker == debater and x.status == s] for s in STATUS_ORDER}
     unknown = led.tally(debater).unknown
@@ -164,19 +161,15 @@ def weighed_line(led: Ledger) -> str:
         for t in led.tallies if t.untested > 0))
 
 
-def answer_words(answered: float, counts: float | None, by: str, base: float | None = None,
-                 figures: str = "P") -> tuple[str, str]:
-    """A sheet cell in words (what a coach reads) and its figures (shown on hover): whether the later speech
-    answered the row, by how much its answer counts (the model's P through its profile; a result of 1.8 or 1.9:
-    its share above that debate's mean answer ``base``)."""
-    weight = answered if counts is None else counts
-    # graded, not cut at 0.5: a row's answers combine (1 − Π(1 − counts)), so two cells that each may answer it
-    # can together fell it; a cell that reads "not answered" counts (almost) nothing toward that
-    words = (("answered" if weight >= 0.5 else "partly answered" if weight >= PARTLY_AT else "asked, not answered")
-             + (f" by {by}" if by and weight >= PARTLY_AT else ""))
-    shown = ((f"P(it answers) {answered:.2f}" if figures == "P" else f"does it answer? {said_p(answered, figures)}")
+def answer_words(cell: Cell, word: str, base: float | None = None, figures: str = "P") -> tuple[str, str]:
+    """A sheet cell in words (what a coach reads: its ``word``, decided with its row by :func:`.ledger.reading`,
+    and the answering passage) and its figures (shown on hover): the model's answer and what it counts (the model's
+    P through its profile; a result of 1.8 or 1.9: its share above that debate's mean answer ``base``)."""
+    words = word + (f" by {cell.by}" if cell.by and word != "asked, not answered" else "")
+    shown = ((f"P(it answers) {cell.answered:.2f}" if figures == "P" else
+              f"does it answer? {said_p(cell.answered, figures)}")
              + (f"; that debate's mean answer {base:.2f}" if base is not None else "")
-             + f"; counts {weight:.2f} of 1 toward felling the row")
+             + f"; counts {cell.counted:.2f} of 1 toward felling the row")
     return words, shown
 
 

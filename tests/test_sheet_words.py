@@ -1,0 +1,100 @@
+"""One status per row and one word per cell, from one rule (``debatrix.core.flow.reading``): a flow sheet built from
+constructed decisions that reach every status and every cell word, and each surface (the terminal summary, the HTML
+report, the page's data) says, for each row and each cell, the word the rule decided, with the legend that defines
+it."""
+
+from __future__ import annotations
+
+import html as H
+import io
+import re
+from datetime import UTC, datetime
+
+from rich.console import Console
+
+from debatrix.app.report import result_html
+from debatrix.app.terminal import print_summary
+from debatrix.app.ui import summary
+from debatrix.core.flow import CELL_MEANING, STATUS_MEANING, Line, Mark, SpeechFlow, ledger, reading, tally_line
+from debatrix.core.models import Debate, Debater, Speech
+from debatrix.core.results import DimensionResult, JudgeResult, Status
+
+PARA = " ".join(["alpha"] * 85) + "."  # longer than a passage's target: one passage a paragraph
+
+
+def _debate() -> Debate:
+    sizes = (5, 5, 1, 1)  # Ana S1.1-S1.5, Ben S2.1-S2.5, Ana S3.1, Ben S4.1 (nobody speaks after it)
+    names = ["Ana", "Ben"]
+    speeches = tuple(Speech(speaker=names[i % 2], content="\n\n".join(
+        PARA.replace("alpha", f"w{i}{k}") for k in range(n))) for i, n in enumerate(sizes))
+    return Debate(id="sheet", motion="m", debaters=(Debater(name="Ana", side="pro"), Debater(name="Ben", side="con")),
+                  speeches=speeches)
+
+
+#: each of Ana's first-speech rows answered so that it ends in one status (unprofiled: an answer counts as given)
+LINES = (
+    Line(speech=1, target="S1.1", by="S2.1", answers=0.05),  # dropped: asked, counts too little
+    Line(speech=1, target="S1.2", by="S2.2", answers=0.3),  # contested: partly answered
+    Line(speech=1, target="S1.3", by="S2.3", answers=0.9),  # refuted
+    Line(speech=1, target="S1.4", by="S2.4", answers=0.9),  # extended: Ana answers the answer
+    Line(speech=2, target="S2.4", by="S3.1", answers=0.95),
+    Line(speech=1, target="S1.5", by="S2.5", answers=0.12),  # contested by two answers: one counts a little
+    Line(speech=1, target="S1.5", by="S2.1", answers=0.3),
+)
+
+
+def _result() -> JudgeResult:
+    d = _debate()
+    flows = [SpeechFlow(dimension="argument", index=i, speaker=s.speaker,
+                        marks=tuple(Mark(id=p.id, argument=0.9) for p in d.passages if p.speech == i),
+                        lines=tuple(x for x in LINES if x.speech == i)) for i, s in enumerate(d.speeches)]
+    led = ledger(d, flows, "argument")
+    now = datetime.now(UTC)
+    return JudgeResult(debatrix_version="test", debate_id=d.id, motion=d.motion, format=d.format, mode="flow",
+                       speeches=d.speeches, status=Status.COMPLETE, flow=tuple(flows), started_at=now, finished_at=now,
+                       dimensions=(DimensionResult(name="argument", weight=1.0, allow_tie=False, ledger=led),))
+
+
+def test_the_constructed_sheet_reaches_every_status_and_every_cell_word():
+    led = _result().flow_ledger
+    statuses = {t.id: t.status for t in led.threads}
+    assert statuses["S1.1"] == "dropped" and statuses["S1.2"] == "contested" and statuses["S1.3"] == "refuted"
+    assert statuses["S1.4"] == "extended" and statuses["S4.1"] == "untested"
+    assert set(statuses.values()) == set(STATUS_MEANING)
+    assert {w for t in led.threads for w in t.cell_words} == set(CELL_MEANING)
+    assert dict(zip((c.by for c in led.threads[4].cells), led.threads[4].cell_words)) == {
+        "S2.1": "partly answered", "S2.5": "answered a little"}
+
+
+def test_every_surface_says_each_rows_status_and_each_cells_word_as_the_rule_decided():
+    result = _result()
+    led = result.flow_ledger
+    page = summary(result)["flow"]
+    report = result_html(result)
+    out = io.StringIO()
+    print_summary(result, Console(file=out, width=400))
+    text = out.getvalue()
+    for t in led.threads:
+        status, words = reading(t)
+        row = next(r for r in page["rows"] if r["id"] == t.id)
+        assert row["status"] == status and row["meaning"] == STATUS_MEANING[status]
+        # a column holds every answer its speech gave the row, in the order the row keeps them
+        page_words = [w.split(" by ")[0] for c in row["cells"] if c["kind"] not in ("", "own")
+                      for w in c["words"].split("; ")]
+        assert page_words == list(words)
+        found = re.search(rf'<tr class="thread (\w+)" data-row="{re.escape(t.id)}">(.*?)</tr>', report, re.S)
+        assert found and found.group(1) == status
+        cells = re.findall(r'<span class="small (?:answers|ignores)"[^>]*>([^<]*)</span>', found.group(2))
+        assert [w.split(" by ")[0] for c in cells for w in H.unescape(c).split("; ")] == list(words)
+        # the summary groups the rows by status in each debater's line
+        line = tally_line(led, t.speaker)
+        assert re.search(rf"; {status} [^;]*\b{re.escape(t.id)}\b", line) and line in text
+    # each status shown is defined once, in the same words, on every surface; each cell word on the report and page
+    for status in {t.status for t in led.threads}:
+        assert f"{status}: {STATUS_MEANING[status]}" in text
+        assert STATUS_MEANING[status] in H.unescape(report) and page["legend"][status] == STATUS_MEANING[status]
+    for word, meaning in CELL_MEANING.items():
+        assert meaning in H.unescape(report) and page["cell_legend"][word] == meaning
+    # a row counts as standing unless refuted, in the summary's own count
+    # Ana's S1.3 is refuted, Ben's S2.4 (answered by S3.1); Ben's S4.1 is untested, and stands
+    assert "Ana: 5 of 6 arguments standing" in text and "Ben: 5 of 6 arguments standing" in text
