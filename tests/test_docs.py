@@ -102,3 +102,115 @@ def test_a_figure_table_is_written_from_its_stored_runs_and_names_the_code_that_
     assert "| four_day_week (4 speeches) | `flow` (the default) | 11 s | 8 | 859 / 1,460 | 8 | 0.41 |" in out
     assert "| four_day_week (4 speeches) | `direct` | 69 s | 5 | 1,078 / - | 410 | - |" in out
     assert "32.5 prompt tokens/s read and 9.0 tokens/s written; code `0123456-dirty`" in out
+
+
+# ------------------------------------------------------------------ every option and name the docs give is real
+
+PAGES = ("README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")))
+OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+#: options the docs name that belong to another program, each with whose it is
+ELSEWHERE = {"--max-logprobs": "vLLM's server", "--address": "ray start", "--head": "ray start",
+             "--format": "pip list"}
+
+
+def _cli_options() -> dict[tuple[str, ...], set[str]]:
+    """Every command path of the CLI (``("bench",)``, ``("models", "install")``) and its options."""
+    import typer
+
+    from debatrix.app.cli import app
+
+    found: dict[tuple[str, ...], set[str]] = {}
+
+    def walk(command, path: tuple[str, ...]) -> None:
+        found[path] = {o for p in command.params for o in (*p.opts, *p.secondary_opts) if o.startswith("--")}
+        found[path].add("--help")
+        for name, sub in getattr(command, "commands", {}).items():
+            walk(sub, (*path, name))
+
+    walk(typer.main.get_command(app), ())
+    return found
+
+
+def _module_options(module: str) -> set[str]:
+    """The options a ``python -m`` script of the project takes, from its own ``--help``."""
+    out = subprocess.run([sys.executable, "-m", module, "--help"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, f"python -m {module} --help: {out.stderr[-300:]}"
+    return set(OPTION.findall(out.stdout))
+
+
+def unknown_options(text: str, cli: dict[tuple[str, ...], set[str]], modules: dict[str, set[str]]) -> list[str]:
+    """Each option ``text`` names that the command it is given to does not take: in a ``debatrix ...`` command
+    (inline or a line of a code block) an option of that sub-command; in ``python -m debatrix...`` one of that
+    script; alone (`` `--cache` ``) an option of some command or script of the project, or another program's
+    (:data:`ELSEWHERE`)."""
+    spans = re.findall(r"`([^`\n]+)`", text) + [line.strip() for block in re.findall(r"```[a-z]*\n(.*?)```", text, re.S)
+                                                for line in block.splitlines()]
+    every = set().union(*cli.values(), *modules.values())
+    wrong = []
+    for span in spans:
+        words = span.split()
+        if not words or not OPTION.search(span):
+            continue
+        if words[0] == "debatrix":
+            path: tuple[str, ...] = ()
+            for w in words[1:]:
+                if (*path, w) not in cli:
+                    break
+                path = (*path, w)
+            wrong += [f"{span}: {o}" for o in OPTION.findall(span) if o not in cli[path]]
+        elif words[:2] == ["python", "-m"] and len(words) > 2 and words[2].startswith("debatrix"):
+            wrong += [f"{span}: {o}" for o in OPTION.findall(span) if o not in modules.setdefault(
+                words[2], _module_options(words[2]))]
+        elif words[0].startswith("--"):
+            wrong += [f"{span}: {o}" for o in OPTION.findall(span) if o not in every and o not in ELSEWHERE]
+    return wrong
+
+
+def test_every_option_the_docs_name_is_one_the_command_takes():
+    cli, modules = _cli_options(), {}
+    assert len(cli[("bench",)]) > 30 and "--mode" in cli[("judge",)]
+    wrong = [f"{page}: {w}" for page in PAGES for w in unknown_options((ROOT / page).read_text(), cli, modules)]
+    assert not wrong, wrong
+
+
+def test_the_option_check_sees_an_option_that_does_not_exist():
+    cli = _cli_options()
+    text = ("Run `debatrix judge x.yaml --max-concurrency 4`, or `--judge-faster`.\n```\ndebatrix bench debateart "
+            "--modes flow --mode flow\n```\n`debatrix models install qwen --force --quick`")
+    assert unknown_options(text, cli, {}) == [  # inline spans first, then the code block's lines
+        "debatrix judge x.yaml --max-concurrency 4: --max-concurrency", "--judge-faster: --judge-faster",
+        "debatrix models install qwen --force --quick: --quick",  # --force is the sub-command's own
+        "debatrix bench debateart --modes flow --mode flow: --mode"]
+
+
+def _resolves(name: str) -> bool:
+    """Whether a dotted name the docs give (``debatrix.core.flow.KINDS``, ``options.OPTION_FIELDS``) is importable:
+    as written, or under the package, its app or its core."""
+    import importlib
+
+    for full in (name, f"debatrix.{name}", f"debatrix.app.{name}", f"debatrix.core.{name}"):
+        parts = full.split(".")
+        for k in range(len(parts), 0, -1):
+            try:
+                obj = importlib.import_module(".".join(parts[:k]))
+            except ImportError:
+                continue
+            try:
+                for attr in parts[k:]:
+                    obj = getattr(obj, attr)
+                return True
+            except AttributeError:
+                break
+    return False
+
+
+NAME = re.compile(r"`((?:debatrix|cli|options|prompting|benchmarks|graphs|core|app|api)(?:\.[A-Za-z_]\w*)+)(?:\(\))?`")
+
+
+def test_every_dotted_name_the_docs_give_exists():
+    names = {(page, m) for page in PAGES for m in NAME.findall((ROOT / page).read_text())}
+    assert len(names) > 20
+    missing = sorted((page, n) for page, n in names if not _resolves(n))
+    assert not missing, missing
+    assert not _resolves("debatrix.core.flow.NO_SUCH_NAME") and not _resolves("cli.SETTINGS_OPTIONS")
