@@ -39,8 +39,10 @@ def coach(state: CoachState) -> dict[str, Any]:
         result = JudgeResult.model_validate(result)
     if result.status != "complete" or result.general is None or result.general.verdict is None:
         return {"feedback": f"The judge could not finish: {result.incomplete_reason}"}
-    winner = result.general.verdict.winner
-    lines = [f"Winner: {winner}."]
+    verdict = result.general.verdict
+    winner = verdict.winner
+    # a verdict the judge could not make names no winner, and says why: every debater's comments are then the advice
+    lines = [f"Winner: {winner}." if winner else f"No winner named: {verdict.not_judged or 'a tie'}."]
     for dim in result.dimensions:
         for j in dim.debater_judgments:
             if j.debater != winner:
@@ -65,7 +67,7 @@ async def main() -> None:
     parser.add_argument("path")
     parser.add_argument("--base-url")
     parser.add_argument("--model")
-    parser.add_argument("--mode", default="debatrix")
+    parser.add_argument("--mode", default=JudgeSettings().mode, help="how to judge (default: the judge's own)")
     parser.add_argument("--remote", metavar="URL", help="a judge served by `langgraph dev` (langgraph.json)")
     args = parser.parse_args()
     if args.remote:

@@ -475,3 +475,26 @@ async def test_a_page_run_keeps_its_call_log_when_asked(log_calls):
             result = (await client.get(f"/api/runs/{run}/result.json")).json()
     assert (len(result["call_log"]) == result["usage"]["llm_calls"] > 0) is log_calls
     assert not log_calls or all(c["messages"] for c in result["call_log"])
+
+
+@pytest.mark.parametrize("llm, named, said", [
+    (LLMSettings(backend="local"), "qwen2.5-coder-1.5b", "nothing leaves this machine"),
+    (LLMSettings(base_url="https://judge:s3cret@api.example.test/v1", model="big-model", api_key="k"),
+     "big-model at https://***@api.example.test/v1", "The debate is sent to big-model"),
+])
+def test_the_page_names_the_model_it_judges_on_and_says_truly_where_the_debate_goes(llm, named, said):
+    """`debatrix ui` started on an endpoint says the debate is sent there (never "nothing leaves this machine"),
+    naming the model and the address without its credentials; on the embedded model, that nothing leaves."""
+    page = JudgeUI(JudgeSettings(llm=llm)).page
+    where = re.search(r'<p class="meta" id="where">([^<]*)</p>', page).group(1)
+    assert said in where and named.split(" at ")[0] in where
+    assert named in page  # the model menu's "as the server was started" names it too
+    assert "s3cret" not in page
+    assert ("nothing leaves this machine" in where) is llm.uses_local
+
+
+@pytest.mark.parametrize("log_calls", [False, True])
+def test_the_pages_keep_calls_box_starts_as_the_cli_would_run(log_calls):
+    page = JudgeUI(JudgeSettings(llm=LLMSettings(backend="local", log_calls=log_calls))).page
+    box = re.search(r'<input type="checkbox" id="log_calls"[^>]*>', page).group(0)
+    assert ("checked" in box) is log_calls

@@ -44,7 +44,7 @@ from debatrix.core.modes import MODES, RunPlan
 from debatrix.core.probabilities import reason_of
 from debatrix.context import JudgeContext, run_settings
 from debatrix.graphs.build import plan_run
-from debatrix.core.settings import JudgeSettings, LLMSettings
+from debatrix.core.settings import redact_url, JudgeSettings, LLMSettings
 from debatrix.llm.gateway import endpoint_key
 
 from .api import ProgressEvent, ajudge_debate, refused
@@ -185,8 +185,10 @@ class JudgeUI:
         self.token = secrets.token_urlsafe(24)
         self.runs: dict[str, Run] = {}
         registry = DimensionRegistry()
+        started, where = started_with(self.base, chat_model)
         self.page = env().get_template("ui.html.j2").render(
             modes=list(MODES.values()), base=self.base, token=self.token, allow_local=self.allow_local,
+            started=started, where=where,
             dimension_names=registry.names, dimension_sets=registry.set_names, example=example_debate(),
             flow_legend=FLOW_LINE_LEGEND)
         self.app = Starlette(routes=[
@@ -444,6 +446,23 @@ def _stopped_before_it_began(run: Run, task: asyncio.Task) -> None:
     if task.cancelled() and run.state == "running":
         run.state = "stopped"
         run.push({"type": "stopped", "message": "stopped before the first call"})
+
+
+def started_with(base: JudgeSettings, chat_model: BaseChatModel | None = None) -> tuple[str, str]:
+    """What model the page judges on unless the user picks another, in a few words for the model menu, and where a
+    debate then goes, said truly in the page's header (an endpoint's address without its credentials)."""
+    llm = base.llm
+    if chat_model is not None:
+        name = type(chat_model).__name__
+        return name, (f"Unless you choose otherwise, the debate goes to the chat model this server was given ({name}),"
+                      " wherever that model sends it.")
+    if llm.uses_local:
+        return (f"the embedded {llm.local_model}", f"Unless you choose an endpoint, the debate is judged here by the "
+                f"embedded local model ({llm.local_model}): nothing leaves this machine.")
+    model = llm.model or "the server's default model"
+    at = redact_url(llm.base_url) or "the endpoint configured by the environment"
+    return (f"{model} at {at}", f"The debate is sent to {model} at {at}, the endpoint this server was started "
+            "with, unless you choose another.")
 
 
 def page_sheet(result: JudgeResult) -> dict[str, Any] | None:
