@@ -47,20 +47,26 @@ def test_each_recipes_server_takes_every_request_and_the_result_says_what_its_fi
 
 
 @pytest.mark.parametrize("profile", sorted(SERVER_PROFILES))
-def test_decision_samples_where_a_server_samples_ignores_or_refuses_n(profile):
-    """--decision-samples 4: OpenAI and vLLM sample four answers a request (their shares are the estimates);
-    Ollama's /v1 answers once, so each answer counts as certain and the result says n was ignored; the llama.cpp
-    server refuses n > 1, so the run ends at its first request, incomplete, naming why, with no verdict."""
+def test_decision_samples_sample_only_where_the_server_gives_no_probabilities(profile):
+    """--decision-samples 4: where the server gives log probabilities (OpenAI, vLLM, the llama.cpp server) they are
+    read as always and no request asks n (n answers would cost n times the tokens to estimate what they give
+    exactly, and llama.cpp refuses n > 1); Ollama's /v1 gives none, so its first decision is asked again for 4
+    answers, which it ignores (it answers once): each answer counts as certain and the result says n was
+    ignored."""
     result, sent = judged(profile, "flow", decision_samples=4)
     server = SERVER_PROFILES[profile]
     methods = {d.verdict.method for d in result.dimensions if d.verdict and not d.verdict.not_judged}
     warned = " ".join(w for d in result.dimensions if d.verdict for w in d.verdict.warnings)
-    if server.n == "yes":
-        assert result.status is Status.COMPLETE and methods == {"sampled"} and "among 4 answers" in warned
-    elif server.n == "ignored":
-        assert result.status is Status.COMPLETE and methods == {"argmax"}
-        assert "asked 4 answers (it ignores n)" in warned and "sampled" not in methods
+    assert result.status is Status.COMPLETE, result.incomplete_reason
+    assert all(server.refusal(body) is None for body in sent)
+    if server.logprobs:
+        assert methods == {"logprobs"} and not any(b.get("n") for b in sent) and "sampled" not in warned
     else:
-        assert result.status is Status.INCOMPLETE and "Only one completion choice" in result.incomplete_reason
-        assert result.general is None or result.general.verdict is None or result.general.verdict.winner is None
-        assert len(sent) == 1  # refused at once: nothing more was sent
+        asked = [b for b in sent if b.get("n")]
+        assert asked and all(b["n"] == 4 for b in asked) and methods == {"argmax"}
+        assert "asked 4 answers (it ignores n)" in warned
+        # once the server has answered without probabilities, no later decision asks for them again
+        first = next(i for i, b in enumerate(sent) if b.get("n"))
+        assert not any(b.get("logprobs") for b in sent[first + 1:])
+    # every request sent is in the run's usage: a decision asked twice counts its first request as a retry
+    assert result.usage.llm_calls + result.usage.retries == len(sent)

@@ -226,11 +226,12 @@ async def test_a_huge_answer_is_held_to_its_cap(uniforms):
 
 def test_a_context_error_from_the_server_is_reported_in_its_words(uniforms):
     from debatrix.llm.gateway import LLMGateway
+    from debatrix.llm.sdk import status_error
     from debatrix.core.settings import LLMSettings
 
     gw = LLMGateway(LLMSettings(base_url="http://u:hunter2@127.0.0.1:9/v1", api_key="sk-secret-1"))
-    err = gw._status_error(400, "This model's maximum context length is 8192 tokens (key sk-secret-1)", 1,
-                           {"debatrix_node": "judge_debate"})
+    err = status_error(400, "This model's maximum context length is 8192 tokens (key sk-secret-1)", 1,
+                       {"debatrix_node": "judge_debate"}, gw.settings.context_window, gw.scrub)
     assert "needs -1" not in str(err) and "maximum context length is 8192" in str(err)
     assert "sk-secret-1" not in str(err)
 

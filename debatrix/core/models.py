@@ -296,6 +296,20 @@ class CallRecord(Frozen):
     messages: tuple[tuple[str, str], ...] = ()
     answer: str = ""
 
+    def after(self, probe: CallRecord) -> CallRecord:
+        """This record of a decision asked a second time (the first ``probe`` asked for log probabilities the
+        server did not give), with both requests' tokens, time and attempts, so the run's usage counts both."""
+        def total(a: int | None, b: int | None) -> int | None:
+            return None if a is None and b is None else (a or 0) + (b or 0)
+
+        return self.model_copy(update={
+            "prompt_tokens": probe.prompt_tokens + self.prompt_tokens,
+            "completion_tokens": probe.completion_tokens + self.completion_tokens,
+            "seconds": round(probe.seconds + self.seconds, 4), "attempts": probe.attempts + self.attempts,
+            "cached": probe.cached and self.cached,
+            "prompt_tokens_processed": total(probe.prompt_tokens_processed, self.prompt_tokens_processed),
+            "cached_prompt_tokens": total(probe.cached_prompt_tokens, self.cached_prompt_tokens)})
+
 
 class NodeUsage(Frozen):
     calls: int = 0

@@ -114,7 +114,7 @@ class LLMSettings(_Frozen):
     decision_samples: int = Field(
         default=0, ge=0, le=64, description="where the server gives no log probabilities: ask each small decision "
         "this many times in one request (n, at temperature 1) and take the options' shares as its probabilities "
-        "(0: each answer counts as certain)")
+        "(0: each answer counts as certain); a server that gives log probabilities is never asked n")
     grammar: bool = Field(
         default=False, description="the server takes a GBNF grammar (llama.cpp; set for the local backend): a "
         "small decision's answer is held to its options")

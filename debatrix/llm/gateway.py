@@ -9,11 +9,9 @@ one :class:`CallRecord` per request. Its prose calls (free text, structured answ
 from __future__ import annotations
 
 import asyncio
-import base64
 import functools
 import json
 import time
-import urllib.parse
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
@@ -27,7 +25,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from pydantic import BaseModel, ConfigDict, create_model
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
-from debatrix.core.errors import (ContextWindowExceeded, IncompleteJudgment, LLMError, LLMRateLimitError,
+from debatrix.core.errors import (ContextWindowExceeded, IncompleteJudgment, LLMError,
                                   LLMTimeoutError, RunStopped, ServiceLost, require_extra)
 from debatrix.core.models import CallRecord, where_called
 from debatrix.core.probabilities import answered_option, json_choice, json_object, option_distribution, option_shares
@@ -36,11 +34,11 @@ from debatrix.core.settings import LLMSettings
 from debatrix.core.prompting import count_message_tokens, count_tokens
 from debatrix.llm.cache import AnswerCache, CacheUnavailable, open_cache
 from debatrix.llm.http_chat import (ChatHTTPError, ChatResponseError, Endpoint, HTTPChatModel, answer_logprobs,
-                                    answer_text, processed_tokens, raw_structured, split_credentials, token_count)
+                                    answer_text, processed_tokens, raw_structured, secrets_of, token_count)
 from debatrix.llm.prose_calls import Method, ProseCalls
 from debatrix.llm.scheduling import AffinityScheduler
 from debatrix.llm.sdk import (HTTPX_TRANSPORT, LANGCHAIN_EXTRA, SDK_CONNECTION, SDK_ERROR, SDK_LENGTH, SDK_STATUS,
-                              SDK_TIMEOUT, chat_openai, httpx, is_transient, retry_after_of)
+                              SDK_TIMEOUT, chat_openai, httpx, is_transient, retry_after_of, status_error)
 
 
 def _openai_kinds() -> tuple[type, ...]:
@@ -139,6 +137,9 @@ class LLMGateway(ProseCalls):
         # log probabilities are asked of OpenAI-compatible servers (until one refuses them); other LangChain chat
         # models may reject the unknown request fields, unless they say they take them (``debatrix_logprobs``)
         self.logprobs_supported = self._speaks_openai() or bool(getattr(self._model, "debatrix_logprobs", False))
+        # whether the server's answers carry the log probabilities asked (None: not seen yet): --decision-samples
+        # samples only where they do not, since n answers cost n times the tokens and estimate what they give exactly
+        self.gives_logprobs: bool | None = None
         self._turn = 0  # round robin over the per-loop connection pools
         self._identity = self._model_identity()
 
@@ -361,9 +362,10 @@ class LLMGateway(ProseCalls):
                     f"{meta.get('debatrix_node')}: no answer within {self.settings.timeout:g} s after {attempts} attempts"
                 ) from e
             except ChatHTTPError as e:
-                raise self._status_error(e.status, e.message, attempts, meta) from e
+                raise status_error(e.status, e.message, attempts, meta, self.settings.context_window, self.scrub) from e
             except SDK_STATUS as e:
-                raise self._status_error(e.status_code, str(e), attempts, meta) from e
+                raise status_error(e.status_code, str(e), attempts, meta, self.settings.context_window,
+                                   self.scrub) from e
             except (SDK_CONNECTION, HTTPX_TRANSPORT, aiohttp.ClientError, ConnectionError) as e:
                 raise LLMError(f"{meta.get('debatrix_node')}: cannot reach the model server after {attempts} attempts "
                                f"({type(e).__name__})") from e
@@ -388,18 +390,6 @@ class LLMGateway(ProseCalls):
             raise LLMError(f"{meta.get('debatrix_node')}: chat model returned {type(answer).__name__}, not a message")
         return answer, attempts
 
-    def _status_error(self, status: int, message: str, attempts: int, meta: dict[str, Any]) -> IncompleteJudgment:
-        node = meta.get("debatrix_node")
-        if status == 429:
-            return LLMRateLimitError(f"{node}: rate limited after {attempts} attempts")
-        if status == 400:
-            text = message.lower()
-            if "context" in text and ("length" in text or "window" in text or "exceed" in text):
-                return ContextWindowExceeded(-1, self.settings.context_window, str(node),
-                                             server=self.scrub(message)[:300])
-            return LLMError(f"{node}: the server rejected the request (400): {self.scrub(message)[:200]}")
-        return LLMError(f"{node}: server error {status} after {attempts} attempts")
-
     def scrub(self, text: str) -> str:
         """A server's message without the secrets it may echo: the API key, and for every server of the fleet the
         password of its URL as written and decoded, and the basic-auth token made of it (a server that echoes the
@@ -410,19 +400,8 @@ class LLMGateway(ProseCalls):
 
     @functools.cache  # noqa: B019 (one gateway per run: its settings never change)
     def _secrets(self) -> tuple[str, ...]:
-        found = set()
-        if self.settings.api_key and self.settings.api_key.get_secret_value():
-            found.add(self.settings.api_key.get_secret_value())
-        for url in self.settings.endpoints:
-            try:
-                _, user, password = split_credentials(url)
-            except ValueError:
-                continue
-            if password:
-                found |= {password, urllib.parse.unquote(password)}
-            if user is not None:
-                found.add(base64.b64encode(f"{user}:{password or ''}".encode()).decode())
-        return tuple(sorted((s for s in found if s), key=len, reverse=True))
+        key = self.settings.api_key.get_secret_value() if self.settings.api_key else None
+        return secrets_of(key, self.settings.endpoints)
 
     def _record(self, node: str, dimension: str | None, messages: list[BaseMessage], answer: AIMessage,
                 started: float, attempts: int, repaired: bool, meta: dict[str, Any] | None = None) -> CallRecord:
@@ -495,13 +474,16 @@ class LLMGateway(ProseCalls):
         if self.settings.grammar and not self.logprobs_supported:
             model = self._beyond_openai(model, {"grammar": "root ::= " + " | ".join(json.dumps(o) for o in options)})
         started = time.perf_counter()
-        samples = self.settings.decision_samples
+        samples = self._sample_count()
         if samples > 1:  # no probabilities to read: the options' shares among several answers estimate them
             model = model.bind(n=samples, temperature=1.0)
         answer, attempts = await self._send_probed(
             model, messages, self._meta(node, dimension, "decision", {"debatrix_choices": list(options), **(meta or {})}),
             samples <= 1)
         record = self._record(node, dimension, messages, answer, started, attempts, False, meta)
+        if self._learnt_no_logprobs(samples, bool(answer_logprobs(answer))):  # ask this one again, sampled
+            dist, again = await self.decision(messages, options, node=node, dimension=dimension, meta=meta)
+            return dist, again.after(record)
         texts = _samples(answer) if samples > 1 else []
         if len(texts) > 1:  # a server that ignores n (Ollama's /v1) answers once: that answer counts as below
             shares = option_shares([answered_option(t, options) for t in texts], options)
@@ -512,6 +494,25 @@ class LLMGateway(ProseCalls):
             dist = {o: float(o == hit) for o in options} if hit is not None else None
             record = record.model_copy(update={"from_answer": True}) if hit is not None else record
         return dist, record
+
+    def _sample_count(self) -> int:
+        """How many answers a decision asks (``--decision-samples``): that many only where the server gives no log
+        probabilities (known once one answer came back without them, or no probabilities can be asked of this
+        model); else one, its probabilities read exactly."""
+        want = self.settings.decision_samples
+        return want if want > 1 and (self.gives_logprobs is False or not self.logprobs_supported) else 0
+
+    def _learnt_no_logprobs(self, samples: int, carried: bool) -> bool:
+        """After a decision asked with log probabilities: note whether the server gave them. True where it gave
+        none and answers are to be sampled instead: the decision is asked again, sampled, as every later one is."""
+        if samples > 1 or self.settings.decision_samples <= 1:
+            return False
+        if carried:
+            self.gives_logprobs = True
+            return False
+        if self.gives_logprobs is None:
+            self.gives_logprobs = False
+        return not self.gives_logprobs
 
     @property
     def openai_compatible(self) -> bool:
@@ -527,10 +528,13 @@ class LLMGateway(ProseCalls):
         ``from_answer``); a value that is missing or none of the options is a missing decision (None). One prompt
         instead of one a question: what an endpoint billed per prompt token wants."""
         schema = _answers_schema(tuple(keys), tuple(options))
-        samples = self.settings.decision_samples
+        samples = self._sample_count()
         text, logprobs, record, texts = await self._text_with_logprobs(
             messages, node=node, max_tokens=12 + 8 * len(keys), meta=meta, json_schema=schema,
             sampling={"n": samples, "temperature": 1.0} if samples > 1 else None)
+        if self._learnt_no_logprobs(samples, bool(logprobs)):  # ask these again, sampled
+            out, again = await self.decisions(messages, keys, options, node=node, meta=meta)
+            return out, again.after(record)
         out: dict[str, dict[str, float] | None] = {}
         if samples > 1 and len(texts) > 1:  # each key's options' shares among the answers that give it one (a
             parsed = [json_object(t) for t in texts]  # server that ignores n answers once: counted as below)

@@ -12,6 +12,7 @@ use any LangChain chat model.
 from __future__ import annotations
 
 import asyncio
+import base64
 import datetime as dt
 import email.utils
 import json
@@ -559,3 +560,20 @@ def processed_tokens(answer: AIMessage, prompt: int) -> tuple[int | None, int | 
         reused = min(token_count(details["cache_read"]) or 0, prompt)
         return prompt - reused, reused
     return None, None
+
+
+def secrets_of(api_key: str | None, urls: Sequence[str]) -> tuple[str, ...]:
+    """What a server's message or a logged call must never show: the API key, and for every server's URL the
+    password as written and decoded, and the basic-auth token made of it (a server that echoes the Authorization
+    header shows ``Basic <base64 of user:password>``). Longest first, so a shorter one inside it is not left half."""
+    found = {api_key} if api_key else set()
+    for url in urls:
+        try:
+            _, user, password = split_credentials(url)
+        except ValueError:
+            continue
+        if password:
+            found |= {password, urllib.parse.unquote(password)}
+        if user is not None:
+            found.add(base64.b64encode(f"{user}:{password or ''}".encode()).decode())
+    return tuple(sorted((s for s in found if s), key=len, reverse=True))

@@ -6,11 +6,14 @@ own aiohttp client, needs none of it."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from typing import Any
 
 import aiohttp
 from langchain_core.language_models import BaseChatModel
 
-from debatrix.core.errors import require_extra
+from debatrix.core.errors import (ContextWindowExceeded, IncompleteJudgment, LLMError, LLMRateLimitError,
+                                  require_extra)
 from debatrix.core.settings import LLMSettings
 from debatrix.llm.http_chat import ChatHTTPError, retry_after, split_credentials
 
@@ -96,3 +99,17 @@ def chat_openai(settings: LLMSettings, key: str | None, headers: dict[str, str],
         organization=settings.organization,
         default_headers={k: v for k, v in headers.items() if k == "OpenAI-Project"} or None,
     )
+
+
+def status_error(status: int, message: str, attempts: int, meta: dict[str, Any], context_window: int,
+                 scrub: Callable[[str], str]) -> IncompleteJudgment:
+    """What a server's HTTP error status means for the run (any transport), its message ``scrub``bed of secrets."""
+    node = meta.get("debatrix_node")
+    if status == 429:
+        return LLMRateLimitError(f"{node}: rate limited after {attempts} attempts")
+    if status == 400:
+        text = message.lower()
+        if "context" in text and ("length" in text or "window" in text or "exceed" in text):
+            return ContextWindowExceeded(-1, context_window, str(node), server=scrub(message)[:300])
+        return LLMError(f"{node}: the server rejected the request (400): {scrub(message)[:200]}")
+    return LLMError(f"{node}: server error {status} after {attempts} attempts")
