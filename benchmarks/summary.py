@@ -182,6 +182,8 @@ def write_summary(out_dir: Path, bench: Benchmark, rows: list[SummaryRow], basel
 
 
 def _interval(r: SummaryRow) -> str:
+    if math.isnan(r.value):  # nothing to score: no item of the run was judged on it
+        return "not judged"
     if math.isnan(r.ci_low):
         return f"{r.value:.3f}"
     return f"{r.value:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]"
@@ -197,12 +199,16 @@ def markdown(bench: Benchmark, rows: list[SummaryRow], baselines: list[MetricRow
              f"{BOOTSTRAP_RESAMPLES} resamples]; n = items per repeat. Per-item predictions: [items.md](items.md).",
              "", "| metric | subset | " + (" | ".join(modes) if bench.modes_matter else
                                         "value (the mode does not apply)") + " |", "|---|---|" + "---|" * len(modes)]
+    unscored = []
     for metric, subset in keys:
-        cells = []
-        for m in modes:
-            r = cell.get((m, metric, subset))
-            cells.append("" if r is None else f"{_interval(r)} (n={r.n})")
+        found = [cell.get((m, metric, subset)) for m in modes]
+        if all(r is None or math.isnan(r.value) for r in found):  # said once below, not as a row of blanks
+            unscored.append(f"{metric} ({subset})" if subset != "all" else metric)
+            continue
+        cells = ["" if r is None else f"{_interval(r)} (n={r.n})" for r in found]
         lines.append(f"| {metric} | {subset} | " + " | ".join(cells) + " |")
+    if unscored:
+        lines += ["", "Not judged in any mode (no item had a verdict to score): " + ", ".join(unscored) + "."]
     if diffs:
         lines += ["", "## Paired differences (same items, same resamples)", "",
                   "| metric | " + " | ".join(diffs) + " |", "|---|" + "---|" * len(diffs)]

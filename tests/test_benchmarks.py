@@ -581,3 +581,35 @@ async def test_a_folder_of_older_records_is_brought_up_to_date_from_its_cache(tm
         assert report.judged == 2 and len(srv.requests) == sent  # every answer from the folder's cache
     latest = latest_records(out / "items.jsonl", None, None)
     assert len(latest) == 2 and all(r["format"] == RECORD_FORMAT and verdict(r, "general") for r in latest)
+
+
+def test_the_summary_says_not_judged_where_nothing_could_be_scored_and_prints_unwrapped(tmp_path, monkeypatch):
+    """A metric no item had a verdict for reads "not judged", never "nan (n=3)"; one that no mode could score is
+    said once under the table instead of a row of blanks; printed off a terminal (80 columns), a table row stays
+    one line."""
+    import io
+
+    from rich.console import Console
+
+    from debatrix.app import cli_bench
+    from debatrix.benchmarks.summary import SummaryRow, markdown
+
+    class Bench:
+        name, description, modes_matter = "b", "a bench", True
+
+    nan = float("nan")
+    rows = [SummaryRow("flow", "rmse100_general", "all", 50.0, 40.0, 60.0, 1, 3),
+            SummaryRow("direct", "rmse100_general", "all", nan, nan, nan, 1, 3),
+            SummaryRow("debatrix", "rmse100_general", "all", 45.0, 35.0, 55.0, 1, 3),
+            SummaryRow("flow", "rmse100_language", "all", nan, nan, nan, 1, 3),
+            SummaryRow("direct", "rmse100_language", "all", nan, nan, nan, 1, 3)]
+    text = markdown(Bench(), rows, [])
+    assert "nan" not in text
+    row = "| rmse100_general | all | 50.000 [40.000, 60.000] (n=3) | not judged (n=3) | 45.000 [35.000, 55.000] (n=3) |"
+    assert row in text and len(row) > 80
+    assert "| rmse100_language |" not in text and "Not judged in any mode" in text and "rmse100_language." in text
+    out = io.StringIO()
+    monkeypatch.setattr(cli_bench, "out_console", Console(file=out, width=80))
+    (tmp_path / "summary.md").write_text(text, encoding="utf-8")
+    cli_bench.show_summary(tmp_path / "summary.md")
+    assert row in out.getvalue()

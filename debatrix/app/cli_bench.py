@@ -17,6 +17,12 @@ from .terminal import console, out_console, plain
 from .cli_common import fail, item_progress, make_settings, run_or_fail
 
 
+def show_summary(path: Path) -> None:
+    """A run's summary.md on stdout as written: a Markdown table's rows are never wrapped (off a terminal the
+    console is 80 columns, and a wrapped row is no longer a table row)."""
+    out_console.print(path.read_text(encoding="utf-8"), markup=False, highlight=False, soft_wrap=True)
+
+
 @settings_options
 def bench(
     benchmark: Annotated[str, typer.Argument(help="a benchmark (`debatrix bench list` names and "
@@ -108,7 +114,7 @@ def bench(
                                 concurrency=max_samples, retry_incomplete=retry_incomplete, on_record=show,
                                 settle=True, shard=where, seed=seed, max_length=max_length, ray=ray),
                   files_too=True)
-    out_console.print((folder / "summary.md").read_text(encoding="utf-8"), markup=False, highlight=False)
+    show_summary(folder / "summary.md")
     console.print(f"{report.judged} judged now, {report.skipped} already done, {report.seconds:.1f}s; results in "
                   f"{plain(folder)}/ (items.jsonl, summary.csv, summary.md, summary.png)", highlight=False)
     if report.incomplete:  # as `judge` says of one debate: the figures above leave these out
@@ -323,5 +329,5 @@ def _merge(folders: list[Path], out: Path | None, data: Path | None, variant: st
     except (DebatrixError, ValueError, KeyError) as e:
         fail(f"cannot merge: {e}")
         raise
-    out_console.print((out / "summary.md").read_text(encoding="utf-8"), markup=False, highlight=False)
+    show_summary(out / "summary.md")
     console.print(f"{joined} records from {len(folders)} folders joined in {out}/", highlight=False)
