@@ -268,7 +268,8 @@ def calibrate_folder(folder: Path, model: str, dimension: str = "general", also:
                      ) -> dict[str, Any]:
     """Fit every mode of a results folder (DebateArt's audience verdicts, or the contrast suite's known answers)
     and of the folders in ``also``: {mode: {figures..., a, b}}; writes ``calibration.json`` (the maps, for
-    ``debatrix/llm/calibration.json``) and ``reliability.png`` into ``folder``. A mode judged on more than one
+    ``debatrix/llm/calibration.json``) and ``reliability.png`` into ``folder``, none where no mode could be
+    fitted. A mode judged on more than one
     source is fitted on all of them pooled, and each source is also mapped by a fit on the others
     (``cross_source``). Where a DebateArt run read every debate once in speaking order (``order_layout`` shared),
     the mode's place prior is measured too (from the orders' probabilities as the model gave them, the audience's
@@ -321,6 +322,8 @@ def calibrate_folder(folder: Path, model: str, dimension: str = "general", also:
                                f"{' and '.join(f'{k}: {len(u)}' for k, u in each.items())} (order layout "
                                f"{layout}): ECE {out[mode]['ece_raw']:.3f} -> {out[mode]['ece_calibrated_cv']:.3f} "
                                f"({FOLDS}-fold cross-validated){across}"})
+    if not maps and not priors:  # nothing fitted: a file of no map would read as a calibration made
+        return out
     doc = {"maps": maps, **({"place_priors": priors} if priors else {})}
     (folder / "calibration.json").write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
     if fitted:

@@ -637,3 +637,18 @@ def test_a_model_server_that_is_down_is_one_line_and_no_empty_table():
     said = res.stdout + res.stderr
     assert "cannot reach the model server" in said and "nothing was answered" in said
     assert "┏" not in said and "winner (judge)" not in said and "Traceback" not in said
+
+
+def test_bench_calibrate_writes_no_file_when_every_mode_was_skipped(tmp_path):
+    """Too few decisive verdicts in every mode: each skip is said, the run fails in one line, and no calibration.json
+    (a file of no map would read as a calibration made) is written."""
+    import json
+
+    from .test_metrics import _records
+
+    recs = _records([(0.9, 1.0, 1.0), (0.2, 0.0, 1.0), (0.7, 1.0, 0.0)])  # 3 verdicts: below the folds' need
+    (tmp_path / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    (tmp_path / "run.json").write_text(json.dumps({"benchmark": "debateart", "settings": {"llm": {}}}))
+    res = runner.invoke(app, ["bench", "calibrate", str(tmp_path)])
+    assert res.exit_code == 2 and "skipped" in res.output and "no calibration.json written" in res.output
+    assert not (tmp_path / "calibration.json").exists() and "Traceback" not in res.output

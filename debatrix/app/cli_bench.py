@@ -306,6 +306,10 @@ def _calibrate(folders: list[Path], model: str | None) -> None:
                 f"ECE {c['ece_raw']:.3f} -> {c['ece_mapped']:.3f}, Brier {c['brier_raw']:.3f} -> "
                 f"{c['brier_mapped']:.3f}", highlight=False)
     fitted = [m for m, f in figures.items() if "skipped" not in f]
+    if not fitted and not any(f.get("place_prior") for f in figures.values()):
+        fail(f"nothing to calibrate in {plain(folders[0])}: "
+             + ("every mode was skipped (above)" if figures else "no DebateArt or contrast verdicts found")
+             + "; no calibration.json written")
     console.print(f"maps (and place priors) for {plain(name)} ({', '.join(map(plain, fitted)) or 'no mode'}) in "
                   f"{plain(folders[0])}/calibration.json (to ship: merge its maps into the model's judge profile, debatrix/llm/profiles/MODEL.json)"
                   + (", plot in reliability.png" if fitted else ""), highlight=False)
