@@ -22,6 +22,7 @@ from typing import Any
 import pandas as pd
 
 from debatrix.core.files import read_json, read_json_lines
+from debatrix.core.settings import redact_url
 
 from .base import coded, p_coded, readings
 from .metrics import metric_words
@@ -29,7 +30,7 @@ from .runner import read_records
 from .summary import read_summary
 
 #: the columns of :func:`runs_frame` and :func:`items_frame`, in order (an empty root gives empty frames of these)
-RUN_COLUMNS = ("run", "benchmark", "mode", "model", "commit", "date", "items", "complete", "headline",
+RUN_COLUMNS = ("run", "benchmark", "mode", "model", "endpoint", "commit", "date", "items", "complete", "headline",
                "headline_words",
                "headline_value", "llm_calls", "prompt_tokens", "completion_tokens", "seconds")
 ITEM_COLUMNS = ("run", "benchmark", "item", "mode", "repeat", "status", "dimension", "winner", "judged",
@@ -62,6 +63,14 @@ def _model(settings: dict[str, Any]) -> str:
     return str(llm.get("local_model") if local else llm.get("model") or "")
 
 
+def _endpoint(settings: dict[str, Any]) -> str:
+    """Where a run's model answered: "embedded" (the local model), or the endpoint's address as the run stored it
+    (its credentials were never stored: :meth:`JudgeSettings.public_dict`)."""
+    llm = settings.get("llm") or {}
+    local = llm.get("backend") == "local" or (llm.get("backend") == "auto" and not llm.get("base_url"))
+    return "embedded" if local else str(redact_url(llm.get("base_url")) or "")
+
+
 def runs_frame(root: str | Path, folders: list[Path] | None = None) -> pd.DataFrame:
     """One row per run folder under ``root`` and mode: the benchmark, the model, the commits of the code that ran it,
     when its items were last written (UTC), how many items it holds and the share complete, its headline figure
@@ -90,7 +99,8 @@ def runs_frame(root: str | Path, folders: list[Path] | None = None) -> pd.DataFr
             usage = [r.get("usage") or {} for r in mine]
             rows.append({
                 "run": _name(folder, root), "benchmark": run.get("benchmark", ""), "mode": mode,
-                "model": _model(run.get("settings") or {}), "commit": commits, "date": date,
+                "model": _model(run.get("settings") or {}), "endpoint": _endpoint(run.get("settings") or {}),
+                "commit": commits, "date": date,
                 "items": len({r.get("item") for r in mine}),
                 "complete": sum(r.get("status") == "complete" for r in mine) / len(mine),
                 "headline": metric, "headline_words": metric_words(metric) if metric else "",

@@ -84,6 +84,7 @@ def test_a_row_per_run_and_mode_with_its_headline_and_cost(tmp_path):
     assert set(rows) == {("a", "flow"), ("a", "direct"), ("deeper/b", "flow")}
     flow = rows[("a", "flow")]
     assert flow.items == 2 and flow.llm_calls == 6 and flow.seconds == 3.0 and flow.model == "qwen2.5-coder-1.5b"
+    assert flow.endpoint == "embedded"
     assert flow.headline == "rmse100_argument_sc" and flow.headline_value == 41.5
     assert rows[("a", "direct")].headline == "rmse100_general_sc" and rows[("a", "direct")].headline_value == 70
     assert rows[("deeper/b", "flow")].headline == ""  # no summary written: no figure made up
@@ -132,3 +133,20 @@ def test_a_run_records_the_commit_of_the_code_that_ran_and_whether_it_was_change
     assert source_commit(tmp_path) == head
     (tmp_path / "code.py").write_text("x = 2\n")
     assert source_commit(tmp_path) == head + "-dirty"
+
+
+def test_the_run_index_names_each_runs_endpoint_and_says_its_time_in_units_that_read(tmp_path):
+    """An endpoint run's row names the endpoint (without credentials) and a 28 s run reads "28 s", not 0.00
+    hours."""
+    from debatrix.app.report import duration_words, write_index
+
+    _run(tmp_path / "local", [_record("d1", "flow", "Ana", 0.0, "Ana", True)])
+    _run(tmp_path / "hosted", [_record("d1", "flow", "Ana", 0.0, "Ana", True)])
+    (tmp_path / "hosted" / "run.json").write_text(json.dumps({"benchmark": "debateart", "settings": {"llm": {
+        "backend": "openai", "base_url": "https://u:pw@api.example.test/v1", "model": "big"}}}))
+    rows = {r.run: r for r in runs_frame(tmp_path).itertuples()}
+    assert rows["hosted"].endpoint == "https://***@api.example.test/v1" and rows["local"].endpoint == "embedded"
+    assert [duration_words(s) for s in (28, 270, 3 * 3600 + 1800)] == ["28 s", "4.5 min", "3.5 h"]
+    page = write_index(tmp_path, tmp_path / "index.html")[0].read_text()
+    assert "https://***@api.example.test/v1" in page and ":pw@" not in page
+    assert re.search(r'data-label="model time" class="num">2 s<', page) and "0.00" not in page

@@ -459,6 +459,13 @@ def is_results_root(path: Path) -> bool:
     return path.is_dir() and not (path / "items.jsonl").exists() and bool(run_folders(path))
 
 
+def duration_words(seconds: float) -> str:
+    """A run's model time as a person reads it: "28 s", "4.5 min", "2.3 h" (never "0.00" hours for a short run)."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.1f} min" if seconds < 90 * 60 else f"{seconds / 3600:.1f} h"
+
+
 def write_index(root: Path, out: Path) -> list[Path]:
     """An index of every run under ``root`` (a row per run folder and mode: benchmark, model, code, when, items, the
     headline figure, the cost), each linked to its report, written here where it is missing or older than the
@@ -480,7 +487,8 @@ def write_index(root: Path, out: Path) -> list[Path]:
             pages[folder] = _relative(page, out.parent)
     frame = runs_frame(root, folders)
     runs = [{**row, "page": pages.get(root / row["run"] if row["run"] != "." else root),
-             "value": _number(row["headline_value"]), "code": short_commits(row["commit"])}
+             "value": _number(row["headline_value"]), "code": short_commits(row["commit"]),
+             "duration": duration_words(row["seconds"])}
             for row in frame.to_dict("records")]
     write_atomic(out, env().get_template("index.html.j2").render(
         root=str(root), runs=runs, written=datetime.now(UTC).strftime("%Y-%m-%d %H:%M")))
