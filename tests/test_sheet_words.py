@@ -98,3 +98,19 @@ def test_every_surface_says_each_rows_status_and_each_cells_word_as_the_rule_dec
     # a row counts as standing unless refuted, in the summary's own count
     # Ana's S1.3 is refuted, Ben's S2.4 (answered by S3.1); Ben's S4.1 is untested, and stands
     assert "Ana: 5 of 6 arguments standing" in text and "Ben: 5 of 6 arguments standing" in text
+
+
+def test_the_page_says_what_uncalibrated_means_as_the_summary_does():
+    """A verdict shown "uncalibrated" on the page comes with what that means, in the summary's own words."""
+    from debatrix.app.terminal import table_notes
+    from debatrix.core.models import Verdict
+
+    result = _result()
+    dim = result.dimensions[0].model_copy(update={"verdict": Verdict(
+        dimension="argument", comment="c", winner="Ana", probabilities={"Ana": 0.6, "Ben": 0.4}, method="logprobs",
+        confidence="uncalibrated")})
+    result = result.model_copy(update={"dimensions": (dim,)})
+    notes = summary(result)["notes"]
+    assert notes == table_notes([dim]) and any(n.startswith("uncalibrated: ") for n in notes)
+    bare = summary(_result())["notes"]  # no verdict: nothing to explain
+    assert bare == []

@@ -48,6 +48,7 @@ from debatrix.core.settings import redact_url, JudgeSettings, LLMSettings
 from debatrix.llm.gateway import endpoint_key
 
 from .api import ProgressEvent, ajudge_debate, refused
+from .terminal import table_notes
 from .report import env, flow_sheet, result_html
 
 #: how long a finished run's events and result stay available to the page
@@ -499,6 +500,8 @@ def summary(result: JudgeResult) -> dict[str, Any]:
             "general": verdict(result.general), "weighing": result.weighing,
             "dimensions": [v | {"comments": comments(d)} if (v := verdict(d)) else None for d in result.dimensions],
             "flow": page_sheet(result), "profile": result.profile,
+            # what the verdicts' words mean ("uncalibrated", "too close to call"), as the summary says it
+            "notes": table_notes([d for d in (*result.dimensions, result.general) if d is not None]),
             "usage": {"calls": u.llm_calls, "prompt_tokens": u.prompt_tokens,
                       "completion_tokens": u.completion_tokens, "seconds": u.wall_seconds}}
 
