@@ -33,3 +33,32 @@ async def test_judge_graph_as_a_node_of_a_parent_agent():
     assert [ln.split(" (")[0] for ln in state["feedback"].splitlines()[1:]] == [
         "Maya on argument", "Maya on source", "Maya on language"]
     assert len(model.calls) == 28  # 12 analyses (scored in them), 8 judgments and decisions, 4 panel calls
+
+
+async def test_the_judge_node_reads_and_writes_the_parents_own_keys(uniforms):
+    """A parent that keeps the debate under ``match`` and wants the verdict under ``ruling``: the judge node maps
+    them, the parent's other keys untouched; a state without the named key is a one-line configuration error."""
+    from typing import TypedDict
+
+    import pytest
+    from langgraph.graph import END, START, StateGraph
+
+    from debatrix import ConfigurationError, JudgeResult
+
+    class Parent(TypedDict, total=False):
+        match: object
+        ruling: object
+        note: str
+
+    model = ScriptedChatModel(script={"decide_debate": {"Maya": 5, "Theo": 8, "winner": "Theo"},
+                                      "panel_decide": {"winner": "Theo"}})
+    node = build_judge_graph(settings("debatrix"), model, debate_key="match", result_key="ruling")
+    g = StateGraph(Parent)
+    g.add_node("judge", node)
+    g.add_edge(START, "judge")
+    g.add_edge("judge", END)
+    state = await g.compile().ainvoke({"match": uniforms, "note": "kept"}, config={"recursion_limit": 100})
+    assert isinstance(state["ruling"], JudgeResult) and state["ruling"].status == "complete"
+    assert state["ruling"].general.verdict.winner == "Theo" and state["note"] == "kept" and "result" not in state
+    with pytest.raises(ConfigurationError, match="'match' key"):
+        await node({"debate": uniforms}, {})

@@ -22,14 +22,29 @@ from debatrix.core.settings import JudgeSettings
 
 
 def build_judge_graph(settings: JudgeSettings | None = None, chat_model: BaseChatModel | None = None, *,
-                      context: JudgeContext | None = None, checkpointer: Any = None) -> Any:
+                      context: JudgeContext | None = None, checkpointer: Any = None, debate_key: str = "debate",
+                      result_key: str = "result") -> Any:
     """The compiled judge graph for ``settings.mode``: input ``{"debate": Debate}``, output ``{"result": JudgeResult}``.
 
     It is async (use ``ainvoke``/``astream``) and can be added as a node of another LangGraph graph; it carries the
-    context it was built with, so the parent needs no Debatrix context of its own."""
+    context it was built with, so the parent needs no Debatrix context of its own. A parent whose state keeps the
+    debate or the result under other keys names them (``debate_key``, ``result_key``): the node is then a function
+    that runs the graph with the parent's config (its callbacks and streams reach it, as a subgraph's do) and
+    writes only ``result_key``."""
     settings = settings or (context.settings if context else JudgeSettings())
     ctx = context or JudgeContext.create(settings, chat_model)
-    return build_run_graph(ctx, settings.mode, checkpointer=checkpointer)
+    graph = build_run_graph(ctx, settings.mode, checkpointer=checkpointer)
+    if (debate_key, result_key) == ("debate", "result"):
+        return graph
+
+    async def judge(state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
+        if debate_key not in state:
+            raise ConfigurationError(f"the judge node reads the debate from the state's {debate_key!r} key, which "
+                                     f"this state lacks (its keys: {', '.join(map(repr, state)) or 'none'})")
+        out = await graph.ainvoke({"debate": state[debate_key]}, config)
+        return {result_key: out["result"]}
+
+    return judge
 
 
 def recursion_limit(debate: Debate) -> int:
