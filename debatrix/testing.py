@@ -332,6 +332,8 @@ SERVER_PROFILES = {p.name: p for p in (
     ServerProfile("vllm"),
     ServerProfile("ollama", logprobs=False, n="ignored"),
     ServerProfile("llama.cpp", n="refused"),
+    # an OpenAI reasoning model (o-series, gpt-5): no temperature but its own, no log probabilities, no max_tokens
+    ServerProfile("reasoning", logprobs=False, refuses=("max_tokens", "temperature", "logprobs", "top_logprobs")),
 )}
 
 

@@ -34,11 +34,12 @@ from debatrix.core.settings import LLMSettings
 from debatrix.core.prompting import count_message_tokens, count_tokens
 from debatrix.llm.cache import AnswerCache, CacheUnavailable, open_cache
 from debatrix.llm.http_chat import (ChatHTTPError, ChatResponseError, Endpoint, HTTPChatModel, answer_logprobs,
-                                    answer_text, processed_tokens, raw_structured, secrets_of, token_count)
+                                    answer_text, processed_tokens, raw_structured, token_count)
 from debatrix.llm.prose_calls import Method, ProseCalls
 from debatrix.llm.scheduling import AffinityScheduler
 from debatrix.llm.sdk import (HTTPX_TRANSPORT, LANGCHAIN_EXTRA, SDK_CONNECTION, SDK_ERROR, SDK_LENGTH, SDK_STATUS,
-                              SDK_TIMEOUT, chat_openai, httpx, is_transient, retry_after_of, status_error)
+                              SDK_TIMEOUT, chat_openai, httpx, is_transient, retry_after_of, secrets_of,
+                              status_error)
 
 
 def _openai_kinds() -> tuple[type, ...]:

@@ -12,18 +12,18 @@ use any LangChain chat model.
 from __future__ import annotations
 
 import asyncio
-import base64
 import datetime as dt
 import email.utils
 import json
 import math
 import os
+import re
 import ssl
 import time
 import urllib.parse
 import urllib.request
 import contextlib
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -92,6 +92,7 @@ class Endpoint:
         self.auth = [auth for _, auth in servers]  # per server: credentials in one URL are for that server only
         self.url = self.urls[0]
         self.payload = payload
+        self.refused: set[str] = set()  # request fields the server refused (a reasoning model's temperature): not sent
         self.max_connections = max_connections
         self.proxies = [_env_proxy(u) for u in self.urls]
         self.busy = [0] * len(self.urls)  # requests in flight, per server
@@ -254,12 +255,42 @@ class HTTPChatModel(BaseChatModel):
         raise NotImplementedError("the HTTP transport is asynchronous: use `await model.ainvoke(...)`")
 
     def _body(self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]) -> dict[str, Any]:
-        body = {**self.endpoint.payload, **kwargs, "messages": [_message(m) for m in messages]}
+        body = {k: v for k, v in {**self.endpoint.payload, **kwargs}.items() if k not in self.endpoint.refused}
+        body["messages"] = [_message(m) for m in messages]
         if stop:
             body["stop"] = stop
         if "max_tokens" in body:  # the bound cap wins, under the current name (OpenAI deprecated max_tokens)
             body["max_completion_tokens"] = body.pop("max_tokens")
         return body
+
+    async def _answer_bytes(self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+                            ) -> bytes:
+        stack, r = await self._opened(lambda: self._body(messages, stop, kwargs))
+        async with stack:
+            return await r.read()
+
+    async def _opened(self, body: Callable[[], dict[str, Any]]
+                      ) -> tuple[contextlib.AsyncExitStack, aiohttp.ClientResponse]:
+        """The server's response to the request ``body()`` builds, held open by the stack returned; a sampling
+        field the server refuses (:meth:`_drops`) is left out and the request sent again (each field once)."""
+        while True:
+            stack, sent = contextlib.AsyncExitStack(), body()
+            try:
+                return stack, await stack.enter_async_context(self._post(sent))
+            except ChatHTTPError as e:
+                await stack.aclose()
+                if not self._drops(e, sent):
+                    raise
+
+    def _drops(self, e: ChatHTTPError, sent: dict[str, Any]) -> bool:
+        """Whether ``e`` is the server refusing a sampling field of ``sent`` that a reasoning model does not take
+        (its temperature is its own; it gives no log probabilities): the field is then never sent to it again."""
+        found = REFUSED_FIELD.search(e.message) if e.status == 400 else None
+        field = found.group(1) if found else ""
+        if field not in DROPPABLE or field not in sent:  # a request without it cannot be refused for it again
+            return False
+        self.endpoint.refused.add(field)
+        return True
 
     @contextlib.asynccontextmanager
     async def _post(self, body: dict[str, Any]) -> AsyncIterator[aiohttp.ClientResponse]:
@@ -278,8 +309,7 @@ class HTTPChatModel(BaseChatModel):
 
     async def _agenerate(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
                          **kwargs: Any) -> ChatResult:
-        async with self._post(self._body(messages, stop, kwargs)) as r:
-            raw = await r.read()
+        raw = await self._answer_bytes(messages, stop, kwargs)
         try:
             data = json.loads(raw)
             choice = data["choices"][0]
@@ -297,9 +327,10 @@ class HTTPChatModel(BaseChatModel):
         ``astream_events``: text, tool-call pieces and log probabilities chunk by chunk; the usage, the finish
         reason and llama.cpp's timings in the last chunk, so the message they add up to is the one
         :meth:`_agenerate` returns."""
-        body = {**self._body(messages, stop, kwargs), "stream": True, "stream_options": {"include_usage": True}}
+        stack, r = await self._opened(lambda: {**self._body(messages, stop, kwargs), "stream": True,
+                                               "stream_options": {"include_usage": True}})
         last: dict[str, Any] = {}
-        async with self._post(body) as r:
+        async with stack:
             async for data in _events(r):
                 choices = data.get("choices") or []
                 choice = choices[0] if choices and isinstance(choices[0], dict) else {}
@@ -417,6 +448,12 @@ def _ai_message(data: dict[str, Any], choice: dict[str, Any], message: dict[str,
         meta["timings"] = data["timings"]
     return AIMessage(content=message.get("content") or "", tool_calls=tool_calls, invalid_tool_calls=invalid,
                      usage_metadata=usage_metadata, response_metadata=meta)
+
+
+#: request fields a server may refuse without the answer losing its meaning (OpenAI's reasoning models take no
+#: temperature and give no log probabilities): dropped where refused, the answer then read without them
+DROPPABLE = ("temperature", "top_p", "logprobs", "top_logprobs")
+REFUSED_FIELD = re.compile(r"unsupported (?:parameter|value)\W+'?([a-z_]+)", re.I)
 
 
 def _error_message(raw: bytes) -> str:
@@ -560,20 +597,3 @@ def processed_tokens(answer: AIMessage, prompt: int) -> tuple[int | None, int | 
         reused = min(token_count(details["cache_read"]) or 0, prompt)
         return prompt - reused, reused
     return None, None
-
-
-def secrets_of(api_key: str | None, urls: Sequence[str]) -> tuple[str, ...]:
-    """What a server's message or a logged call must never show: the API key, and for every server's URL the
-    password as written and decoded, and the basic-auth token made of it (a server that echoes the Authorization
-    header shows ``Basic <base64 of user:password>``). Longest first, so a shorter one inside it is not left half."""
-    found = {api_key} if api_key else set()
-    for url in urls:
-        try:
-            _, user, password = split_credentials(url)
-        except ValueError:
-            continue
-        if password:
-            found |= {password, urllib.parse.unquote(password)}
-        if user is not None:
-            found.add(base64.b64encode(f"{user}:{password or ''}".encode()).decode())
-    return tuple(sorted((s for s in found if s), key=len, reverse=True))
