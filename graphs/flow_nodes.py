@@ -263,16 +263,17 @@ async def flow_verdicts(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     counted = sum(f.counted for f in flows)
     decided = sum(sum(f.decided.values()) for f in flows)
     warnings = [f"speech {f.index + 1}: missing {f.missing}" for f in flows if f.missing]
+    figures: list[str] = []  # what the figures are: said of a verdict that has some, not of one blind here
     if counted:  # the server gave no probabilities: each answer was taken as certain
         asked = ctx.settings.llm.decision_samples
         ignored = (f"; it answered once where --decision-samples asked {asked} answers (it ignores n)"
                    if asked > 1 else "")
-        warnings.append(f"{counted} of {decided} decisions are the model's answers taken as certain (the server "
+        figures.append(f"{counted} of {decided} decisions are the model's answers taken as certain (the server "
                         f"gave no probabilities{ignored}): the figures are shares of answers, not probabilities")
     sampled = sum(f.sampled for f in flows)
     if sampled:
         samples = ctx.settings.llm.decision_samples
-        warnings.append(f"{sampled} of {decided} decisions are the options' shares among {samples} answers sampled "
+        figures.append(f"{sampled} of {decided} decisions are the options' shares among {samples} answers sampled "
                         "at temperature 1 (--decision-samples): estimates of the model's probabilities")
     proposed = {f.proposed_by for f in flows if f.proposed_by.startswith("words (")}  # meaning was wanted
     warnings += [f"answers proposed by {how}" for how in sorted(proposed)]
@@ -303,14 +304,15 @@ async def flow_verdicts(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
             out["debater_judgments"].append(DebaterJudgment(
                 dimension=dim.name, debater=d.name, score=_score(verdict.probabilities[d.name]),
                 comment=debater_comment(led, flows, debate, d.name)))
-        out["winner_decisions"].append(as_verdict(verdict, method, warnings))
+        out["winner_decisions"].append(as_verdict(verdict, "none" if verdict.blind else method,
+                                                  warnings + ([] if verdict.blind else figures)))
     panel = {}
     if parts:  # the panel's verdict, under its own key as the panel subgraph writes it
         merged = _merged(parts, profile)
         if worlds:  # the panel too names a winner only where it holds with the missing decisions either way
             merged = held(merged, [_merged([(dim.weight, w[k][4]) for k, (dim, *_) in enumerate(judged)], profile)
                                    for w in worlds], missing)
-        panel["panel"] = as_verdict(merged, method, warnings)
+        panel["panel"] = as_verdict(merged, method, warnings + figures)
     return {**out, **panel, "ledgers": ledgers}
 
 

@@ -79,3 +79,22 @@ def test_decision_samples_sample_only_where_the_server_gives_no_probabilities(pr
         assert not any(b.get("logprobs") for b in sent[first + 1:])
     # every request answered is in the run's usage: a decision asked twice counts its first request as a retry
     assert result.usage.llm_calls + result.usage.retries == len(sent) - len(refused)
+
+
+def test_what_the_figures_are_is_said_of_the_verdicts_that_have_figures_not_of_blind_ones():
+    """On Ollama (no probabilities) with a profile that marks source and language blind: the argument verdict says
+    its figures are answers taken as certain; a blind dimension, which asked nothing, says no such thing and claims
+    no method."""
+    from debatrix.core.loader import load_debate
+
+    debate = load_debate(EXAMPLES / "four_day_week.yaml")
+    with FakeOpenAIServer(profile="ollama") as server:  # the shipped profile of the model name is read
+        settings = JudgeSettings(memory=MemorySettings(embedding="hash"), llm=LLMSettings(
+            base_url=server.base_url, model="qwen2.5-coder-1.5b", max_retries=0))
+        result = asyncio.run(ajudge_debate(debate, settings))
+    assert result.status is Status.COMPLETE, result.incomplete_reason
+    by = {d.name: d.verdict for d in result.dimensions}
+    blind = [v for v in by.values() if v.blind]
+    assert blind and all(v.method == "none" for v in blind)
+    assert not any("taken as certain" in w for v in blind for w in v.warnings)
+    assert any("taken as certain" in w for w in by["argument"].warnings) and by["argument"].method == "argmax"
