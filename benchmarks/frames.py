@@ -57,18 +57,21 @@ def _name(folder: Path, root: Path) -> str:
     return "." if folder == root else folder.relative_to(root).as_posix()
 
 
+def _local(llm: dict[str, Any]) -> bool:
+    """Whether a stored run's model settings are the embedded model's (as :attr:`LLMSettings.uses_local` reads)."""
+    return llm.get("backend") == "local" or (llm.get("backend") == "auto" and not llm.get("base_url"))
+
+
 def _model(settings: dict[str, Any]) -> str:
     llm = settings.get("llm") or {}
-    local = llm.get("backend") == "local" or (llm.get("backend") == "auto" and not llm.get("base_url"))
-    return str(llm.get("local_model") if local else llm.get("model") or "")
+    return str(llm.get("local_model") if _local(llm) else llm.get("model") or "")
 
 
 def _endpoint(settings: dict[str, Any]) -> str:
     """Where a run's model answered: "embedded" (the local model), or the endpoint's address as the run stored it
     (its credentials were never stored: :meth:`JudgeSettings.public_dict`)."""
     llm = settings.get("llm") or {}
-    local = llm.get("backend") == "local" or (llm.get("backend") == "auto" and not llm.get("base_url"))
-    return "embedded" if local else str(redact_url(llm.get("base_url")) or "")
+    return "embedded" if _local(llm) else str(redact_url(llm.get("base_url")) or "")
 
 
 def runs_frame(root: str | Path, folders: list[Path] | None = None) -> pd.DataFrame:

@@ -263,12 +263,6 @@ class HTTPChatModel(BaseChatModel):
             body["max_completion_tokens"] = body.pop("max_tokens")
         return body
 
-    async def _answer_bytes(self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
-                            ) -> bytes:
-        stack, r = await self._opened(lambda: self._body(messages, stop, kwargs))
-        async with stack:
-            return await r.read()
-
     async def _opened(self, body: Callable[[], dict[str, Any]]
                       ) -> tuple[contextlib.AsyncExitStack, aiohttp.ClientResponse]:
         """The server's response to the request ``body()`` builds, held open by the stack returned; a sampling
@@ -309,7 +303,9 @@ class HTTPChatModel(BaseChatModel):
 
     async def _agenerate(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
                          **kwargs: Any) -> ChatResult:
-        raw = await self._answer_bytes(messages, stop, kwargs)
+        stack, r = await self._opened(lambda: self._body(messages, stop, kwargs))
+        async with stack:
+            raw = await r.read()
         try:
             data = json.loads(raw)
             choice = data["choices"][0]
