@@ -115,23 +115,57 @@ def test_bench_command_runs_and_resumes(tmp_path):
         assert (out / name).exists(), name
 
 
+def test_bench_help_lists_each_benchmark_and_each_stored_run_command_in_its_group_each_with_its_own_help():
+    """`debatrix bench --help` is a list, not every option: the registered benchmarks under one heading with what
+    each scores, the commands that read stored runs under another; each sub-command's help has only its own
+    options (calibrate takes no endpoint; a benchmark's groups its run options apart from the judge's)."""
+    from debatrix.app.cli_bench import SCORING, STORED
+    from debatrix.benchmarks import BENCHMARKS
+
+    res = runner.invoke(app, ["bench", "--help"], env={"COLUMNS": "100"}, terminal_width=100)
+    assert res.exit_code == 0, res.output
+    scoring = res.output.split(SCORING + ":")[1].split(STORED + ":")[0]
+    stored = res.output.split(STORED + ":")[1]
+    for name, entry in BENCHMARKS.items():
+        assert re.search(rf"^  {re.escape(name)} +{re.escape(entry.summary.split()[0])}", scoring, re.M), name
+    assert [line.split()[0] for line in stored.splitlines() if line.startswith("  ") and not line.startswith(
+        "   ")][:5] == ["list", "weights", "signals", "calibrate", "merge"]
+    assert "--base-url" not in res.output and len(res.output.splitlines()) < 60
+    calibrate = runner.invoke(app, ["bench", "calibrate", "--help"])
+    assert calibrate.exit_code == 0 and "--model" in calibrate.output and "--base-url" not in calibrate.output
+    contrast = runner.invoke(app, ["bench", "contrast", "--help"], env={"COLUMNS": "100"}, terminal_width=100)
+    heads = [line[:-1] for line in contrast.output.splitlines() if line and line[0] != " " and line.endswith(":")]
+    assert heads[0] == "The benchmark run" and "Model and endpoint" in heads, heads
+    assert "Variants: " + ", ".join(BENCHMARKS.get_or_raise("contrast").variants) in " ".join(contrast.output.split())
+
+
 def test_bench_bad_arguments():
     res = runner.invoke(app, ["bench", "mmlu"])
-    assert res.exit_code == 2 and "unknown benchmark 'mmlu'" in res.output
+    assert res.exit_code == 2 and "unknown benchmark 'mmlu'" in res.output and "debateart" in res.output
+    res = runner.invoke(app, ["bench", "debateart", "extra"])
+    assert res.exit_code == 2 and "extra" in res.output
     res = runner.invoke(app, ["bench", "debateart", "--modes", "fancy"])
     assert res.exit_code == 2 and "unknown mode(s) fancy" in res.output
     res = runner.invoke(app, ["bench", "critiques", "--base-url", "http://127.0.0.1:9/v1"])
     assert res.exit_code == 2 and "--data" in res.output
 
 
-@pytest.mark.parametrize("command", ["judge", "bench", "validate"])
-def test_help_at_80_columns_shows_every_option_whole(command):
-    """Help wraps, never truncates: every option name (and its --no- form) appears whole, choices are listed."""
+def sub_command(*path):
+    """The click command at ``path`` (``("bench", "debateart")``), found as click finds it when it runs."""
     import typer.main
 
-    res = runner.invoke(app, [command, "--help"], env={"COLUMNS": "80"}, terminal_width=80)
+    command = typer.main.get_command(app)
+    for name in path:
+        command = command.get_command(command.context_class(command), name)
+    return command
+
+
+@pytest.mark.parametrize("command", [["judge"], ["bench", "debateart"], ["validate"]])
+def test_help_at_80_columns_shows_every_option_whole(command):
+    """Help wraps, never truncates: every option name (and its --no- form) appears whole, choices are listed."""
+    res = runner.invoke(app, [*command, "--help"], env={"COLUMNS": "80"}, terminal_width=80)
     assert res.exit_code == 0
-    click_command = typer.main.get_command(app).commands[command]
+    click_command = sub_command(*command)
     names = [o for p in click_command.params for o in (*p.opts, *p.secondary_opts) if o.startswith("--")]
     assert len(names) > 5
     missing = [n for n in names if n not in res.output.replace("\n", " ").split()
@@ -436,17 +470,16 @@ def test_bench_calibrate_refuses_a_stored_probability_that_is_not_a_number_in_on
 def test_judge_and_bench_take_the_settings_options_of_one_table_and_both_make_settings_of_them(monkeypatch):
     """One option table: every settings option means the same in `judge` and `bench`, with the same help, and what
     either is given reaches the settings of its run."""
-    import typer.main
+    import typer
 
     from debatrix.app import cli_bench, cli_judge, options
 
-    commands = typer.main.get_command(app).commands  # type: ignore[attr-defined]
     shared = {p.name for p in options.SETTINGS_OPTIONS}
 
-    def options(name):
-        return {p.name: (p.opts, p.help) for p in commands[name].params if p.name in shared}
+    def options(*path):
+        return {p.name: (p.opts, p.help) for p in sub_command(*path).params if p.name in shared}
 
-    assert options("judge") == options("bench") and set(options("judge")) == shared
+    assert options("judge") == options("bench", "contrast") and set(options("judge")) == shared
     made = []
 
     def make_settings(**kw):  # recorded, then the command stops: nothing is judged
@@ -525,12 +558,12 @@ def test_calls_beyond_the_plan_grow_the_total_instead_of_passing_it(terminal):
     assert (5, 5) in pairs and all(a <= b for a, b in pairs)
 
 
-@pytest.mark.parametrize("command", ["judge", "bench", "validate", "report", "ui", "serve"])
+@pytest.mark.parametrize("command", ["judge", "bench debateart", "bench merge", "validate", "report", "ui", "serve"])
 def test_help_names_values_as_a_reader_says_them_not_as_python_types(command):
     """`debatrix X --help` says `--orders N`, `--out PATH`, `PATHS`, not `<int>`, `<list[Path]>` (choices keep
     their list)."""
     out = subprocess.run([sys.executable, "-c", "import sys; from debatrix.app.cli import main; "
-                          "sys.argv = ['debatrix', *sys.argv[1:]]; main()", command, "--help"],
+                          "sys.argv = ['debatrix', *sys.argv[1:]]; main()", *command.split(), "--help"],
                          capture_output=True, text=True, env={**os.environ, "COLUMNS": "120"}, timeout=60)
     assert out.returncode == 0, out.stderr
     types = re.findall(r"<(int|float|str|path|list\[\w+\]|int range|float range)>", out.stdout)

@@ -12,7 +12,7 @@ import typer
 from debatrix import __version__
 from debatrix.core.errors import ExitCode
 
-from .cli_bench import bench, profile
+from .cli_bench import bench_app, profile
 from .cli_common import app
 from .cli_judge import judge, list_dimensions, list_modes, report, validate
 from .cli_models import models_app
@@ -27,7 +27,7 @@ app.command("modes")(list_modes)
 app.command("dimensions")(list_dimensions)
 app.add_typer(models_app, name="models")
 app.command()(serve)
-app.command()(bench)
+app.add_typer(bench_app, name="bench")
 app.command()(profile)
 app.command()(ui)
 app.command()(report)

@@ -6,13 +6,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any
 
+import copy
+import functools
+
 import typer
+from typer.core import TyperGroup
 
 from debatrix.core.errors import DebatrixError, ExitCode
 from debatrix.core.modes import MODES, get_mode
 from debatrix.core.settings import DEFAULT_MODE, LLMSettings
 
-from .options import settings_options
+from .options import BENCH_RUN, PanelledCommand, settings_options
 from .terminal import console, out_console, plain
 from .cli_common import fail, item_progress, make_settings, run_or_fail
 
@@ -23,75 +27,121 @@ def show_summary(path: Path) -> None:
     out_console.print(path.read_text(encoding="utf-8"), markup=False, highlight=False, soft_wrap=True)
 
 
+#: the two kinds of ``debatrix bench`` sub-command, as its help lists them
+SCORING, STORED = "Benchmarks (the judge scored against gold labels)", "Stored runs (read; no model call)"
+#: the hidden command each benchmark's sub-command is made from (it takes the benchmark's name as its argument)
+_RUN = "run-benchmark"
+
+
+class BenchGroup(TyperGroup):
+    """``debatrix bench``: one sub-command per registered benchmark, beside the commands that read stored runs.
+    A benchmark's command is made when it is asked for (or listed), since the adapters are entry points that
+    load only then: ``debatrix judge`` never pays for importing them."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        fixed = [n for n in super().list_commands(ctx) if n != _RUN]
+        return fixed + [n for n in _benchmark_names() if n not in fixed]
+
+    def get_command(self, ctx: Any, name: str) -> Any:
+        if name in self.commands:
+            return None if name == _RUN else super().get_command(ctx, name)
+        _need_bench_extra()
+        from debatrix.benchmarks import BENCHMARKS, BenchmarkDataError
+
+        try:
+            entry = BENCHMARKS.get_or_raise(name)
+        except BenchmarkDataError:
+            return None
+        template = super().get_command(ctx, _RUN)
+        command = copy.copy(template)
+        command.name, command.hidden = name, False
+        command.params = [p for p in template.params if p.name != "benchmark"]
+        command.callback = functools.partial(template.callback, benchmark=name)
+        variants = (f" Variants: {', '.join(entry.variants)} (--variant; the first is the default)."
+                    if entry.variants else "")
+        command.help = f"{entry.summary}.{variants}\n\n{template.help}"
+        command.short_help = entry.summary
+        return command
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        if args and not args[0].startswith("-") and self.get_command(ctx, args[0]) is None:
+            ctx.fail(f"unknown benchmark {args[0]!r}: use one of {', '.join(_benchmark_names())} (`debatrix bench "
+                     f"list` describes them), or a command that reads stored runs: {', '.join(self._stored())}")
+        return super().resolve_command(ctx, args)
+
+    def _stored(self) -> list[str]:
+        return [n for n, c in self.commands.items() if not c.hidden]
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        sections: dict[str, list[tuple[str, str]]] = {SCORING: [], STORED: []}
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                panel = STORED if name in self.commands else SCORING
+                sections[panel].append((name, command.get_short_help_str(300)))
+        for panel, rows in sections.items():
+            if rows:
+                with formatter.section(panel):
+                    formatter.write_dl(rows)
+
+
+def _benchmark_names() -> list[str]:
+    """The registered benchmarks' names; none when the bench extra is not installed (the help then says so)."""
+    import importlib.util
+
+    if any(importlib.util.find_spec(m) is None for m in ("scipy", "matplotlib")):
+        return []
+    from debatrix.benchmarks import BENCHMARKS
+
+    return list(BENCHMARKS)
+
+
+bench_app = typer.Typer(cls=BenchGroup, no_args_is_help=True, add_completion=False, rich_markup_mode=None,
+                        help="Score the judge on a benchmark, or read stored runs.\n\nEach benchmark is a "
+                             "sub-command that judges its items and scores the verdicts against their gold labels.",
+                        epilog="Each sub-command has its own --help. Benchmarks need pip install 'debatrix[bench]'.")
+
+
+def _run_option(help: str, *decls: str, **kw: Any) -> Any:
+    return typer.Option(*decls, help=help, rich_help_panel=BENCH_RUN, **kw)
+
+
+@bench_app.command(_RUN, hidden=True, cls=PanelledCommand)
 @settings_options
 def bench(
-    benchmark: Annotated[str, typer.Argument(help="a benchmark (`debatrix bench list` names and "
-                                                   "describes them); merge: join the folders of a sharded run into "
-                                                   "--out; calibrate: fit the winner probability of a DebateArt "
-                                                   "run's verdicts against the audience's; weights: fit the flow's "
-                                                   "overall verdict on gold, held out; signals: each decision the "
-                                                   "flow asks, measured on every gold source of stored runs")],
-    folders: Annotated[list[Path] | None, typer.Argument(help="merge: the shards' result folders; calibrate, "
-                                                              "weights, signals: the runs' folders")] = None,
-    modes: Annotated[str, typer.Option(help="comma-separated judge modes to compare (differences are against "
-                                            "the first)")] = DEFAULT_MODE,
-    epochs: Annotated[int, typer.Option(help="samples of every item per mode (needs --temperature > 0; each "
-                                              "repeat has its own seed and cache entries)")] = 1,
-    limit: Annotated[int | None, typer.Option(min=1, help="a seeded sample of N items (debates: one per length "
-                                                   "stratum)")] = None,
-    seed: Annotated[int, typer.Option(help="seed of the --limit sample")] = 0,
-    max_length: Annotated[int | None, typer.Option(help="only items of at most this many characters (debates: "
-                                                        "of speech), e.g. to fit a compute budget")] = None,
-    shard: Annotated[str | None, typer.Option(help="i/N: only the items of shard i of N (stable by item id); "
-                                                   "join the folders with `debatrix bench merge`")] = None,
-    ray: Annotated[str | None, typer.Option(
-        "--ray", metavar="ADDRESS", help="judge the items as tasks on a Ray cluster: auto (the cluster this machine "
-        "is in), local (one started for this run) or its address; the folder is written here (pip install "
-        "'debatrix[cluster]')")] = None,
-    max_samples: Annotated[int, typer.Option(help="items judged at once")] = 1,
-    out: Annotated[Path | None, typer.Option(help="results folder (default results/<benchmark>); a rerun "
-                                                  "resumes it")] = None,
-    data: Annotated[Path | None, typer.Option(help="data folder or file (default: ../shared/data/...)")] = None,
-    variant: Annotated[str | None, typer.Option(help="the benchmark's variant (`debatrix bench list` "
-                                                     "names them; default: its first)")] = None,
-    retry_incomplete: Annotated[bool, typer.Option(help="judge items that ended incomplete again")] = False,
-    cache: Annotated[str | None, typer.Option(help="SQLite file or postgresql:// URL caching LLM answers, as for "
-                                                   "`judge` (default: <out>/llm_cache.sqlite), so a restarted run, "
-                                                   "or a shard on another machine, pays for no call answered")] = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="cache no answer (every call is sent)")] = False,
+    benchmark: Annotated[str, typer.Argument(help="the benchmark")],
+    modes: Annotated[str, _run_option("comma-separated judge modes to compare (differences are against the "
+                                      "first)")] = DEFAULT_MODE,
+    epochs: Annotated[int, _run_option("samples of every item per mode (needs --temperature > 0; each repeat "
+                                       "has its own seed and cache entries)")] = 1,
+    limit: Annotated[int | None, _run_option("a seeded sample of N items (debates: one per length stratum)",
+                                             min=1)] = None,
+    seed: Annotated[int, _run_option("seed of the --limit sample")] = 0,
+    max_length: Annotated[int | None, _run_option("only items of at most this many characters (debates: of "
+                                                  "speech), e.g. to fit a compute budget")] = None,
+    shard: Annotated[str | None, _run_option("i/N: only the items of shard i of N (stable by item id); join the "
+                                             "folders with `debatrix bench merge`")] = None,
+    ray: Annotated[str | None, _run_option(
+        "judge the items as tasks on a Ray cluster: auto (the cluster this machine is in), local (one started for "
+        "this run) or its address; the folder is written here (pip install 'debatrix[cluster]')", "--ray",
+        metavar="ADDRESS")] = None,
+    max_samples: Annotated[int, _run_option("items judged at once")] = 1,
+    out: Annotated[Path | None, _run_option("results folder (default results/<benchmark>); a rerun resumes "
+                                            "it")] = None,
+    data: Annotated[Path | None, _run_option("data folder or file (default: ../shared/data/...)")] = None,
+    variant: Annotated[str | None, _run_option("the benchmark's variant (this help names them, if it has any; default: its first)")] = None,
+    retry_incomplete: Annotated[bool, _run_option("judge items that ended incomplete again")] = False,
+    cache: Annotated[str | None, _run_option("SQLite file or postgresql:// URL caching LLM answers, as for "
+                                             "`judge` (default: <out>/llm_cache.sqlite), so a restarted run, or a "
+                                             "shard on another machine, pays for no call answered")] = None,
+    no_cache: Annotated[bool, _run_option("cache no answer (every call is sent)", "--no-cache")] = False,
     **settings: Any,
 ) -> None:
-    """Score the judge against a benchmark's gold labels.
-
-    Resumable; writes items.jsonl, items/, summary.csv/.md/.png into --out."""
+    """Resumable; writes items.jsonl, items/, summary.csv/.md/.png into --out."""
     _need_bench_extra()
-    from debatrix.benchmarks import BENCHMARKS, BenchmarkDataError, make_benchmark
+    from debatrix.benchmarks import make_benchmark
     from debatrix.benchmarks.runner import parse_shard, run_benchmark
 
-    if benchmark == "merge":
-        _merge(folders or [], out, data, variant)
-        return
-    if benchmark == "calibrate":
-        _calibrate(folders or [], settings.get("model"))
-        return
-    if benchmark == "weights":
-        _weights(folders or [], data)
-        return
-    if benchmark == "signals":
-        _signals(folders or [])
-        return
-    if folders:
-        fail(f"unexpected arguments {' '.join(map(str, folders))} (only `debatrix bench merge`, "
-              "`calibrate`, `weights` and `signals` take folders)")
-    if benchmark == "list":
-        for name, entry in BENCHMARKS.items():
-            variants = f" (variants: {', '.join(entry.variants)})" if entry.variants else ""
-            out_console.print(f"{name}: {entry.summary}{variants}", highlight=False, markup=False)
-        return
-    try:
-        BENCHMARKS.get_or_raise(benchmark)
-    except BenchmarkDataError as e:  # the registry's own words
-        fail(str(e))
     mode_list = [m.strip() for m in modes.split(",") if m.strip()]
     unknown = [m for m in mode_list if m not in MODES]
     if unknown or not mode_list:
@@ -192,6 +242,59 @@ def _gold_folders(folders: list[Path], what: str) -> set[str]:
         llm = LLMSettings.model_validate(run.get("settings", {}).get("llm", {}))
         names.add(llm.local_model if llm.uses_local else llm.model)
     return names
+
+
+#: the stored-run commands' argument
+Folders = Annotated[list[Path] | None, typer.Argument(help="the runs' results folders (`debatrix bench NAME --out`)",
+                                                      show_default=False)]
+
+
+@bench_app.command("list")
+def list_benchmarks() -> None:
+    """Name and describe every registered benchmark, with its variants."""
+    _need_bench_extra()
+    from debatrix.benchmarks import BENCHMARKS
+
+    for name, entry in BENCHMARKS.items():
+        variants = f" (variants: {', '.join(entry.variants)})" if entry.variants else ""
+        out_console.print(f"{name}: {entry.summary}{variants}", highlight=False, markup=False, soft_wrap=True)
+
+
+@bench_app.command("weights")
+def weights(folders: Folders = None,
+            data: Annotated[Path | None, typer.Option(help="data folder (default: ../shared/data)")] = None) -> None:
+    """Fit the flow's overall verdict on the folders' gold, held out (flow-mode DebateArt or contrast runs; the fit
+    is written into the first)."""
+    _need_bench_extra()
+    _weights(folders or [], data)
+
+
+@bench_app.command("signals")
+def signals(folders: Folders = None) -> None:
+    """Each decision the flow asks, measured on every gold source of stored runs (contrast, debateart, bp and
+    decisions runs)."""
+    _need_bench_extra()
+    _signals(folders or [])
+
+
+@bench_app.command("calibrate")
+def calibrate(folders: Folders = None,
+              model: Annotated[str | None, typer.Option(help="the model the maps belong to, where the folders "
+                                                             "name more than one")] = None) -> None:
+    """Fit the winner probability of DebateArt or contrast runs' verdicts against their gold (the maps are
+    written into the first folder)."""
+    _need_bench_extra()
+    _calibrate(folders or [], model)
+
+
+@bench_app.command("merge")
+def merge(folders: Folders = None,
+          out: Annotated[Path | None, typer.Option(help="the joined results folder")] = None,
+          data: Annotated[Path | None, typer.Option(help="data folder or file (default: ../shared/data/...)")] = None,
+          variant: Annotated[str | None, typer.Option(help="the benchmark's variant the shards ran")] = None) -> None:
+    """Join the folders of a sharded run (`--shard i/N`) into --out."""
+    _need_bench_extra()
+    _merge(folders or [], out, data, variant)
 
 
 def _weights(folders: list[Path], data: Path | None) -> None:

@@ -88,7 +88,8 @@ JUDGE_EXAMPLES = """Examples:
 #: the panels a command's help groups its options in, in this order (:class:`PanelledCommand`)
 INPUT, JUDGING, MODEL, MEMORY, OUTPUT, RUNS = ("Input", "Judging", "Model and endpoint", "Context memory", "Output",
                                                "Many debates")
-PANELS = (INPUT, JUDGING, MODEL, MEMORY, RUNS, OUTPUT)
+BENCH_RUN = "The benchmark run"  # `debatrix bench NAME`'s own options: which items, how many at once, where written
+PANELS = (BENCH_RUN, INPUT, JUDGING, MODEL, MEMORY, RUNS, OUTPUT)
 _PANEL_OF = {**dict.fromkeys(("dimensions", "dimension_dir", "analysis_words", "comment_words", "merge_score_call",
                               "score_in_analysis", "orders", "order_layout", "flow_questions", "flow_ask", "profile"), JUDGING),
              **dict.fromkeys(("retrieval", "memory", "memory_path", "chroma_host", "chroma_port", "embedding"),
