@@ -96,6 +96,34 @@ def changed(a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]]) -> list[
     return out
 
 
+def side_by_side(a_folder: Path, b_folder: Path, a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]]
+                 ) -> list[dict[str, Any]]:
+    """Every common item with each run's overall verdict in names (``a_said``, ``b_said``) and the reason the run
+    gave for it (``a_reason``, ``b_reason``: the overall verdict's comment, read from the item's result file; ""
+    where the file is gone or holds none), the items whose verdict changed first."""
+    def said(rec: dict[str, Any]) -> str | None:
+        return next((r for r in readings(rec) if r["dimension"] == "general"), {}).get("pred")
+
+    rows = [{"item": k, "a_said": said(a[k]), "b_said": said(b[k]), "a_reason": overall_reason(a_folder, a[k]),
+             "b_reason": overall_reason(b_folder, b[k])} for k in sorted(set(a) & set(b))]
+    return sorted(rows, key=lambda r: r["a_said"] == r["b_said"])
+
+
+def overall_reason(folder: Path, record: dict[str, Any]) -> str:
+    """The comment of the overall verdict in ``record``'s result file (under ``folder``)."""
+    from debatrix.core.files import inside
+
+    rel = record.get("result_file")
+    path = inside(folder, rel) if isinstance(rel, str) and rel else None
+    try:
+        result = json.loads(path.read_text(encoding="utf-8")) if path is not None and path.is_file() else {}
+    except (OSError, ValueError):
+        return ""
+    general = result.get("general") or next((d for d in result.get("dimensions") or () if d.get("name") == "general"),
+                                            None) or {}
+    return str((general.get("verdict") or {}).get("comment") or "")
+
+
 def run_modes(folder: Path) -> list[str]:
     """The modes a run judged, in its order."""
     path = folder / "items.jsonl"

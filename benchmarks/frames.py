@@ -30,7 +30,7 @@ from .runner import read_records
 from .summary import read_summary
 
 #: the columns of :func:`runs_frame` and :func:`items_frame`, in order (an empty root gives empty frames of these)
-RUN_COLUMNS = ("run", "benchmark", "mode", "model", "endpoint", "commit", "date", "items", "complete", "headline",
+RUN_COLUMNS = ("run", "label", "benchmark", "mode", "model", "endpoint", "commit", "date", "items", "complete", "headline",
                "headline_words",
                "headline_value", "llm_calls", "prompt_tokens", "completion_tokens", "seconds")
 ITEM_COLUMNS = ("run", "benchmark", "item", "mode", "repeat", "status", "dimension", "winner", "judged",
@@ -75,7 +75,7 @@ def _endpoint(settings: dict[str, Any]) -> str:
 
 
 def runs_frame(root: str | Path, folders: list[Path] | None = None) -> pd.DataFrame:
-    """One row per run folder under ``root`` and mode: the benchmark, the model, the commits of the code that ran it,
+    """One row per run folder under ``root`` and mode: its label (:func:`run_label`), the benchmark, the model, the commits of the code that ran it,
     when its items were last written (UTC), how many items it holds and the share complete, its headline figure
     (the benchmark's first headline metric on all items) and its cost (sums over its items). ``folders``: the run folders, where the caller has
     already found them (:func:`run_folders`)."""
@@ -93,7 +93,7 @@ def runs_frame(root: str | Path, folders: list[Path] | None = None) -> pd.DataFr
             wanted = bench_headline(bench, [])
         except Exception:  # a benchmark this install does not have (a plug-in): the first metric stored
             wanted = []
-        commits = _commits(folder)
+        commits, label = _commits(folder), run_label(folder)
         date = datetime.fromtimestamp((folder / "items.jsonl").stat().st_mtime, UTC).isoformat(timespec="seconds")
         for mode in dict.fromkeys(str(r.get("mode")) for r in records):
             mine = [r for r in records if str(r.get("mode")) == mode]
@@ -101,7 +101,7 @@ def runs_frame(root: str | Path, folders: list[Path] | None = None) -> pd.DataFr
             metric = next((m for m in wanted if m in figures), next(iter(figures), ""))
             usage = [r.get("usage") or {} for r in mine]
             rows.append({
-                "run": _name(folder, root), "benchmark": run.get("benchmark", ""), "mode": mode,
+                "run": _name(folder, root), "label": label, "benchmark": run.get("benchmark", ""), "mode": mode,
                 "model": _model(run.get("settings") or {}), "endpoint": _endpoint(run.get("settings") or {}),
                 "commit": commits, "date": date,
                 "items": len({r.get("item") for r in mine}),
@@ -111,6 +111,11 @@ def runs_frame(root: str | Path, folders: list[Path] | None = None) -> pd.DataFr
                 **{k: sum(u.get(k) or 0 for u in usage)
                    for k in ("llm_calls", "prompt_tokens", "completion_tokens", "seconds")}})
     return pd.DataFrame(rows, columns=list(RUN_COLUMNS))
+
+
+def run_label(folder: Path) -> str:
+    """The run's label (``debatrix bench NAME --label``): the last one an invocation gave; empty where none did."""
+    return next((e["label"] for e in reversed(read_json_lines(folder / "runs.jsonl")) if e.get("label")), "")
 
 
 def _commits(folder: Path) -> str:

@@ -154,13 +154,15 @@ async def run_benchmark(bench: Benchmark, settings: JudgeSettings, out_dir: Path
                         retry_incomplete: bool = False, chat_model: Any = None,
                         on_record: Callable[[dict[str, Any], int, int], None] | None = None,
                         settle: bool = False, shard: tuple[int, int] | None = None, seed: int = 0,
-                        max_length: int | None = None, ray: str | None = None) -> RunReport:
+                        max_length: int | None = None, ray: str | None = None,
+                        label: str | None = None) -> RunReport:
     """Judge every item in every mode ``repeats`` times, ``concurrency`` items at once, resuming from what
     ``out_dir`` already holds. ``limit``: a seeded sample (``seed``; length-stratified for debates), among the
     items of at most ``max_length`` characters where given; ``shard``:
     (i, N), only the items of shard i. ``settle``: call :func:`debatrix.app.runtime.settle_heap` once the context is
     built (for a process that does nothing else, like ``debatrix bench``). ``ray``: judge the items as tasks on the
-    Ray cluster at that address (:mod:`debatrix.benchmarks.cluster`); the folder is written here, as ever."""
+    Ray cluster at that address (:mod:`debatrix.benchmarks.cluster`); the folder is written here, as ever.
+    ``label``: the run's name for people (recorded with this invocation; a later one without a label keeps it)."""
     check_repeats(settings, repeats)
     if concurrency < 1:
         raise ConfigurationError("--max-samples must be at least 1")
@@ -203,12 +205,12 @@ async def run_benchmark(bench: Benchmark, settings: JudgeSettings, out_dir: Path
                 raise ConfigurationError("--ray sends settings to the cluster's workers, not a chat model object")
             from .cluster import judged_on_ray
 
-            await asyncio.to_thread(_log_invocation, out_dir, None, len(todo), settings, ray)
+            await asyncio.to_thread(_log_invocation, out_dir, None, len(todo), settings, ray, label)
             async for mode, repeat, item, record in judged_on_ray(bench, todo, settings, ray):
                 await store(mode, repeat, item, record)
         elif todo:
             context = await asyncio.to_thread(JudgeContext.create, settings, chat_model)
-            await asyncio.to_thread(_log_invocation, out_dir, context, len(todo))
+            await asyncio.to_thread(_log_invocation, out_dir, context, len(todo), label=label)
             if settle:
                 settle_heap()
             try:
@@ -225,6 +227,9 @@ async def run_benchmark(bench: Benchmark, settings: JudgeSettings, out_dir: Path
                         tasks.create_task(one(m, k, it))
             finally:
                 context.close()
+        elif label:  # nothing left to judge: the label is still the run's from now on (no code ran, no commit)
+            await asyncio.to_thread(_append_json_line, out_dir / "runs.jsonl", {
+                "started": datetime.now(UTC).isoformat(timespec="seconds"), "to_judge": 0, "label": label})
 
     try:
         await judge_all()
@@ -264,13 +269,15 @@ def short_commits(commits: str | None) -> str:
 
 
 def _log_invocation(out_dir: Path, context: JudgeContext | None, items: int, settings: JudgeSettings | None = None,
-                    ray: str | None = None) -> None:
+                    ray: str | None = None, label: str | None = None) -> None:
     """One line per invocation in ``runs.jsonl``: what actually ran, and the commit of the code that ran it
     (run.json holds what was asked for; on the
     local backend the model, its file and sha256, the context and the server settings are only known now). On a
     Ray cluster (no context here: each node has its own) the cluster's address and the settings sent."""
     entry: dict[str, Any] = {"started": datetime.now(UTC).isoformat(timespec="seconds"), "debatrix": __version__,
                              "commit": source_commit(), "to_judge": items}
+    if label:
+        entry["label"] = label
     if context is None:
         entry.update({"ray": redact_url(ray), "settings": settings.public_dict() if settings else {}})
     else:
@@ -280,7 +287,11 @@ def _log_invocation(out_dir: Path, context: JudgeContext | None, items: int, set
                       {"backend": "openai", "base_url": redact_url(llm.base_url), "model": llm.model,
                        "context_window": llm.context_window},
                       "settings": context.settings.public_dict()})
-    with (out_dir / "runs.jsonl").open("a", encoding="utf-8") as fh:
+    _append_json_line(out_dir / "runs.jsonl", entry)
+
+
+def _append_json_line(path: Path, entry: dict[str, Any]) -> None:
+    with path.open("a", encoding="utf-8") as fh:
         fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
 
 

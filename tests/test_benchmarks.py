@@ -437,6 +437,32 @@ async def test_every_invocation_logs_what_ran(tmp_path):
         assert runs[0]["commit"].removesuffix("-dirty") == head
 
 
+async def test_a_runs_label_is_the_last_one_given_even_where_nothing_was_left_to_judge(tmp_path):
+    """`bench --label`: recorded with the invocation that gave it; a later one without a label keeps it; one given
+    where every item is done still labels the run (with no commit claimed: no code judged anything)."""
+    from debatrix.benchmarks.frames import run_label, runs_frame
+
+    path = tmp_path / "critiques.jsonl"
+    path.write_text("".join(json.dumps({"position_id": "p", "position": "x", "critique_id": f"c{k}", "critique": "y",
+                                        "ratings": {"centrality": 1, "strength": 1, "correctness": 1, "clarity": 1,
+                                                    "dead_weight": 0, "single_issue": 1, "overall": 1}}) + "\n"
+                            for k in range(2)))
+    out = tmp_path / "r"
+
+    async def go(label, limit):
+        await run_benchmark(make_benchmark("critiques", path), settings("direct"), out, modes=["direct"],
+                            limit=limit, label=label, chat_model=ScriptedChatModel(script={"rate_critique": "1"}))
+
+    await go("baseline prompts", 1)
+    assert run_label(out) == "baseline prompts"
+    await go(None, 2)  # the second item judged; the label stays
+    assert run_label(out) == "baseline prompts"
+    await go("renamed", 2)  # nothing left to judge
+    runs = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+    assert [r["to_judge"] for r in runs] == [1, 1, 0] and "commit" not in runs[-1]
+    assert run_label(out) == "renamed" and runs_frame(tmp_path).label.tolist() == ["renamed"]
+
+
 def test_summary_plot_draws_a_missing_metric_as_missing(tmp_path, monkeypatch):
     """A metric a mode has no value for gets an "n/a" mark, never a zero-height bar (which reads as a perfect RMSE)."""
     import matplotlib.axes

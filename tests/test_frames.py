@@ -135,18 +135,21 @@ def test_a_run_records_the_commit_of_the_code_that_ran_and_whether_it_was_change
     assert source_commit(tmp_path) == head + "-dirty"
 
 
-def test_the_run_index_names_each_runs_endpoint_and_says_its_time_in_units_that_read(tmp_path):
-    """An endpoint run's row names the endpoint (without credentials) and a 28 s run reads "28 s", not 0.00
-    hours."""
+def test_the_run_index_names_each_runs_endpoint_and_label_and_says_its_time_in_units_that_read(tmp_path):
+    """An endpoint run's row names the endpoint (without credentials), a labelled run its label (escaped), and a
+    28 s run reads "28 s", not 0.00 hours."""
     from debatrix.app.report import duration_words, write_index
 
     _run(tmp_path / "local", [_record("d1", "flow", "Ana", 0.0, "Ana", True)])
     _run(tmp_path / "hosted", [_record("d1", "flow", "Ana", 0.0, "Ana", True)])
     (tmp_path / "hosted" / "run.json").write_text(json.dumps({"benchmark": "debateart", "settings": {"llm": {
         "backend": "openai", "base_url": "https://u:pw@api.example.test/v1", "model": "big"}}}))
+    (tmp_path / "hosted" / "runs.jsonl").write_text(json.dumps({"commit": "abc", "label": "big <model>"}) + "\n")
     rows = {r.run: r for r in runs_frame(tmp_path).itertuples()}
     assert rows["hosted"].endpoint == "https://***@api.example.test/v1" and rows["local"].endpoint == "embedded"
+    assert (rows["hosted"].label, rows["local"].label) == ("big <model>", "")
     assert [duration_words(s) for s in (28, 270, 3 * 3600 + 1800)] == ["28 s", "4.5 min", "3.5 h"]
     page = write_index(tmp_path, tmp_path / "index.html")[0].read_text()
     assert "https://***@api.example.test/v1" in page and ":pw@" not in page
+    assert page.count('<span class="label">') == 1 and '<span class="label">big &lt;model&gt;</span>' in page
     assert re.search(r'data-label="model time" class="num">2 s<', page) and "0.00" not in page

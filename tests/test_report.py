@@ -235,6 +235,39 @@ def test_two_runs_compared_on_one_page_with_the_items_whose_verdict_changed(tmp_
     assert bad.exit_code != 0 and "no such file or folder" in bad.output
 
 
+def test_two_runs_compared_show_each_items_reasons_side_by_side_and_each_runs_label(tmp_path):
+    """The comparison puts every common item's two overall verdicts and the reasons written for them side by side,
+    the changed ones first, each under its run; a run's label (``bench --label``, the last one given) heads it."""
+    from debatrix.app.report import compare_html
+    from debatrix.benchmarks.frames import run_label
+
+    def run(folder, preds, label):
+        (folder / "items").mkdir(parents=True)
+        lines = []
+        for i, p in enumerate(preds):
+            reason = f"{folder.name} on d{i}: {'Con' if p else 'Pro'} because <{i}>"  # 1 is con in DebateArt's code
+            (folder / "items" / f"d{i}.json").write_text(json.dumps({"general": {"verdict": {"comment": reason}}}))
+            lines.append(json.dumps(winner_record(
+                f"d{i}", {"general": p}, gold={"general": 0.0}, mode="debatrix", result_file=f"items/d{i}.json")))
+        (folder / "items.jsonl").write_text("\n".join(lines) + "\n")
+        (folder / "runs.jsonl").write_text("".join(json.dumps(e) + "\n" for e in (
+            {"commit": "abc", "label": "first try"}, {"commit": "def"}, {"to_judge": 0, "label": label})))
+        return folder
+
+    a, b = run(tmp_path / "before", [1.0, 1.0, 0.0], "baseline"), run(tmp_path / "after", [1.0, 0.0, 0.0], "new prompt")
+    assert run_label(a) == "baseline" and run_label(tmp_path) == ""
+    page = compare_html(a, b)
+    assert "after: new prompt" in page and "before: baseline" in page
+    table = page.split('id="reasons"')[1].split("</table>")[0]
+    rows = re.findall(r"<tr( class=\"moved\")?><td>(d\d)</td>\s*<td><b>(\w+)</b>: ([^<]*)</td><td><b>(\w+)</b>: ([^<]*)</td>",
+                      table)
+    assert [(r[1], bool(r[0]), r[2], r[4]) for r in rows] == [("d1", True, "Con", "Pro"), ("d0", False, "Con", "Con"),
+                                                             ("d2", False, "Pro", "Pro")], table
+    assert rows[0][3] == "before on d1: Con because &lt;1&gt;" and rows[0][5] == "after on d1: Pro because &lt;1&gt;"
+    (b / "items" / "d2.json").unlink()  # a result file gone: the verdict still shows, the reason says it is missing
+    assert "(no reason stored)" in compare_html(a, b)
+
+
 async def test_the_call_log_shows_every_call_per_speech_and_dimension(uniforms, tmp_path):
     """With log_calls the result keeps each call's prompt and answer; the report groups them per dimension and
     speech, in the order they were answered. Without it the result carries none (it would grow by the prompts)."""

@@ -135,6 +135,9 @@ def bench(
                                              "`judge` (default: <out>/llm_cache.sqlite), so a restarted run, or a "
                                              "shard on another machine, pays for no call answered")] = None,
     no_cache: Annotated[bool, _run_option("cache no answer (every call is sent)", "--no-cache")] = False,
+    label: Annotated[str | None, _run_option("the run's name for people, shown in the run index and `debatrix "
+                                             "bench compare` (kept until a later run of the folder gives "
+                                             "another)")] = None,
     **settings: Any,
 ) -> None:
     """Resumable; writes items.jsonl, items/, summary.csv/.md/.png into --out."""
@@ -162,7 +165,8 @@ def bench(
         fail(f"--out {folder} is a file: give a results folder (created if missing)")
     report = run_or_fail(run_benchmark(b, run, folder, modes=mode_list, repeats=epochs, limit=limit,
                                 concurrency=max_samples, retry_incomplete=retry_incomplete, on_record=show,
-                                settle=True, shard=where, seed=seed, max_length=max_length, ray=ray),
+                                settle=True, shard=where, seed=seed, max_length=max_length, ray=ray,
+                                label=label),
                   files_too=True)
     show_summary(folder / "summary.md")
     console.print(f"{report.judged} judged now, {report.skipped} already done, {report.seconds:.1f}s; results in "

@@ -378,7 +378,8 @@ def compare_html(a: Path, b: Path, mode: str | None = None, out: Path | None = N
     runs' results (their item pages where `debatrix report` wrote them, else the result files), relative to
     ``out``, where the page is written."""
     from debatrix.benchmarks.compare import (changed, chosen_mode, compare, records, settings_differing,
-                                             shared_modes, summaries)
+                                             shared_modes, side_by_side, summaries)
+    from debatrix.benchmarks.frames import run_label
 
     try:
         modes = shared_modes(a, b)
@@ -399,7 +400,8 @@ def compare_html(a: Path, b: Path, mode: str | None = None, out: Path | None = N
 
     moved = [{**c, "a_link": link(a, c["a_file"]), "b_link": link(b, c["b_file"])} for c in changed(ra, rb)]
     return env().get_template("compare.html.j2").render(
-        a=a.name, b=b.name, mode=mode, modes=modes, rows=rows, changed=moved,
+        a=a.name, b=b.name, labels={"a": run_label(a), "b": run_label(b)}, mode=mode, modes=modes, rows=rows,
+        changed=moved, items=side_by_side(a, b, ra, rb),
         n=rows[0]["n"] if rows else 0, differ=differ, summaries=summaries(a, b, mode))
 
 
