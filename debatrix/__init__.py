@@ -26,7 +26,7 @@ from debatrix.core.models import Debate, Debater, Side, Speech  # noqa: E402
 from debatrix.core.results import JudgeResult, Status  # noqa: E402
 from debatrix.core.settings import JudgeSettings, LLMSettings, MemorySettings  # noqa: E402
 
-_LAZY = {"judge_debate", "ajudge_debate", "build_judge_graph", "judge_speech", "ajudge_speech", "JudgeContext",
+_LAZY = {"judge_debate", "ajudge_debate", "build_judge_graph", "build_judge_node", "judge_speech", "ajudge_speech", "JudgeContext",
          "MODES", "checkpoint_serializer", "checkpoint_types"}
 
 

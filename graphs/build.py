@@ -46,7 +46,7 @@ from .finish import finish
 from .flow_nodes import add_flow, to_flow
 from .prose.panel import add_panel
 from .state import Accumulated, JudgeInput, JudgeOutput, JudgeRun, JudgeState, with_judge_types
-from .wiring import bind, subgraph_node
+from .wiring import bind, run_relaying, subgraph_node
 
 
 def _judge_graph(ctx: JudgeContext | None, shape: Mode, merge_score_call: bool,
@@ -135,14 +135,15 @@ def build_run_graph(ctx: JudgeContext, mode: str, *, checkpointer: Any = None) -
     or a ``context`` dict may choose any of :data:`debatrix.context.PER_RUN` (``{"mode": "dimensional"}``), and
     the run is the judge graph of that mode with those settings (:meth:`JudgeContext.with_options`: the same model
     connection and memory); none chosen, ``mode`` with ``ctx``'s settings. The mode's graph runs as a subgraph: its
-    steps stream under ``subgraphs=True``, its events nest under this node."""
+    steps stream under ``subgraphs=True``, its events nest under this node (and without it, this node relays its
+    events: :func:`.wiring.run_relaying`)."""
 
     async def judge(state: dict[str, Any], config: RunnableConfig, runtime: Runtime) -> dict[str, Any]:
         given = runtime.context if isinstance(runtime.context, Mapping) else {}
         base = runtime.context if isinstance(runtime.context, JudgeContext) else ctx
         run = base.with_options({**(config.get("configurable") or {}), **given})
         chosen = run.settings.mode if run is not base else mode
-        return await compiled(run, debate_mode(chosen).name).ainvoke(state, config)
+        return await run_relaying(compiled(run, debate_mode(chosen).name), state, config)
 
     g = StateGraph(JudgeRun, context_schema=RunOptions, input_schema=JudgeInput, output_schema=JudgeOutput)
     g.add_node("judge", judge)

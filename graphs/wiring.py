@@ -2,8 +2,9 @@
 each emits when it finishes.
 
 Progress: each finished step of the judge, as its node emits it into LangGraph's ``custom`` stream
-(``graph.astream(..., stream_mode="custom", subgraphs=True)``: a dict with ``"debatrix": "progress"`` and the
-fields of :class:`ProgressEvent`). The CLI's progress bar, the web page and ``ajudge_debate(on_event=...)`` read
+(``graph.astream(..., stream_mode="custom")``: a dict with ``"debatrix": "progress"`` and the fields of
+:class:`ProgressEvent`; with ``subgraphs=True`` each under the namespace of the step's subgraph, without it relayed
+by the node that runs the mode's graph: :func:`run_relaying`). The CLI's progress bar, the web page and ``ajudge_debate(on_event=...)`` read
 the same events an agent builder's own stream shows."""
 
 from __future__ import annotations
@@ -181,6 +182,31 @@ def _written(key: str, item: Any, update: dict[str, Any]) -> dict[str, Any]:
     if key == "winner_decisions":
         return {"kind": "winner", "text": item.comment, "winner": item.winner, "not_judged": item.not_judged}
     return {"kind": "judgment", "text": item.comment}
+
+
+# LangGraph hands a graph run inside a node its caller's stream only under ``subgraphs=True``, and says so in this
+# config key (no public name for it): without it, that graph's custom events would reach no one
+try:
+    from langgraph._internal._constants import CONFIG_KEY_STREAM
+except ImportError:  # pragma: no cover - another layout of langgraph's internals: the key as 1.x names it
+    CONFIG_KEY_STREAM = "__pregel_stream"
+
+
+async def run_relaying(graph: Any, state: Any, config: RunnableConfig) -> Any:
+    """``graph.ainvoke(state, config)`` from inside a node, its progress reaching the caller's ``custom`` stream
+    either way: with ``subgraphs=True`` as a subgraph's events (under its namespace), without it passed on by this
+    node's own writer, once (a parent streaming ``stream_mode="custom"`` alone would otherwise see nothing)."""
+    if CONFIG_KEY_STREAM in (config.get("configurable") or {}):
+        return await graph.ainvoke(state, config)
+    writer, out, top = get_stream_writer(), None, None
+    # every level of it (a column's steps run in subgraphs of the mode's graph); its own values are those of the
+    # shortest namespace (the node's, where it runs inside one), the last of them its output
+    async for namespace, kind, chunk in graph.astream(state, config, stream_mode=["custom", "values"], subgraphs=True):
+        if kind == "custom":
+            writer(chunk)
+        elif top is None or len(namespace) <= len(top):
+            top, out = namespace, chunk
+    return out
 
 
 def emit(node: str, update: Any) -> None:

@@ -62,3 +62,48 @@ async def test_the_judge_node_reads_and_writes_the_parents_own_keys(uniforms):
     assert state["ruling"].general.verdict.winner == "Theo" and state["note"] == "kept" and "result" not in state
     with pytest.raises(ConfigurationError, match="'match' key"):
         await node({"debate": uniforms}, {})
+
+
+async def test_the_judges_progress_reaches_a_custom_stream_once_with_or_without_subgraphs(uniforms):
+    """`stream_mode="custom"` alone used to yield nothing (LangGraph passes a subgraph's events only under
+    ``subgraphs=True``): the judge graph streamed itself, and the node form in a parent agent, now yield every
+    step's progress event without it, and exactly the same events with it (none twice). The subgraph form in a
+    parent follows LangGraph's rule: its events under ``subgraphs=True``."""
+    from typing import TypedDict
+
+    from langgraph.graph import END, START, StateGraph
+
+    from debatrix import build_judge_node
+
+    class Parent(TypedDict, total=False):
+        debate: object
+        result: object
+
+    def model():
+        return ScriptedChatModel(script={"decide_debate": {"Maya": 5, "Theo": 8, "winner": "Theo"},
+                                         "panel_decide": {"winner": "Theo"}})
+
+    def parent(node):
+        g = StateGraph(Parent)
+        g.add_node("judge", node)
+        g.add_edge(START, "judge")
+        g.add_edge("judge", END)
+        return g.compile()
+
+    def steps(chunks):
+        found = [c[-1] if isinstance(c, tuple) else c for c in chunks]
+        assert all(isinstance(c, dict) and c.get("debatrix") == "progress" for c in found), found[:3]
+        return sorted((c["node"], str(c.get("dimension")), str(c.get("index"))) for c in found)
+
+    async def streamed(graph, **kw):
+        return steps([c async for c in graph.astream({"debate": uniforms}, stream_mode="custom",
+                                                     config={"recursion_limit": 100}, **kw)])
+
+    for mode in ("debatrix", "flow"):
+        graph = build_judge_graph(settings(mode), model())
+        alone, nested = await streamed(graph), await streamed(graph, subgraphs=True)
+        assert alone == nested and len(alone) >= 5, (mode, alone)
+        node = parent(build_judge_node(settings(mode), model()))
+        assert await streamed(node) == await streamed(node, subgraphs=True) == alone
+        as_subgraph = parent(build_judge_graph(settings(mode), model()))
+        assert await streamed(as_subgraph, subgraphs=True) == alone and await streamed(as_subgraph) == []

@@ -11,7 +11,7 @@ from langchain_core.runnables import RunnableConfig
 
 from debatrix.graphs import MODES, build_run_graph, compiled
 from debatrix.graphs.build import plan_run
-from debatrix.graphs.wiring import ProgressEvent
+from debatrix.graphs.wiring import ProgressEvent, run_relaying
 from debatrix.graphs.state import checkpoint_serializer, checkpoint_types
 
 from debatrix.context import JudgeContext, run_settings
@@ -27,21 +27,34 @@ def build_judge_graph(settings: JudgeSettings | None = None, chat_model: BaseCha
     """The compiled judge graph for ``settings.mode``: input ``{"debate": Debate}``, output ``{"result": JudgeResult}``.
 
     It is async (use ``ainvoke``/``astream``) and can be added as a node of another LangGraph graph; it carries the
-    context it was built with, so the parent needs no Debatrix context of its own. A parent whose state keeps the
-    debate or the result under other keys names them (``debate_key``, ``result_key``): the node is then a function
-    that runs the graph with the parent's config (its callbacks and streams reach it, as a subgraph's do) and
-    writes only ``result_key``."""
+    context it was built with, so the parent needs no Debatrix context of its own. Streamed itself, its progress
+    events reach ``stream_mode="custom"`` with or without ``subgraphs=True``; added to a parent as a subgraph, they
+    reach the parent's stream under ``subgraphs=True``, as every LangGraph subgraph's do (:func:`build_judge_node`
+    is the form whose events reach it without). A parent whose state keeps the debate or the result under other
+    keys names them (``debate_key``, ``result_key``) and gets that node form."""
+    if (debate_key, result_key) != ("debate", "result"):
+        return build_judge_node(settings, chat_model, context=context, checkpointer=checkpointer,
+                                debate_key=debate_key, result_key=result_key)
+    settings = settings or (context.settings if context else JudgeSettings())
+    ctx = context or JudgeContext.create(settings, chat_model)
+    return build_run_graph(ctx, settings.mode, checkpointer=checkpointer)
+
+
+def build_judge_node(settings: JudgeSettings | None = None, chat_model: BaseChatModel | None = None, *,
+                     context: JudgeContext | None = None, checkpointer: Any = None, debate_key: str = "debate",
+                     result_key: str = "result") -> Callable[..., Any]:
+    """The judge as a node function for another graph: it reads the debate from the parent's ``debate_key``, runs
+    the judge graph with the parent's config (its callbacks reach every call) and writes only ``result_key``. Its
+    progress events reach the parent's ``custom`` stream once, with or without ``subgraphs=True``."""
     settings = settings or (context.settings if context else JudgeSettings())
     ctx = context or JudgeContext.create(settings, chat_model)
     graph = build_run_graph(ctx, settings.mode, checkpointer=checkpointer)
-    if (debate_key, result_key) == ("debate", "result"):
-        return graph
 
     async def judge(state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
         if debate_key not in state:
             raise ConfigurationError(f"the judge node reads the debate from the state's {debate_key!r} key, which "
                                      f"this state lacks (its keys: {', '.join(map(repr, state)) or 'none'})")
-        out = await graph.ainvoke({"debate": state[debate_key]}, config)
+        out = await run_relaying(graph, {"debate": state[debate_key]}, config)
         return {result_key: out["result"]}
 
     return judge
