@@ -267,9 +267,9 @@ def source_name(folder: Path, benchmark: str) -> str:
 def calibrate_folder(folder: Path, model: str, dimension: str = "general", also: Sequence[Path] = ()
                      ) -> dict[str, Any]:
     """Fit every mode of a results folder (DebateArt's audience verdicts, or the contrast suite's known answers)
-    and of the folders in ``also``: {mode: {figures..., a, b}}; writes ``calibration.json`` (the maps, for
-    ``debatrix/llm/calibration.json``) and ``reliability.png`` into ``folder``, none where no mode could be
-    fitted. A mode judged on more than one
+    and of the folders in ``also``: {mode: {figures..., a, b}}; writes ``calibration.json`` (the maps and place
+    priors, which :func:`into_profile` merges into a judge profile) and ``reliability.png`` into ``folder``, none
+    where no mode could be fitted. A mode judged on more than one
     source is fitted on all of them pooled, and each source is also mapped by a fit on the others
     (``cross_source``). Where a DebateArt run read every debate once in speaking order (``order_layout`` shared),
     the mode's place prior is measured too (from the orders' probabilities as the model gave them, the audience's
@@ -329,3 +329,31 @@ def calibrate_folder(folder: Path, model: str, dimension: str = "general", also:
     if fitted:
         reliability_plot(folder / "reliability.png", fitted)
     return out
+
+
+def into_profile(calibration: Path, profile: Path) -> tuple[int, int]:
+    """Merge the maps and place priors of a ``calibration.json`` into the judge profile file ``profile`` (one
+    `debatrix profile` wrote for the same model): each replaces the profile's own of its mode (and layout), the
+    rest are kept. A run that reads the profile (``--profile FILE``) then shows calibrated probabilities, with no
+    file of the package edited. Returns (maps, priors) merged; refuses (ConfigurationError) another model's."""
+    from debatrix.core.errors import ConfigurationError
+    from debatrix.core.files import write_atomic
+    from debatrix.core.probabilities import CalibrationMap, PlacePrior
+    from debatrix.core.profile import load, resolve_cached
+
+    prof = load(profile)  # a readable profile of this schema, or a one-line refusal
+    doc = json.loads(calibration.read_text(encoding="utf-8"))
+    maps = [CalibrationMap.model_validate(m) for m in doc.get("maps", [])]
+    priors = [PlacePrior.model_validate(x) for x in doc.get("place_priors", [])]
+    others = sorted({x.model for x in (*maps, *priors)} - {prof.model.name})
+    if others:
+        raise ConfigurationError(f"{profile} is {prof.model.name}'s profile; these maps were fitted for "
+                                 f"{', '.join(others)}: a map belongs to the model it was fitted on")
+    new_maps = {(m.mode, m.layout) for m in maps}
+    new_priors = {x.mode for x in priors}
+    merged = prof.model_copy(update={
+        "verdict_maps": (*(m for m in prof.verdict_maps if (m.mode, m.layout) not in new_maps), *maps),
+        "place_priors": (*(x for x in prof.place_priors if x.mode not in new_priors), *priors)})
+    write_atomic(profile, merged.model_dump_json(indent=1) + "\n")
+    resolve_cached.cache_clear()  # a run in this process (a notebook, the page) reads the file as it is now
+    return len(maps), len(priors)

@@ -102,7 +102,7 @@ async def test_a_modes_map_calibrates_the_verdict_it_was_fitted_on(uniforms, mon
     from .conftest import settings
 
     fitted = CalibrationMap(model="m", mode=mode, a=1.0, b=0.0, n=10, source="test")
-    monkeypatch.setattr(finish, "calibration_for", lambda model, m, layout: fitted if m == mode else None)
+    monkeypatch.setattr(finish, "calibration_for", lambda model, m, layout, profile=None: fitted if m == mode else None)
     seen: dict[str, CalibrationMap | None] = {}
     real = finish._calibrated
 
@@ -133,7 +133,7 @@ async def test_a_map_end_to_end_shows_its_ceiling_and_escalation_acts_on_the_sho
     from .conftest import EXAMPLES
 
     fitted_maps: dict[str, CalibrationMap] = {}
-    monkeypatch.setattr(finish, "calibration_for", lambda model, mode, layout: fitted_maps.get(mode))
+    monkeypatch.setattr(finish, "calibration_for", lambda model, mode, layout, profile=None: fitted_maps.get(mode))
     debate = load_debate(EXAMPLES / "school_uniforms.yaml")
     with FakeOpenAIServer() as first, FakeOpenAIServer() as second:
         llm = LLMSettings(base_url=first.base_url, model="fake-model", api_key="x")
@@ -158,6 +158,47 @@ async def test_a_map_end_to_end_shows_its_ceiling_and_escalation_acts_on_the_sho
     assert bool(second.requests) is escalated
     if escalated:
         assert "70% is under 75%" in result.escalation.reason
+
+
+async def test_a_map_merged_into_a_profile_file_calibrates_the_runs_that_read_it(tmp_path):
+    """`bench calibrate --into FILE` (here its merge) puts a fitted map into a judge profile file; a run with
+    `--profile FILE` then shows the mapped figure, where before it showed "uncalibrated", with no file of the
+    package edited. A second merge replaces the mode's map; another model's map is refused."""
+    import json
+
+    from debatrix import JudgeSettings, LLMSettings, MemorySettings, load_debate
+    from debatrix.app.api import ajudge_debate
+    from debatrix.benchmarks.calibration import into_profile
+    from debatrix.core.errors import ConfigurationError
+    from debatrix.core.profile import JudgeProfile, ModelIdentity, load, prompts_sha256
+    from debatrix.testing import FakeOpenAIServer
+
+    from .conftest import EXAMPLES
+
+    profile = tmp_path / "fake.profile.json"
+    profile.write_text(JudgeProfile(model=ModelIdentity(name="fake-model"), prompts_sha256=prompts_sha256(),
+                                    measured="2026-12-07").model_dump_json())
+    debate = load_debate(EXAMPLES / "school_uniforms.yaml")
+    with FakeOpenAIServer() as srv:
+        settings = JudgeSettings(mode="flow", profile=str(profile), memory=MemorySettings(embedding="hash"),
+                                 llm=LLMSettings(base_url=srv.base_url, model="fake-model", api_key="x"))
+        before = (await ajudge_debate(debate, settings)).general.verdict
+        raw = before.probabilities[before.winner]
+        assert before.method == "logprobs" and before.confidence == "uncalibrated" and 0.5 < raw < 0.7
+        slope = 2 * math.log(0.7 / 0.3) / math.log(raw / (1 - raw))  # mapped over 0.7, then held at the ceiling
+        fitted = CalibrationMap(model="fake-model", mode="flow", a=slope, b=0.0, n=40, ceiling=0.7, source="test")
+        calibration = tmp_path / "calibration.json"
+        calibration.write_text(json.dumps({"maps": [fitted.model_dump(), fitted.model_copy(update={
+            "a": 1.0}).model_dump()]}))
+        assert into_profile(calibration, profile) == (2, 0)
+        calibration.write_text(json.dumps({"maps": [fitted.model_dump()]}))
+        assert into_profile(calibration, profile) == (1, 0)
+        assert [m.a for m in load(profile).verdict_maps] == [slope]  # the mode's map replaced, not added
+        after = (await ajudge_debate(debate, settings)).general.verdict
+    assert after.probabilities == before.probabilities and after.confidence == "70%"
+    calibration.write_text(json.dumps({"maps": [fitted.model_copy(update={"model": "other"}).model_dump()]}))
+    with pytest.raises(ConfigurationError, match="fitted for other"):
+        into_profile(calibration, profile)
 
 
 def test_an_escalation_keeps_the_first_judges_verdict_and_reads_results_written_before_it_did():

@@ -284,11 +284,17 @@ def signals(folders: Folders = None) -> None:
 @bench_app.command("calibrate")
 def calibrate(folders: Folders = None,
               model: Annotated[str | None, typer.Option(help="the model the maps belong to, where the folders "
-                                                             "name more than one")] = None) -> None:
+                                                             "name more than one")] = None,
+              into: Annotated[Path | None, typer.Option(help="a judge profile file of that model (`debatrix "
+                                                             "profile --out`): merge the maps into it, so "
+                                                             "`--profile FILE` runs show calibrated "
+                                                             "probabilities")] = None) -> None:
     """Fit the winner probability of DebateArt or contrast runs' verdicts against their gold (the maps are
-    written into the first folder)."""
+    written into the first folder, and with --into into a judge profile)."""
     _need_bench_extra()
-    _calibrate(folders or [], model)
+    if into is not None and not into.is_file():  # checked before any fit: nothing is lost to a typo
+        fail(f"--into {into}: no such profile file (`debatrix profile --out FILE` writes one)")
+    _calibrate(folders or [], model, into)
 
 
 @bench_app.command("merge")
@@ -374,7 +380,7 @@ def _signals(folders: list[Path]) -> None:
     out_console.print(table(found), highlight=False, markup=False)
 
 
-def _calibrate(folders: list[Path], model: str | None) -> None:
+def _calibrate(folders: list[Path], model: str | None, into: Path | None = None) -> None:
     """Fit, per mode, the map from runs' winner probabilities to how often such verdicts are right: DebateArt's
     audience verdicts and the contrast suite's known answers; with more than one folder, pooled, and each source
     mapped by a fit on the others."""
@@ -418,8 +424,21 @@ def _calibrate(folders: list[Path], model: str | None) -> None:
              + ("every mode was skipped (above)" if figures else "no DebateArt or contrast verdicts found")
              + "; no calibration.json written")
     console.print(f"maps (and place priors) for {plain(name)} ({', '.join(map(plain, fitted)) or 'no mode'}) in "
-                  f"{plain(folders[0])}/calibration.json (to ship: merge its maps into the model's judge profile, debatrix/llm/profiles/MODEL.json)"
-                  + (", plot in reliability.png" if fitted else ""), highlight=False)
+                  f"{plain(folders[0])}/calibration.json" + (", plot in reliability.png" if fitted else ""),
+                  highlight=False)
+    if into is None:
+        console.print(f"to use them: `debatrix bench calibrate ... --into PROFILE.json` merges them into {plain(name)}'s "
+                      "judge profile; runs with `--profile PROFILE.json` then read them", highlight=False)
+        return
+    from debatrix.benchmarks.calibration import into_profile
+
+    try:
+        n_maps, n_priors = into_profile(folders[0] / "calibration.json", into)
+    except (DebatrixError, ValueError, OSError) as e:
+        fail(f"cannot merge into {plain(into)}: {e}")
+        raise
+    console.print(f"merged {n_maps} map(s) and {n_priors} place prior(s) into {plain(into)}: `debatrix judge ... "
+                  f"--profile {plain(into)}` uses them", highlight=False)
 
 
 def _merge(folders: list[Path], out: Path | None, data: Path | None, variant: str | None) -> None:

@@ -367,22 +367,29 @@ def place_priors() -> dict[tuple[str, str], PlacePrior]:
     return {(p.model, p.mode): p for p in found}
 
 
-def calibration_for(model: str | None, mode: str, layout: str = "grouped") -> CalibrationMap | None:
-    return maps().get((model or "", mode, layout))
+def calibration_for(model: str | None, mode: str, layout: str = "grouped", profile: Any = None
+                    ) -> CalibrationMap | None:
+    """The map of ``mode``'s winner probability for ``model``: the one in the judge profile the run reads
+    (``profile``: a :class:`debatrix.core.profile.JudgeProfile`, e.g. a file `bench calibrate --into` wrote), else
+    the one shipped for that model name."""
+    own = next((m for m in getattr(profile, "verdict_maps", ()) if (m.mode, m.layout) == (mode, layout)), None)
+    return own or maps().get((model or "", mode, layout))
 
 
-def place_prior_for(model: str | None, mode: str) -> PlacePrior | None:
-    return place_priors().get((model or "", mode))
+def place_prior_for(model: str | None, mode: str, profile: Any = None) -> PlacePrior | None:
+    """As :func:`calibration_for`, the place prior of ``mode``."""
+    own = next((p for p in getattr(profile, "place_priors", ()) if p.mode == mode), None)
+    return own or place_priors().get((model or "", mode))
 
 
-def resolved_layout(layout: str, model: str | None, mode: str, places: int) -> str:
+def resolved_layout(layout: str, model: str | None, mode: str, places: int, profile: Any = None) -> str:
     """The order layout a run of a debate between ``places`` debaters (or teams) uses: ``auto`` is ``shared`` where
     a place prior was measured for the model, the mode and that many places (one reading, the prior taking out
     the lean toward a place), else ``grouped`` (every order reads the material its own way, which cancels the lean
     without a prior)."""
     if layout != "auto":
         return layout
-    prior = place_prior_for(model, mode)
+    prior = place_prior_for(model, mode, profile)
     return "shared" if prior is not None and len(prior.shares) == places else "grouped"
 
 

@@ -177,19 +177,21 @@ def expected_score(logprobs: prob.Logprobs) -> float | None:
 # The orders' answers are combined by :mod:`.verdicts`.
 
 
-def grouped_orders(settings: JudgeSettings, orders: Sequence[tuple[str, ...]], mode: str) -> bool:
+def grouped_orders(settings: JudgeSettings, orders: Sequence[tuple[str, ...]], mode: str, profile: Any = None
+                   ) -> bool:
     """Whether each order reads the material grouped its own way (the run's order layout is grouped, several
-    orders)."""
+    orders); ``profile``: the judge profile the run reads (its place priors decide ``auto``)."""
     return len(orders) > 1 and resolved_layout(settings.order_layout, settings.llm.model, mode,
-                                               len(orders[0])) == "grouped"
+                                               len(orders[0]), profile) == "grouped"
 
 
-def place_prior(settings: JudgeSettings, orders: Sequence[tuple[str, ...]], mode: str) -> PlacePrior | None:
+def place_prior(settings: JudgeSettings, orders: Sequence[tuple[str, ...]], mode: str, profile: Any = None
+                ) -> PlacePrior | None:
     """The prior that takes a lean toward a speaking place out of the orders' probabilities: where every order
     read the material once, in speaking order, and one was measured for the model and mode."""
-    if grouped_orders(settings, orders, mode):
+    if grouped_orders(settings, orders, mode, profile):
         return None
-    return place_prior_for(settings.llm.model, mode)
+    return place_prior_for(settings.llm.model, mode, profile)
 
 
 def orders_of(debate: Debate, settings: JudgeSettings) -> list[tuple[str, ...]]:
@@ -227,7 +229,7 @@ async def judge_dimension(state: ColumnState, ctx: JudgeContext) -> dict[str, An
         raise UnreadableAnalyses(f"no analysis of the speeches of {', '.join(unread)} could be read ({gaps[-1].missing})")
     words = judgment_words(ctx.settings, debate)
     orders = orders_of(debate, ctx.settings)
-    grouped = grouped_orders(ctx.settings, orders, ctx.mode.name)
+    grouped = grouped_orders(ctx.settings, orders, ctx.mode.name, ctx.profile.profile)
 
     if ctx.settings.merge_score_call:
         async def judged_with_scores(order: tuple[str, ...]) -> tuple[Judgment, list[Any]]:
@@ -339,7 +341,7 @@ def decision_meta(order: Sequence[str], choices: list[str]) -> dict[str, Any]:
 def _decided(state: ColumnState, ctx: JudgeContext, answers: list[Judgment], with_analysis: bool = False
              ) -> dict[str, Any]:
     debate, dim = state["debate"], state["dimension"]
-    prior = place_prior(ctx.settings, orders_of(debate, ctx.settings), ctx.mode.name)
+    prior = place_prior(ctx.settings, orders_of(debate, ctx.settings), ctx.mode.name, ctx.profile.profile)
     decision = V.combine(dim.name, debate, answers, ties_allowed(debate, dim), prior=prior)
     out: dict[str, Any] = {"debater_judgments": V.debater_judgments(dim.name, debate, decision),
                            "winner_decisions": [decision]}
