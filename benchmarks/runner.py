@@ -96,10 +96,16 @@ class _Appender:
             os.fsync(fh.fileno())
 
 
+#: the settings a resume may change, since none changes a verdict: how many requests are in flight, and what a
+#: result keeps of its calls' text
+UNBINDING = ("max_concurrency", "log_calls", "call_log_chars")
+
+
 def _run_manifest(bench: Benchmark, settings: JudgeSettings, out_dir: Path) -> dict[str, Any]:
     s = settings.public_dict()
     s.pop("mode", None)
-    s.get("llm", {}).pop("max_concurrency", None)  # may change between resumes without changing results
+    for name in UNBINDING:
+        s.get("llm", {}).pop(name, None)
     cache = s.get("llm", {}).get("cache_path")
     if cache and "://" not in str(cache):  # relative to the results folder: a moved folder is the same run
         try:
@@ -113,6 +119,8 @@ def _check_manifest(out_dir: Path, manifest: dict[str, Any]) -> None:
     path = out_dir / "run.json"
     if path.exists():
         old = json.loads(path.read_text(encoding="utf-8"))
+        for name in UNBINDING:  # a run.json written before one was set free still holds it
+            old.get("settings", {}).get("llm", {}).pop(name, None)
         if old != manifest:
             raise ConfigurationError(
                 f"{out_dir} holds a run of {old.get('benchmark')} with other settings; resume it with the same "

@@ -34,7 +34,7 @@ from debatrix.core.dimension import Dimension
 from debatrix.core.flow import ID
 from debatrix.core.modes import MODES
 from debatrix.core.passages import UNSPACED
-from debatrix.core.models import Debate, DebateFormat, DebaterJudgment, Usage, Verdict
+from debatrix.core.models import CallRecord, Debate, DebateFormat, DebaterJudgment, Usage, Verdict
 from debatrix.core.results import AnalysisCheck, CommentCheck, DimensionResult, JudgeResult, Status, TextChecks
 from debatrix.llm.local import served_by
 
@@ -117,6 +117,22 @@ def _merged_general(state: JudgeState, dims: list[DimensionResult], cmap: Calibr
                            verdict=verdict)
 
 
+def capped_log(calls: Sequence[CallRecord], cap: int) -> tuple[CallRecord, ...]:
+    """The call log a result keeps: every call, in the order answered, with its messages until the first whose
+    prompt would take their characters past ``cap``; from it on each call keeps its answer and figures, its prompt
+    marked left out (so a reader sees one point where the prompts stop, not a gap here and there)."""
+    kept, full, out = 0, False, []
+    for call in calls:
+        size = sum(len(text) for _, text in call.messages)
+        full = full or (bool(call.messages) and kept + size > cap)
+        if full and call.messages:
+            call = call.model_copy(update={"messages": (), "prompt_left_out": True})
+        else:
+            kept += size
+        out.append(call)
+    return tuple(out)
+
+
 def said_once(failures: list[str]) -> str:
     """The failures ("where: what") with each "what" said once after all its places: a dead endpoint fails every
     dimension's column with the same error, which is one thing to read, not three."""
@@ -162,9 +178,10 @@ async def finish(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     debate = state["debate"]
     # a mode's map is fitted on its overall verdict against the audience's: in a panel mode that is the panel's
     # verdict, so the dimensions' own verdicts stay uncalibrated (nothing was fitted on them)
+    read = ctx.profile.profile  # its maps first: a profile file the user calibrated is used as shipped ones are
     layout = resolved_layout(ctx.settings.order_layout, ctx.settings.llm.model, mode.name,
-                             len(debate.debaters))
-    cmap = calibration_for(ctx.settings.llm.model, mode.name, layout)
+                             len(debate.debaters), read)
+    cmap = calibration_for(ctx.settings.llm.model, mode.name, layout, read)
     dims = [_dimension_result(state, d, None if mode.panel else cmap) for d in state.get("dimensions", [])]
     if debate.format is DebateFormat.SINGLE:
         general = None
@@ -193,7 +210,8 @@ async def finish(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
         flow=tuple(sorted(state.get("flows", []), key=lambda f: f.index)),
         profile=ctx.profile.note if mode.reads_flow else "",
         usage=Usage.from_calls(state.get("calls", []), (finished - started).total_seconds()),
-        call_log=tuple(state.get("calls", [])) if ctx.settings.llm.log_calls else (),
+        call_log=capped_log(state.get("calls", []), ctx.settings.llm.call_log_chars) if ctx.settings.llm.log_calls
+        else (),
         settings={**ctx.settings.public_dict(), "order_layout_used": layout, "model": ctx.gateway.description,
                   "run_id": state["run_id"],
                   **({"served": served_by(ctx.local_server)} if ctx.local_server is not None else {})},

@@ -463,6 +463,22 @@ async def test_a_runs_label_is_the_last_one_given_even_where_nothing_was_left_to
     assert run_label(out) == "renamed" and runs_frame(tmp_path).label.tolist() == ["renamed"]
 
 
+def test_a_resume_may_change_what_results_keep_of_their_calls_but_not_what_judges(tmp_path):
+    """Keeping call transcripts (now the default) or their cap changes no verdict: a folder begun with another
+    choice, or one whose run.json was written when the choice was still bound to the run, resumes; another model
+    does not."""
+    from debatrix.benchmarks.runner import _check_manifest, _run_manifest
+    from debatrix.core.errors import ConfigurationError
+
+    b = make_benchmark("critiques", tmp_path / "c.jsonl")
+    old = _run_manifest(b, settings("direct", log_calls=False, model="m"), tmp_path)
+    old["settings"]["llm"].update(log_calls=False, max_concurrency=3)  # as an older run.json holds them
+    (tmp_path / "run.json").write_text(json.dumps(old))
+    _check_manifest(tmp_path, _run_manifest(b, settings("direct", call_log_chars=10, model="m"), tmp_path))
+    with pytest.raises(ConfigurationError, match="other settings"):
+        _check_manifest(tmp_path, _run_manifest(b, settings("direct", model="other"), tmp_path))
+
+
 def test_summary_plot_draws_a_missing_metric_as_missing(tmp_path, monkeypatch):
     """A metric a mode has no value for gets an "n/a" mark, never a zero-height bar (which reads as a perfect RMSE)."""
     import matplotlib.axes

@@ -62,7 +62,7 @@ def test_judge_over_http_writes_json_and_summary(tmp_path):
     assert "Winner:" in proc.stdout and "status: complete | 28 LLM calls" in proc.stdout  # speeches scored in analyses
     assert "LLM usage per node" in proc.stdout and "analyze_speech" in proc.stdout  # per-node accounting
     data = json.loads(out.read_text())
-    assert data["schema_version"] == "1.14" and data["status"] == "complete"
+    assert data["schema_version"] == "1.15" and data["status"] == "complete"
     assert [s["speaker"] for s in data["speeches"]] == ["Maya", "Theo", "Maya", "Theo"]  # the speeches judged
     assert {d["name"] for d in data["dimensions"]} == {"argument", "source", "language"}
     assert "sk-test-secret-123" not in out.read_text() + proc.stdout + proc.stderr  # no secrets in results or logs
@@ -243,6 +243,35 @@ def test_bench_calibrate_fits_a_debateart_folder_and_refuses_others(tmp_path):
     assert res.exit_code == 2 and "audience verdicts" in res.output and "Traceback" not in res.output
     res = runner.invoke(app, ["bench", "calibrate", str(tmp_path / "missing")])
     assert res.exit_code == 2 and "not a benchmark run folder" in res.output
+
+
+def test_bench_calibrate_into_a_profile_merges_its_maps_and_checks_the_file_before_fitting(tmp_path):
+    import json
+
+    from debatrix.core.profile import JudgeProfile, ModelIdentity, load, prompts_sha256
+
+    from .test_metrics import _records
+
+    recs = _records([(0.9, 1.0, 1.0), (0.2, 0.0, 1.0), (0.7, 1.0, 0.0), (0.6, 1.0, 1.0), (0.1, 0.0, 0.0)] * 3)
+    (tmp_path / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    (tmp_path / "run.json").write_text(json.dumps({"benchmark": "debateart", "settings": {"llm": {}}}))
+    res = runner.invoke(app, ["bench", "calibrate", str(tmp_path), "--into", str(tmp_path / "nope.json")])
+    assert res.exit_code == 2 and "no such profile file" in res.output
+    assert not (tmp_path / "calibration.json").exists()  # refused before the fit
+    profile = tmp_path / "qwen.profile.json"
+    profile.write_text(JudgeProfile(model=ModelIdentity(name="qwen2.5-coder-1.5b", endpoint="local"),
+                                    prompts_sha256=prompts_sha256(), measured="2026-12-07").model_dump_json())
+    res = runner.invoke(app, ["bench", "calibrate", str(tmp_path), "--into", str(profile)])
+    assert res.exit_code == 0, res.output
+    assert "merged 1 map(s) and 0 place prior(s)" in res.output and f"--profile {profile}" in " ".join(
+        res.output.split())
+    assert [(m.model, m.mode) for m in load(profile).verdict_maps] == [("qwen2.5-coder-1.5b", "direct")]
+    other = tmp_path / "other.profile.json"
+    other.write_text(JudgeProfile(model=ModelIdentity(name="gpt-x"), prompts_sha256=prompts_sha256(),
+                                  measured="2026-12-07").model_dump_json())
+    res = runner.invoke(app, ["bench", "calibrate", str(tmp_path), "--into", str(other)])
+    assert res.exit_code == 2 and "gpt-x's profile" in res.output and "Traceback" not in res.output
+    assert load(other).verdict_maps == ()
 
 
 def test_bench_calibrate_pools_debateart_and_contrast_and_says_how_each_carries_over(tmp_path):
@@ -519,7 +548,7 @@ def test_each_settings_option_shows_its_fields_description_and_sets_that_field(m
              "flow_ask": ("all", "all"), "profile": ("none", "none"), "escalate_below": (0.8, 0.8),
              "retrieval": (True, True), "memory": ("http", "http"), "memory_path": (tmp_path, tmp_path),
              "chroma_host": ("10.0.0.7", "10.0.0.7"), "chroma_port": (9001, 9001), "embedding": ("hash", "hash"),
-             "log_calls": (True, True), "escalate_to": ("smollm2-135m", "smollm2-135m"), "decision_samples": (5, 5)}
+             "log_calls": (False, False), "call_log_chars": (5000, 5000), "escalate_to": ("smollm2-135m", "smollm2-135m"), "decision_samples": (5, 5)}
     assert set(given) == set(options.OPTION_FIELDS)
     for name, path in options.OPTION_FIELDS.items():
         assert helps[name].startswith(options.setting_help(path)), name

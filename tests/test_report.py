@@ -12,6 +12,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings as hsettings, strategies as st
 
 from debatrix.app.api import ajudge_debate
 from debatrix.app.report import result_html, write_report
@@ -269,13 +270,13 @@ def test_two_runs_compared_show_each_items_reasons_side_by_side_and_each_runs_la
 
 
 async def test_the_call_log_shows_every_call_per_speech_and_dimension(uniforms, tmp_path):
-    """With log_calls the result keeps each call's prompt and answer; the report groups them per dimension and
-    speech, in the order they were answered. Without it the result carries none (it would grow by the prompts)."""
+    """By default the result keeps each call's prompt and answer; the report groups them per dimension and
+    speech, in the order they were answered. With log_calls off it carries none (only the usage figures)."""
     model = ScriptedChatModel(script=winner_script({"argument": "Maya", "source": "Theo", "language": "Maya"},
                                                    panel="Maya"))
-    plain = await ajudge_debate(uniforms, settings("debatrix"), model)
-    assert plain.call_log == ()
-    result = await ajudge_debate(uniforms, settings("debatrix", log_calls=True),
+    plain = await ajudge_debate(uniforms, settings("debatrix", log_calls=False), model)
+    assert plain.call_log == () and plain.usage.llm_calls > 0
+    result = await ajudge_debate(uniforms, settings("debatrix"),
                                  ScriptedChatModel(script=winner_script({"argument": "Maya", "source": "Theo",
                                                                          "language": "Maya"}, panel="Maya")))
     assert len(result.call_log) == result.usage.llm_calls
@@ -292,6 +293,44 @@ async def test_the_call_log_shows_every_call_per_speech_and_dimension(uniforms, 
                           "argument · the debate (4 calls)"]
     assert titles[-1].startswith("panel · the debate")
     assert page.count('<details class="call">') == result.usage.llm_calls and offline(page)
+    assert "prompt left out" not in page and "were left out" not in page
+
+
+@hsettings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40)), max_size=12), st.integers(0, 200))
+def test_a_capped_call_log_keeps_every_call_and_the_first_prompts_within_the_cap(sizes, cap):
+    """Every call stays (its answer and figures), in order; prompts are kept while their characters fit the cap,
+    and from the first call past it on each says its prompt was left out."""
+    from debatrix.core.models import CallRecord
+    from debatrix.graphs.finish import capped_log
+
+    calls = [CallRecord(node=f"n{k}", messages=(("system", "s" * a), ("human", "h" * b)) if a + b else (),
+                        answer=f"a{k}") for k, (a, b) in enumerate(sizes)]
+    kept = capped_log(calls, cap)
+    assert [(c.node, c.answer) for c in kept] == [(c.node, c.answer) for c in calls]
+    assert sum(len(t) for c in kept for _, t in c.messages) <= cap
+    first_cut = next((k for k, c in enumerate(kept) if c.prompt_left_out), len(kept))
+    assert all(c.messages == calls[k].messages for k, c in enumerate(kept[:first_cut]))
+    assert all(c.prompt_left_out == (k >= first_cut and calls[k].messages != ()) and (c.messages == () or k < first_cut)
+               for k, c in enumerate(kept))
+    if first_cut < len(kept):  # the first call left out did not fit beside those kept before it
+        before = sum(len(t) for c in kept[:first_cut] for _, t in c.messages)
+        assert before + sum(len(t) for _, t in calls[first_cut].messages) > cap
+
+
+async def test_a_long_debates_call_log_stops_keeping_prompts_at_its_cap_and_the_report_says_so(uniforms, tmp_path):
+    model = ScriptedChatModel(script=winner_script({"argument": "Maya", "source": "Theo", "language": "Maya"},
+                                                   panel="Maya"))
+    result = await ajudge_debate(uniforms, settings("debatrix", call_log_chars=20_000), model)
+    cut = [c for c in result.call_log if c.prompt_left_out]
+    assert len(result.call_log) == result.usage.llm_calls and 0 < len(cut) < len(result.call_log)
+    assert sum(len(t) for c in result.call_log for _, t in c.messages) <= 20_000 and all(c.answer for c in cut)
+    path = tmp_path / "r.json"
+    path.write_text(result.model_dump_json())
+    write_report(path, tmp_path / "r.html")
+    page = (tmp_path / "r.html").read_text()
+    assert f"The prompts of the last {len(cut)} calls were left out" in " ".join(page.split())
+    assert page.count("prompt left out (the call log") == len(cut)
 
 
 def test_the_report_of_a_whole_debate_mode_carries_every_speech(tmp_path):

@@ -10,6 +10,8 @@ import io
 import re
 from datetime import UTC, datetime
 
+import pytest
+
 from rich.console import Console
 
 from debatrix.app.report import result_html
@@ -114,3 +116,38 @@ def test_the_page_says_what_uncalibrated_means_as_the_summary_does():
     assert notes == table_notes([dim]) and any(n.startswith("uncalibrated: ") for n in notes)
     bare = summary(_result())["notes"]  # no verdict: nothing to explain
     assert bare == []
+
+
+#: whether the screen cuts the flow sheet off: on a phone the table itself scrolls, else the box around it
+CUT = ("[document.getElementById('flow-sheet'), document.getElementById('flow-sheet').parentElement]"
+       ".some(e => e.scrollWidth > e.clientWidth + 1)")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [1400, 390], ids=["desktop", "phone"])
+def test_the_reports_sheet_says_it_scrolls_sideways_only_where_the_screen_cuts_it_off(tmp_path, width):
+    """In headless chromium the report's flow sheet stays in its box; on a phone, where the screen cuts the sheet
+    off, a line above it says it scrolls sideways; on a desktop, where it fits, no such line shows (the report has
+    no script: the line's media query is the sheet's least width)."""
+    import os
+    import shutil
+
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    if not os.path.exists(chromium):
+        pytest.skip("no chromium: install Debian's package (apt-get install chromium; make test does it as root)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (the dev extra)")
+    page_file = tmp_path / "r.html"
+    page_file.write_text(result_html(_result()), encoding="utf-8")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page(viewport={"width": width, "height": 900})
+            page.goto(page_file.as_uri())
+            cut = page.evaluate(CUT)
+            assert page.is_visible("#flow-scroll") == cut == (width == 390)
+            assert page.evaluate("document.documentElement.scrollWidth") <= width + 1
+            page.set_viewport_size({"width": 1400 if width == 390 else 390, "height": 900})  # turned: it follows
+            page.wait_for_timeout(100)
+            assert page.is_visible("#flow-scroll") == (width != 390)
+        finally:
+            browser.close()

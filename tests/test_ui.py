@@ -274,7 +274,8 @@ def test_the_page_judges_the_example_live_in_a_real_browser(served_ui, width):
 def test_the_default_flow_on_the_page_has_one_winner_line_and_its_sheet_in_words(served_ui, width):
     """The page in the default mode as a coach meets it: the orders option (which changes nothing in the flow) is
     not offered, one winner line, no verdict box for the panel, the sheet's cells in words with their figures on
-    hover, and nothing wider than the screen (the sheet scrolls inside its box). Screenshots in tests/artifacts/."""
+    hover, and nothing wider than the screen (the sheet scrolls inside its box, and says so where the screen cuts
+    it off). Screenshots in tests/artifacts/."""
     with chromium_page(served_ui, width, 0.02) as (page, fake):
         page.click("#example")
         assert page.input_value("#mode") == "flow" and not page.is_visible("#orders")
@@ -297,6 +298,9 @@ def test_the_default_flow_on_the_page_has_one_winner_line_and_its_sheet_in_words
         assert all("P(it answers)" in title for _, title in cells)
         assert re.search(r"Ana: \d+ of \d+ arguments? standing", page.inner_text("#flow-tallies"))
         assert page.evaluate("document.documentElement.scrollWidth") <= width
+        from .test_sheet_words import CUT
+
+        assert page.is_visible("#flow-scroll") == page.evaluate(CUT) == (width == 390)  # said where it is cut
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / f"ui-flow-{width}.png"), full_page=True)
 

@@ -72,7 +72,8 @@ def make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: li
                    escalate_to: str | None = None, escalate_base_url: str | None = None,
                    escalate_below: float | None = None, retrieval: bool = False, memory: str | None = None,
                    memory_path: Path | None = None, chroma_host: str | None = None, chroma_port: int | None = None,
-                   embedding: str | None = None, log_calls: bool = False, cache: str | Path | None = None
+                   embedding: str | None = None, log_calls: bool | None = None,
+                   call_log_chars: int | None = None, cache: str | Path | None = None
                    ) -> JudgeSettings:
     """Settings from command-line options (unset ones from the environment, then the defaults); on the local
     backend, the lengths not given become the short local ones when the server starts (docs/researchers.md, "Local models")."""
@@ -83,7 +84,7 @@ def make_settings(*, mode: str, dimensions: str | None = None, dimension_dir: li
                                    local_model=local_model, backend=choice_value(backend),
                                    max_output_tokens=max_output_tokens, timeout=timeout, max_retries=retries,
                                    max_concurrency=max_connections, structured_output=choice_value(structured_output),
-                                   log_calls=log_calls or None, cache_path=cache,
+                                   log_calls=log_calls, call_log_chars=call_log_chars, cache_path=cache,
                                    requests_per_second=rps, transport=choice_value(transport),
                                    temperature=temperature, decision_samples=decision_samples)
         env = Environment()  # the variables (and .env) LLMSettings.from_env read

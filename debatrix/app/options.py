@@ -71,7 +71,8 @@ OPTION_FIELDS: dict[str, str] = {
     "escalate_to": "escalate.llm",
     "escalate_below": "escalate.below", "retrieval": "memory.retrieval", "memory": "memory.backend",
     "memory_path": "memory.path", "chroma_host": "memory.host", "chroma_port": "memory.port",
-    "embedding": "memory.embedding", "log_calls": "llm.log_calls", "decision_samples": "llm.decision_samples",
+    "embedding": "memory.embedding", "log_calls": "llm.log_calls",
+    "call_log_chars": "llm.call_log_chars", "decision_samples": "llm.decision_samples",
 }
 
 
@@ -180,7 +181,8 @@ SETTINGS_OPTIONS: tuple[inspect.Parameter, ...] = (
     _setting("chroma_host", str, _MEMORY["host"].default),
     _setting("chroma_port", int, _MEMORY["port"].default),
     _setting("embedding", Embedding, Embedding(_MEMORY["embedding"].default)),
-    _setting("log_calls", bool, False),
+    _setting("log_calls", bool | None, None, "--log-calls/--no-log-calls"),
+    _setting("call_log_chars", int | None),
 )
 
 

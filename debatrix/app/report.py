@@ -192,6 +192,13 @@ def call_groups(result: JudgeResult) -> list[dict[str, Any]]:
     return [g for _, g in sorted(groups.items(), key=lambda kv: (order.get(kv[0][0], len(order)), kv[0][1]))]
 
 
+def sheet_least_em(sheet: dict[str, Any]) -> float:
+    """The least width of a flow sheet, in em: its row column and a column a speech, each at the style's minimum
+    (7.5em, its padding and border about 1.1em more), and a phone's page margins (1.5em). A screen narrower than
+    this cuts the sheet off, and the report says it scrolls sideways (a report has no script to measure it)."""
+    return round((len(sheet["speakers"]) + 1) * 8.6 + 1.5, 1)
+
+
 def flow_sheet(result: JudgeResult) -> dict[str, Any] | None:
     """The flow as a coach draws it: speeches as columns, argument rows, each row's passage in its own speech's
     column (its text on demand) and, in each later column of the other side, whether that speech answered it."""
@@ -262,7 +269,8 @@ def result_html(result: JudgeResult, item: dict[str, Any] | None = None) -> str:
         r=result, rows=rows, dims=dims, unjudged=unjudged(result), debaters=debaters, verdicts=result.judged,
         charts=score_charts(result),
         palette=PALETTE, speeches=speeches, headline=headline, score_line=score_line, calls=call_groups(result),
-        sheet=flow_sheet(result), item=item)
+        calls_cut=sum(c.prompt_left_out for c in result.call_log),
+        sheet=flow_sheet(result), sheet_least_em=sheet_least_em, item=item)
 
 
 def load_result(path: Path) -> JudgeResult:

@@ -91,7 +91,8 @@ class RunRequest(BaseModel):
     base_url: str | None = None
     model: str | None = Field(default=None, max_length=200)
     api_key: str | None = Field(default=None, max_length=500)  # the page's own key for the endpoint it names
-    log_calls: bool = False  # keep every call's prompt and answer in the result (its report shows them)
+    # keep every call's prompt and answer in the result (its report shows them); None: as the page's settings say
+    log_calls: bool | None = None
 
     @field_validator("orders", mode="before")
     @classmethod
@@ -253,8 +254,8 @@ class JudgeUI:
             update["orders"] = body.orders
         try:
             llm = self._llm(body)
-            if body.log_calls:
-                llm = llm.model_copy(update={"log_calls": True})
+            if body.log_calls is not None:
+                llm = llm.model_copy(update={"log_calls": body.log_calls})
             return JudgeSettings.model_validate({**self.base.model_dump(exclude={"llm"}), **update, "llm": llm})
         except ValueError as e:
             raise FieldError("options", str(e).splitlines()[0]) from None

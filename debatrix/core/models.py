@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from debatrix.core.passages import passage_id, size, split_speech
 
-RESULT_SCHEMA_VERSION = "1.14"  # 1.2: the speeches judged; 1.3: escalation, verdicts' orders_agreeing; 1.4: stale notes;
+RESULT_SCHEMA_VERSION = "1.15"  # 1.2: the speeches judged; 1.3: escalation, verdicts' orders_agreeing; 1.4: stale notes;
 # 1.5: misread "answers" sentences; 1.6: an escalation keeps the first judge's verdict (first), an order's judgment
 # its dimension and where its winner came from (winner_from); 1.7: an order's judgment carries one winner field, and
 # says in ``warning`` where its decision named another (was decision_winner); 1.8: the flow's answers are answers
@@ -33,7 +33,8 @@ RESULT_SCHEMA_VERSION = "1.14"  # 1.2: the speeches judged; 1.3: escalation, ver
 # side had no later speech to answer counts toward what stands as its debater's answerable rows fared (a Tally's
 # ``untested`` and ``tested``), not whole, and engagement is how strongly a debater's replies answered (``engaged``);
 # 1.14: a speech's flow entry names each decision that is missing (``unknown``), and a verdict names a winner only
-# where it holds with those decisions either way
+# where it holds with those decisions either way; 1.15: the call log is kept by default, its prompts up to a cap (a
+# call past it says ``prompt_left_out``)
 BP_POSITIONS = ("OG", "OO", "CG", "CO")
 
 
@@ -295,6 +296,7 @@ class CallRecord(Frozen):
     index: int | None = None
     messages: tuple[tuple[str, str], ...] = ()
     answer: str = ""
+    prompt_left_out: bool = False  # the result's call log had reached its cap (call_log_chars): no messages kept
 
     def after(self, probe: CallRecord) -> CallRecord:
         """This record of a decision asked a second time (the first ``probe`` asked for log probabilities the

@@ -1,9 +1,12 @@
-"""Run settings: frozen, serialisable, secrets kept out of dumps."""
+"""Run settings: frozen, serialisable, secrets kept out of dumps, and what of an endpoint's URL is secret (shown
+redacted, sent apart, never logged)."""
 
 from __future__ import annotations
 
+import base64
 import re
-from collections.abc import Mapping
+import urllib.parse
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -102,8 +105,13 @@ class LLMSettings(_Frozen):
         "(http, the least CPU per request) or LangChain's ChatOpenAI (langchain); both are LangChain chat models, so "
         "callbacks and tracing see every call")
     log_calls: bool = Field(
-        default=False, description="keep every call's prompt and answer in the result (its call_log, which the "
-        "report shows per speech and dimension); the result grows by the prompts' size")
+        default=True, description="keep every call's prompt and answer in the result (its call_log, which the "
+        "report shows per speech and dimension), prompts up to call_log_chars per result; off, a result keeps no "
+        "call's text (its usage figures stay)")
+    call_log_chars: int = Field(
+        default=1_000_000, ge=0, description="the characters of prompts a result's call log keeps, calls in the "
+        "order answered: a call past them keeps its answer and figures, and says its prompt was left out (a long "
+        "debate's result stays readable in size)")
     prompt_cache: bool = Field(
         default=False, description="the server reuses cached prompt prefixes (llama.cpp; set for the local backend): "
         "scores are asked by continuing the analysis or judgment conversation, of which only the answer and the "
@@ -304,3 +312,30 @@ def redact_url(url: str | None) -> str | None:
         return url
     host = parts.netloc.rsplit("@", 1)[1]
     return urlunsplit(parts._replace(netloc=f"***@{host}"))
+
+
+def split_credentials(url: str | None) -> tuple[str | None, str | None, str | None]:
+    """(the URL without user:password, the user, the password); user None where the URL names none."""
+    if not url or "@" not in url:
+        return url, None, None
+    parts = urllib.parse.urlsplit(url)
+    if parts.username is None:
+        return url, None, None
+    return parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]).geturl(), parts.username, parts.password
+
+
+def secrets_of(api_key: str | None, urls: Sequence[str]) -> tuple[str, ...]:
+    """What a server's message or a logged call must never show: the API key, and for every server's URL the
+    password as written and decoded, and the basic-auth token made of it (a server that echoes the Authorization
+    header shows ``Basic <base64 of user:password>``). Longest first, so a shorter one inside it is not left half."""
+    found = {api_key} if api_key else set()
+    for url in urls:
+        try:
+            _, user, password = split_credentials(url)
+        except ValueError:
+            continue
+        if password:
+            found |= {password, urllib.parse.unquote(password)}
+        if user is not None:
+            found.add(base64.b64encode(f"{user}:{password or ''}".encode()).decode())
+    return tuple(sorted((s for s in found if s), key=len, reverse=True))
