@@ -211,6 +211,58 @@ def _resolves(name: str) -> bool:
 NAME = re.compile(r"`((?:debatrix|cli|options|prompting|benchmarks|graphs|core|app|api)(?:\.[A-Za-z_]\w*)+)(?:\(\))?`")
 
 
+_NUM = r"\d+(?:\.\d+)?"
+#: what reads as a measured figure: a value with its interval, a named metric's value, a share right, a count of
+#: gold items judged, a time per unit (a rule of the code, "answers capped at ~1.6 tokens a word", is none of these)
+FIGURE = re.compile(rf"{_NUM} \[{_NUM}, {_NUM}\]|\b(?:ROC AUC|ECE|Brier|RMSE×100|kappa|tau-c|log loss) {_NUM}"
+                    rf"|{_NUM}% (?:right|of)\b|\bright on {_NUM}|\b\d+ of \d+ (?:debates|verdicts|items|speeches)\b"
+                    rf"|{_NUM} (?:s|ms|min) (?:per|a|each)\b")
+COMMIT = re.compile(r"`([0-9a-f]{7,40})`")
+
+
+def undated_figures(text: str) -> list[str]:
+    """Each paragraph of ``text`` that gives a measured figure (:data:`FIGURE`) without the commit it is history of:
+    not in it, not in the paragraph a table follows (its introduction), not in its section's ``<!-- measures:
+    COMMIT ... -->`` marker; tables doctables writes from stored runs (``<!-- table: ... -->``) and code blocks
+    aside."""
+    text = re.sub(r"<!-- table: [^>]*-->.*?<!-- end table -->|```.*?```", "", text, flags=re.S)
+    wrong = []
+    for section in re.split(r"\n(?=#{1,4} )", text):
+        if re.search(r"<!-- measures: [0-9a-f]{7}", section):
+            continue
+        paragraphs = [p for p in re.split(r"\n\s*\n", section) if p.strip()]
+        for k, para in enumerate(paragraphs):
+            table_after = para.lstrip().startswith("|") and k > 0 and COMMIT.search(paragraphs[k - 1])
+            if FIGURE.search(para) and not COMMIT.search(para) and not table_after:
+                wrong.append(f"{FIGURE.search(para).group(0)!r} in: {' '.join(para.split())[:160]}")
+    return wrong
+
+
+def test_every_figure_the_docs_give_states_its_commit_or_is_written_from_stored_runs():
+    wrong = [f"{page}: {w}" for page in PAGES for w in undated_figures((ROOT / page).read_text())]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_figure_check_sees_a_figure_without_its_commit():
+    assert undated_figures("The flow was right on 0.55 [0.47, 0.63] of 140 debates.")
+    assert undated_figures("## A\n\nIt names the winner in 17 of 26 debates.\n\n## B\n\n<!-- measures: 870dbe7 x -->")
+    assert not undated_figures("The flow was right on 0.55 [0.47, 0.63] of 140 debates (at `870dbe7`).")
+    assert not undated_figures("Measured at `870dbe7`:\n\n| items | right |\n|---|---|\n| 32 | 0.62 [0.5, 0.7] |")
+    assert not undated_figures("## A\n<!-- measures: 870dbe7 x -->\n\nIt was right on 0.55 [0.47, 0.63].")
+    assert not undated_figures("<!-- table: readings -->\n| 0.55 [0.47, 0.63] |\n<!-- end table -->")
+    assert not undated_figures("Answers are capped at ~1.6 tokens a word; below 60% it reads too close to call.")
+
+
+def test_every_commit_the_docs_cite_is_one_of_this_repository():
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout (an installed package): no history to find the commits in")
+    cited = sorted({c for page in PAGES for c in COMMIT.findall((ROOT / page).read_text())})
+    assert len(cited) > 20
+    missing = [c for c in cited if subprocess.run(["git", "cat-file", "-e", f"{c}^{{commit}}"], cwd=ROOT,
+                                                   capture_output=True).returncode != 0]
+    assert not missing, missing
+
+
 def test_every_dotted_name_the_docs_give_exists():
     names = {(page, m) for page in PAGES for m in NAME.findall((ROOT / page).read_text())}
     assert len(names) > 20

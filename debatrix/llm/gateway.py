@@ -30,7 +30,7 @@ from debatrix.core.errors import (ContextWindowExceeded, IncompleteJudgment, LLM
 from debatrix.core.models import CallRecord, where_called
 from debatrix.core.probabilities import answered_option, json_choice, json_object, option_distribution, option_shares
 from debatrix.core.prompting import response_format
-from debatrix.core.settings import LLMSettings
+from debatrix.core.settings import LLMSettings, secrets_of
 from debatrix.core.prompting import count_message_tokens, count_tokens
 from debatrix.llm.cache import AnswerCache, CacheUnavailable, open_cache
 from debatrix.llm.http_chat import (ChatHTTPError, ChatResponseError, Endpoint, HTTPChatModel, answer_logprobs,
@@ -38,8 +38,7 @@ from debatrix.llm.http_chat import (ChatHTTPError, ChatResponseError, Endpoint, 
 from debatrix.llm.prose_calls import Method, ProseCalls
 from debatrix.llm.scheduling import AffinityScheduler
 from debatrix.llm.sdk import (HTTPX_TRANSPORT, LANGCHAIN_EXTRA, SDK_CONNECTION, SDK_ERROR, SDK_LENGTH, SDK_STATUS,
-                              SDK_TIMEOUT, chat_openai, httpx, is_transient, retry_after_of, secrets_of,
-                              status_error)
+                              SDK_TIMEOUT, chat_openai, httpx, is_transient, retry_after_of, status_error)
 
 
 def _openai_kinds() -> tuple[type, ...]:

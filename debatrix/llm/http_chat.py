@@ -34,6 +34,8 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, ConfigDict
 
+from debatrix.core.settings import split_credentials
+
 _ROLES = {"system": "system", "human": "user", "ai": "assistant"}
 
 
@@ -49,16 +51,6 @@ class ChatHTTPError(Exception):
 
 class ChatResponseError(Exception):
     """The server answered 200 with something that is not a chat completion."""
-
-
-def split_credentials(url: str | None) -> tuple[str | None, str | None, str | None]:
-    """(the URL without user:password, the user, the password); user None where the URL names none."""
-    if not url or "@" not in url:
-        return url, None, None
-    parts = urllib.parse.urlsplit(url)
-    if parts.username is None:
-        return url, None, None
-    return parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]).geturl(), parts.username, parts.password
 
 
 def _authorised(base_url: str | None, api_key: str | None) -> tuple[str | None, dict[str, str]]:

@@ -6,9 +6,7 @@ own aiohttp client, needs none of it."""
 from __future__ import annotations
 
 import asyncio
-import base64
-import urllib.parse
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import aiohttp
@@ -16,8 +14,8 @@ from langchain_core.language_models import BaseChatModel
 
 from debatrix.core.errors import (ContextWindowExceeded, IncompleteJudgment, LLMError, LLMRateLimitError,
                                   require_extra)
-from debatrix.core.settings import LLMSettings
-from debatrix.llm.http_chat import ChatHTTPError, retry_after, split_credentials
+from debatrix.core.settings import LLMSettings, split_credentials
+from debatrix.llm.http_chat import ChatHTTPError, retry_after
 
 try:  # the langchain transport (ChatOpenAI) and the SDK's errors it raises: the "openai" extra
     import httpx
@@ -115,20 +113,3 @@ def status_error(status: int, message: str, attempts: int, meta: dict[str, Any],
             return ContextWindowExceeded(-1, context_window, str(node), server=scrub(message)[:300])
         return LLMError(f"{node}: the server rejected the request (400): {scrub(message)[:200]}")
     return LLMError(f"{node}: server error {status} after {attempts} attempts")
-
-
-def secrets_of(api_key: str | None, urls: Sequence[str]) -> tuple[str, ...]:
-    """What a server's message or a logged call must never show: the API key, and for every server's URL the
-    password as written and decoded, and the basic-auth token made of it (a server that echoes the Authorization
-    header shows ``Basic <base64 of user:password>``). Longest first, so a shorter one inside it is not left half."""
-    found = {api_key} if api_key else set()
-    for url in urls:
-        try:
-            _, user, password = split_credentials(url)
-        except ValueError:
-            continue
-        if password:
-            found |= {password, urllib.parse.unquote(password)}
-        if user is not None:
-            found.add(base64.b64encode(f"{user}:{password or ''}".encode()).decode())
-    return tuple(sorted((s for s in found if s), key=len, reverse=True))
