@@ -98,3 +98,13 @@ def test_what_the_figures_are_is_said_of_the_verdicts_that_have_figures_not_of_b
     assert blind and all(v.method == "none" for v in blind)
     assert not any("taken as certain" in w for v in blind for w in v.warnings)
     assert any("taken as certain" in w for w in by["argument"].warnings) and by["argument"].method == "argmax"
+
+
+def test_a_reasoning_model_on_the_langchain_transport_ends_incomplete_saying_which_transport_goes_on():
+    """LangChain's ChatOpenAI cannot leave out a parameter the server refuses: the run ends incomplete (no verdict
+    made), its reason the server's words and the way on, the default transport, which does (test above)."""
+    result, sent = judged("reasoning", "flow", transport="langchain")
+    assert result.status is Status.INCOMPLETE and (result.general is None or result.general.verdict is None)
+    assert "Unsupported parameter" in result.incomplete_reason and "without --transport langchain" in \
+        result.incomplete_reason, result.incomplete_reason
+    assert sent and all(SERVER_PROFILES["reasoning"].refusal(body) for body in sent)

@@ -15,7 +15,7 @@ from langchain_core.language_models import BaseChatModel
 from debatrix.core.errors import (ContextWindowExceeded, IncompleteJudgment, LLMError, LLMRateLimitError,
                                   require_extra)
 from debatrix.core.settings import LLMSettings, split_credentials
-from debatrix.llm.http_chat import ChatHTTPError, retry_after
+from debatrix.llm.http_chat import DROPPABLE, REFUSED_FIELD, ChatHTTPError, retry_after
 
 try:  # the langchain transport (ChatOpenAI) and the SDK's errors it raises: the "openai" extra
     import httpx
@@ -111,5 +111,8 @@ def status_error(status: int, message: str, attempts: int, meta: dict[str, Any],
         text = message.lower()
         if "context" in text and ("length" in text or "window" in text or "exceed" in text):
             return ContextWindowExceeded(-1, context_window, str(node), server=scrub(message)[:300])
-        return LLMError(f"{node}: the server rejected the request (400): {scrub(message)[:200]}")
+        refused = REFUSED_FIELD.search(message)
+        hint = (f" (the default http transport leaves out a refused {refused.group(1)} and goes on: judge without "
+                "--transport langchain)" if refused and refused.group(1) in DROPPABLE else "")
+        return LLMError(f"{node}: the server rejected the request (400): {scrub(message)[:200]}{hint}")
     return LLMError(f"{node}: server error {status} after {attempts} attempts")
