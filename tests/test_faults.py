@@ -196,7 +196,7 @@ async def test_an_escalation_server_echoing_the_authorization_header_leaks_no_pa
 
     # every verdict of the first judge is under the bar, so the debate goes up to the second server
     fitted = CalibrationMap(model="fake-model", mode="flow", a=1.0, b=0.0, n=40, ceiling=0.6, source="test")
-    monkeypatch.setattr(finish, "calibration_for", lambda model, mode, layout: fitted)
+    monkeypatch.setattr(finish, "calibration_for", lambda model, mode, layout, profile=None: fitted)
     with FakeOpenAIServer() as first:
         echo = FakeOpenAIServer(responder=lambda body, n: Fault(status=400, body={"error": {
             "message": f"bad request from {echo.headers[n].get('authorization')}"}}))
