@@ -30,9 +30,8 @@ from .runner import read_records
 from .summary import read_summary
 
 #: the columns of :func:`runs_frame` and :func:`items_frame`, in order (an empty root gives empty frames of these)
-RUN_COLUMNS = ("run", "label", "benchmark", "mode", "model", "endpoint", "commit", "date", "items", "complete", "headline",
-               "headline_words",
-               "headline_value", "llm_calls", "prompt_tokens", "completion_tokens", "seconds")
+RUN_COLUMNS = ("run", "label", "benchmark", "mode", "model", "endpoint", "commit", "date", "items", "complete",
+               "headline", "headline_words", "headline_value", "llm_calls", "prompt_tokens", "completion_tokens", "seconds")
 ITEM_COLUMNS = ("run", "benchmark", "item", "mode", "repeat", "status", "dimension", "winner", "judged",
                 "p_judged", "gold", "right", "llm_calls", "prompt_tokens", "completion_tokens", "seconds")
 
@@ -75,10 +74,10 @@ def _endpoint(settings: dict[str, Any]) -> str:
 
 
 def runs_frame(root: str | Path, folders: list[Path] | None = None) -> pd.DataFrame:
-    """One row per run folder under ``root`` and mode: its label (:func:`run_label`), the benchmark, the model, the commits of the code that ran it,
-    when its items were last written (UTC), how many items it holds and the share complete, its headline figure
-    (the benchmark's first headline metric on all items) and its cost (sums over its items). ``folders``: the run folders, where the caller has
-    already found them (:func:`run_folders`)."""
+    """One row per run folder under ``root`` and mode: its label (:func:`run_label`), the benchmark, the model, the
+    commits of the code that ran it, when its items were last written (UTC), how many items it holds and the share
+    complete, its headline figure (the benchmark's first headline metric on all items) and its cost (sums over its
+    items). ``folders``: the run folders, where the caller has already found them (:func:`run_folders`)."""
     from . import make_benchmark
     from .summary import bench_headline
 

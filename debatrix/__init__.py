@@ -26,8 +26,8 @@ from debatrix.core.models import Debate, Debater, Side, Speech  # noqa: E402
 from debatrix.core.results import JudgeResult, Status  # noqa: E402
 from debatrix.core.settings import JudgeSettings, LLMSettings, MemorySettings  # noqa: E402
 
-_LAZY = {"judge_debate", "ajudge_debate", "build_judge_graph", "build_judge_node", "judge_speech", "ajudge_speech", "JudgeContext",
-         "MODES", "checkpoint_serializer", "checkpoint_types"}
+_LAZY = {"judge_debate", "ajudge_debate", "build_judge_graph", "build_judge_node", "judge_speech", "ajudge_speech",
+         "JudgeContext", "MODES", "checkpoint_serializer", "checkpoint_types"}
 
 
 def __getattr__(name: str) -> Any:  # heavy imports (langgraph, chromadb) only when the judge is used

@@ -4,8 +4,8 @@ each emits when it finishes.
 Progress: each finished step of the judge, as its node emits it into LangGraph's ``custom`` stream
 (``graph.astream(..., stream_mode="custom")``: a dict with ``"debatrix": "progress"`` and the fields of
 :class:`ProgressEvent`; with ``subgraphs=True`` each under the namespace of the step's subgraph, without it relayed
-by the node that runs the mode's graph: :func:`run_relaying`). The CLI's progress bar, the web page and ``ajudge_debate(on_event=...)`` read
-the same events an agent builder's own stream shows."""
+by the node that runs the mode's graph: :func:`run_relaying`). The CLI's progress bar, the web page and
+``ajudge_debate(on_event=...)`` read the same events an agent builder's own stream shows."""
 
 from __future__ import annotations
 

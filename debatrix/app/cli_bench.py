@@ -129,7 +129,8 @@ def bench(
     out: Annotated[Path | None, _run_option("results folder (default results/<benchmark>); a rerun resumes "
                                             "it")] = None,
     data: Annotated[Path | None, _run_option("data folder or file (default: ../shared/data/...)")] = None,
-    variant: Annotated[str | None, _run_option("the benchmark's variant (this help names them, if it has any; default: its first)")] = None,
+    variant: Annotated[str | None, _run_option("the benchmark's variant (this help names them, if it has any; "
+                                               "default: its first)")] = None,
     retry_incomplete: Annotated[bool, _run_option("judge items that ended incomplete again")] = False,
     cache: Annotated[str | None, _run_option("SQLite file or postgresql:// URL caching LLM answers, as for "
                                              "`judge` (default: <out>/llm_cache.sqlite), so a restarted run, or a "
@@ -427,8 +428,8 @@ def _calibrate(folders: list[Path], model: str | None, into: Path | None = None)
                   f"{plain(folders[0])}/calibration.json" + (", plot in reliability.png" if fitted else ""),
                   highlight=False)
     if into is None:
-        console.print(f"to use them: `debatrix bench calibrate ... --into PROFILE.json` merges them into {plain(name)}'s "
-                      "judge profile; runs with `--profile PROFILE.json` then read them", highlight=False)
+        console.print(f"to use them: `debatrix bench calibrate ... --into PROFILE.json` merges them into "
+                      f"{plain(name)}'s judge profile; runs with `--profile PROFILE.json` then read them", highlight=False)
         return
     from debatrix.benchmarks.calibration import into_profile
 
