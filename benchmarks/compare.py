@@ -85,8 +85,7 @@ def changed(a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]]) -> list[
         pa, pb = named(a[k], "general"), named(b[k], "general")
         if pa != pb:
             gold = a[k]["gold"].get("general") if isinstance(a[k].get("gold"), dict) else None
-            said = {run: next((r for r in readings(rec[k]) if r["dimension"] == "general"), {})
-                    for run, rec in (("a", a), ("b", b))}
+            said = {run: _overall(rec[k]) for run, rec in (("a", a), ("b", b))}
             out.append({"item": k, "a": pa, "b": pb, "gold": gold,
                         "a_said": said["a"].get("pred"), "b_said": said["b"].get("pred"),
                         "gold_said": said["a"].get("gold"),
@@ -96,15 +95,17 @@ def changed(a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]]) -> list[
     return out
 
 
+def _overall(record: dict[str, Any]) -> dict[str, Any]:
+    """The record's reading of its overall verdict (:func:`.base.readings`; {} where it has none)."""
+    return next((r for r in readings(record) if r["dimension"] == "general"), {})
+
+
 def side_by_side(a_folder: Path, b_folder: Path, a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]]
                  ) -> list[dict[str, Any]]:
     """Every common item with each run's overall verdict in names (``a_said``, ``b_said``) and the reason the run
     gave for it (``a_reason``, ``b_reason``: the overall verdict's comment, read from the item's result file; ""
     where the file is gone or holds none), the items whose verdict changed first."""
-    def said(rec: dict[str, Any]) -> str | None:
-        return next((r for r in readings(rec) if r["dimension"] == "general"), {}).get("pred")
-
-    rows = [{"item": k, "a_said": said(a[k]), "b_said": said(b[k]), "a_reason": overall_reason(a_folder, a[k]),
+    rows = [{"item": k, "a_said": _overall(a[k]).get("pred"), "b_said": _overall(b[k]).get("pred"), "a_reason": overall_reason(a_folder, a[k]),
              "b_reason": overall_reason(b_folder, b[k])} for k in sorted(set(a) & set(b))]
     return sorted(rows, key=lambda r: r["a_said"] == r["b_said"])
 

@@ -92,7 +92,8 @@ def runs_frame(root: str | Path, folders: list[Path] | None = None) -> pd.DataFr
             wanted = bench_headline(bench, [])
         except Exception:  # a benchmark this install does not have (a plug-in): the first metric stored
             wanted = []
-        commits, label = _commits(folder), run_label(folder)
+        invocations = read_json_lines(folder / "runs.jsonl")
+        commits, label = _commits(invocations), run_label(folder, invocations)
         date = datetime.fromtimestamp((folder / "items.jsonl").stat().st_mtime, UTC).isoformat(timespec="seconds")
         for mode in dict.fromkeys(str(r.get("mode")) for r in records):
             mine = [r for r in records if str(r.get("mode")) == mode]
@@ -112,17 +113,18 @@ def runs_frame(root: str | Path, folders: list[Path] | None = None) -> pd.DataFr
     return pd.DataFrame(rows, columns=list(RUN_COLUMNS))
 
 
-def run_label(folder: Path) -> str:
-    """The run's label (``debatrix bench NAME --label``): the last one an invocation gave; empty where none did."""
-    return next((e["label"] for e in reversed(read_json_lines(folder / "runs.jsonl")) if e.get("label")), "")
+def run_label(folder: Path, invocations: list[dict[str, Any]] | None = None) -> str:
+    """The run's label (``debatrix bench NAME --label``): the last one an invocation gave; empty where none did.
+    ``invocations``: the folder's ``runs.jsonl``, where the caller has already read it."""
+    found = read_json_lines(folder / "runs.jsonl") if invocations is None else invocations
+    return next((e["label"] for e in reversed(found) if e.get("label")), "")
 
 
-def _commits(folder: Path) -> str:
+def _commits(invocations: list[dict[str, Any]]) -> str:
     """The commits of the code each invocation of the run ran (``runs.jsonl``), oldest first, each once: more than
     one where a run was resumed on other code; empty where none was recorded (a run older than the record, or one
     made from an installed wheel)."""
-    found = [entry.get("commit") for entry in read_json_lines(folder / "runs.jsonl")]
-    return ", ".join(dict.fromkeys(c for c in found if c))
+    return ", ".join(dict.fromkeys(c for c in (e.get("commit") for e in invocations) if c))
 
 
 def items_frame(root: str | Path) -> pd.DataFrame:

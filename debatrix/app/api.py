@@ -35,9 +35,14 @@ def build_judge_graph(settings: JudgeSettings | None = None, chat_model: BaseCha
     if (debate_key, result_key) != ("debate", "result"):
         return build_judge_node(settings, chat_model, context=context, checkpointer=checkpointer,
                                 debate_key=debate_key, result_key=result_key)
+    return _run_graph(settings, chat_model, context, checkpointer)
+
+
+def _run_graph(settings: JudgeSettings | None, chat_model: BaseChatModel | None, context: JudgeContext | None,
+               checkpointer: Any) -> Any:
     settings = settings or (context.settings if context else JudgeSettings())
-    ctx = context or JudgeContext.create(settings, chat_model)
-    return build_run_graph(ctx, settings.mode, checkpointer=checkpointer)
+    return build_run_graph(context or JudgeContext.create(settings, chat_model), settings.mode,
+                           checkpointer=checkpointer)
 
 
 def build_judge_node(settings: JudgeSettings | None = None, chat_model: BaseChatModel | None = None, *,
@@ -46,9 +51,7 @@ def build_judge_node(settings: JudgeSettings | None = None, chat_model: BaseChat
     """The judge as a node function for another graph: it reads the debate from the parent's ``debate_key``, runs
     the judge graph with the parent's config (its callbacks reach every call) and writes only ``result_key``. Its
     progress events reach the parent's ``custom`` stream once, with or without ``subgraphs=True``."""
-    settings = settings or (context.settings if context else JudgeSettings())
-    ctx = context or JudgeContext.create(settings, chat_model)
-    graph = build_run_graph(ctx, settings.mode, checkpointer=checkpointer)
+    graph = _run_graph(settings, chat_model, context, checkpointer)
 
     async def judge(state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
         if debate_key not in state:

@@ -36,7 +36,12 @@ _RUN = "run-benchmark"
 class BenchGroup(TyperGroup):
     """``debatrix bench``: one sub-command per registered benchmark, beside the commands that read stored runs.
     A benchmark's command is made when it is asked for (or listed), since the adapters are entry points that
-    load only then: ``debatrix judge`` never pays for importing them."""
+    load only then: ``debatrix judge`` never pays for importing them. Each is made once (resolving ``bench NAME``
+    asks for it twice)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._made: dict[str, Any] = {}
 
     def list_commands(self, ctx: Any) -> list[str]:
         fixed = [n for n in super().list_commands(ctx) if n != _RUN]
@@ -45,6 +50,13 @@ class BenchGroup(TyperGroup):
     def get_command(self, ctx: Any, name: str) -> Any:
         if name in self.commands:
             return None if name == _RUN else super().get_command(ctx, name)
+        if name not in self._made:
+            self._made[name] = self._benchmark_command(ctx, name)
+        return self._made[name]
+
+    def _benchmark_command(self, ctx: Any, name: str) -> Any:
+        """Benchmark ``name``'s command: the run command with its name fixed and its summary as help (None: no such
+        benchmark)."""
         _need_bench_extra()
         from debatrix.benchmarks import BENCHMARKS, BenchmarkDataError
 
@@ -87,9 +99,7 @@ class BenchGroup(TyperGroup):
 
 def _benchmark_names() -> list[str]:
     """The registered benchmarks' names; none when the bench extra is not installed (the help then says so)."""
-    import importlib.util
-
-    if any(importlib.util.find_spec(m) is None for m in ("scipy", "matplotlib")):
+    if _missing_bench_extra():
         return []
     from debatrix.benchmarks import BENCHMARKS
 
@@ -220,10 +230,15 @@ def profile(
                     mode=DEFAULT_MODE, cache=cache, **settings), fail=fail, run=run_or_fail)
 
 
-def _need_bench_extra() -> None:
+def _missing_bench_extra() -> list[str]:
+    """The modules of the bench extra this install lacks."""
     import importlib.util
 
-    missing = [m for m in ("scipy", "matplotlib") if importlib.util.find_spec(m) is None]
+    return [m for m in ("scipy", "matplotlib") if importlib.util.find_spec(m) is None]
+
+
+def _need_bench_extra() -> None:
+    missing = _missing_bench_extra()
     if missing:
         fail(f"`debatrix bench` needs {' and '.join(missing)}: pip install 'debatrix[bench]'")
 
