@@ -233,6 +233,15 @@ def verdict(record: dict[str, Any], dimension: str) -> dict[str, Any] | None:
     return (record.get("verdicts") or {}).get(dimension)
 
 
+def read_winner(v: dict[str, Any]) -> str | None:
+    """The debater a stored verdict reads as the winner: the one it names, or where it names none because its
+    reading was not shown to carry on gold (too close to call) the one it leans to, so that a benchmark scores
+    every verdict the judge made by its lean, as it did before verdicts said which they could not call."""
+    if v.get("not_judged"):
+        return None
+    return v.get("winner") or (v.get("lean") if v.get("unproven") else None)
+
+
 def coded(record: dict[str, Any], winner: str | None) -> Any:
     """A winner's name in the gold's code (the record's ``sides``); a tie (None) is the record's ``tie``."""
     return record.get("tie") if winner is None else record["sides"].get(winner)
@@ -244,7 +253,7 @@ def named(record: dict[str, Any], dimension: str, field: str = "winner") -> Any:
     v = verdict(record, dimension)
     if v is None or v.get("not_judged") or not record.get("sides"):  # no verdict made: nothing to score
         return None
-    return coded(record, v[field])
+    return coded(record, read_winner(v) if field == "winner" else v[field])
 
 
 def readings(record: dict[str, Any]) -> list[dict[str, Any]]:
@@ -260,7 +269,7 @@ def readings(record: dict[str, Any]) -> list[dict[str, Any]]:
         if record["verdicts"][dim].get("not_judged"):  # no verdict made: shown as such, never scored as a tie
             out.append({"dimension": dim, "pred": "not judged", "gold": None, "right": None})
             continue
-        winner = record["verdicts"][dim]["winner"]
+        winner = read_winner(record["verdicts"][dim])
         code = coded(record, winner)
         if isinstance(gold, dict) and isinstance(gold.get(dim), int | float):
             g = gold[dim]

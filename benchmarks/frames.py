@@ -24,7 +24,7 @@ import pandas as pd
 from debatrix.core.files import read_json, read_json_lines
 from debatrix.core.settings import redact_url
 
-from .base import coded, p_coded, readings
+from .base import coded, p_coded, read_winner, readings
 from .metrics import metric_words
 from .runner import read_records
 from .summary import read_summary
@@ -149,9 +149,9 @@ def items_frame(root: str | Path) -> pd.DataFrame:
                 dim = r["dimension"]
                 verdict = rec["verdicts"][dim]
                 made = not verdict.get("not_judged")
-                code = coded(rec, verdict.get("winner")) if made else None
+                code = coded(rec, read_winner(verdict)) if made else None
                 gold = rec.get("gold")
-                rows.append({**base, "dimension": dim, "winner": verdict.get("winner") if made else None,
+                rows.append({**base, "dimension": dim, "winner": read_winner(verdict) if made else None,
                              "judged": code, "p_judged": p_coded(rec, dim, code) if made else None,
                              "gold": gold.get(dim) if isinstance(gold, dict) else gold if dim == "general" else None,
                              "right": r["right"]})

@@ -20,7 +20,8 @@ from typing import Any
 from debatrix.core.loader import load_debate
 from debatrix.core.models import Debate
 
-from .base import Benchmark, BenchmarkDataError, Item, MetricRow, benchmark, check_count, data_root, fold, verdict
+from .base import (Benchmark, BenchmarkDataError, Item, MetricRow, benchmark, check_count, data_root, fold, read_winner,
+                   verdict)
 from .calibration import brier, ece
 
 NYU_SIZE = 114
@@ -84,7 +85,7 @@ class NyuDebate(Benchmark):
         right, first, shown = [], [], []
         for r in done:
             v = verdict(r, "general") or {}
-            winner = None if v.get("not_judged") else v.get("winner")
+            winner = read_winner(v)
             right.append(0.5 if winner is None else float(winner == r["winner"]))
             first.append(0.5 if winner is None else float(winner == FIRST))
             p = _shown(v, r["winner"])
@@ -126,7 +127,7 @@ def _shown(v: dict[str, Any], right: str) -> float | None:
     probs = v.get("probabilities") or {}
     if not probs or v.get("not_judged"):
         return None
-    winner = v.get("winner")
+    winner = read_winner(v)
     cal = v.get("calibrated_probability")
     if cal is not None and winner is not None:
         return cal if winner == right else 1 - cal

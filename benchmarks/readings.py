@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 from debatrix.core.profile import PlaceFit, ReadingProfile, shifted, wilson
 
-from .base import BenchmarkDataError, coded, fold
+from .base import BenchmarkDataError, coded, fold, read_winner
 
 #: debates of each fold a place fit needs: fewer, and its shift is one debate's noise
 MIN_FOLD = 10
@@ -99,7 +99,7 @@ def readings(runs: Iterable[Path]) -> list[ReadingProfile]:
                 if not isinstance(v, dict):
                     continue
                 key = (mode if dim == "general" else f"{mode}/{dim}", source)
-                winner = None if v.get("not_judged") else v.get("winner")
+                winner = read_winner(v)
                 if not v.get("not_judged"):
                     judged.add(key)
                 probs = v.get("probabilities") if not v.get("not_judged") else None

@@ -22,7 +22,7 @@ from scipy import stats
 from debatrix.core.errors import printable
 from debatrix.core.files import write_atomic
 
-from .base import Benchmark, MetricRow, in_words
+from .base import Benchmark, MetricRow, in_words, read_winner
 
 BOOTSTRAP_RESAMPLES = 1000
 
@@ -91,7 +91,7 @@ def _epochs_agree(records: list[dict[str, Any]]) -> dict[str, tuple[float, int]]
     winners: dict[tuple[str, str], list[str]] = defaultdict(list)
     for r in records:
         for name, v in (r.get("verdicts") or {}).items():
-            winners[(name, r["item"])].append(v["winner"])
+            winners[(name, r["item"])].append(read_winner(v))
     agree: dict[str, list[bool]] = defaultdict(list)
     for (name, _), named in winners.items():
         if len(named) > 1:

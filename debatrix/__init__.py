@@ -4,6 +4,7 @@ Public API::
 
     from debatrix import load_debate, judge_debate, JudgeSettings
     result = judge_debate(load_debate("examples/school_uniforms.yaml"), JudgeSettings())  # the default mode: flow
+    fixed = recompute(result, read_corrections(Path("my_corrections.yaml"), result))  # a person's, no model call
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from debatrix.core.errors import (  # noqa: E402
 )
 from debatrix.core.loader import load_debate  # noqa: E402
 from debatrix.core.models import Debate, Debater, Side, Speech  # noqa: E402
+from debatrix.core.flow import Correction  # noqa: E402
 from debatrix.core.results import JudgeResult, Status  # noqa: E402
+from debatrix.core.review import CorrectionError, read_corrections, recompute, review_first  # noqa: E402
 from debatrix.core.settings import JudgeSettings, LLMSettings, MemorySettings  # noqa: E402
 
 _LAZY = {"judge_debate", "ajudge_debate", "build_judge_graph", "build_judge_node", "judge_speech", "ajudge_speech",
@@ -39,7 +42,8 @@ def __getattr__(name: str) -> Any:  # heavy imports (langgraph, chromadb) only w
 
 
 __all__ = [
-    "ConfigurationError", "ContextWindowExceeded", "Debate", "Debater", "DebatrixError", "InvalidDebateError",
-    "JudgeResult", "JudgeSettings", "LLMError", "LLMSettings", "MemorySettings", "Side", "Speech", "Status",
-    "StructuredOutputError", "VerdictParseError", "__version__", "load_debate", *sorted(_LAZY),
+    "ConfigurationError", "ContextWindowExceeded", "Correction", "CorrectionError", "Debate", "Debater",
+    "DebatrixError", "InvalidDebateError", "JudgeResult", "JudgeSettings", "LLMError", "LLMSettings",
+    "MemorySettings", "Side", "Speech", "Status", "StructuredOutputError", "VerdictParseError", "__version__",
+    "load_debate", "read_corrections", "recompute", "review_first", *sorted(_LAZY),
 ]

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
@@ -29,92 +28,15 @@ from typing import Any
 
 from debatrix import __version__
 from debatrix.context import JudgeContext
-from debatrix.core.probabilities import CalibrationMap, calibration_for, resolved_layout, shown
-from debatrix.core.dimension import Dimension
-from debatrix.core.flow import ID
+from debatrix.core.probabilities import calibration_for, resolved_layout
 from debatrix.core.modes import MODES
 from debatrix.core.passages import UNSPACED
-from debatrix.core.models import CallRecord, Debate, DebateFormat, DebaterJudgment, Usage, Verdict
-from debatrix.core.results import AnalysisCheck, CommentCheck, DimensionResult, JudgeResult, Status, TextChecks
+from debatrix.core.models import CallRecord, Debate, DebateFormat, Usage
+from debatrix.core.results import (AnalysisCheck, CommentCheck, JudgeResult, Status, TextChecks, dimension_result,
+                                   flow_checks, general_result, missing_parts, normalized, words)
 from debatrix.llm.local import served_by
 
 from .state import JudgeState
-
-
-def score_winner(scores: dict[str, float], debate: Debate, allow_tie: bool, margin: float) -> str | None:
-    """SC: compare debater scores; ``None`` is a tie (within ``margin`` where ties are allowed, or equal top)."""
-    if len(scores) != len(debate.debaters) or not scores:
-        return None
-    if debate.format is DebateFormat.ONE_V_ONE:
-        pro, con = (next(d.name for d in debate.debaters if d.side.value == s) for s in ("pro", "con"))
-        diff = scores[pro] - scores[con]
-        if diff == 0 or (allow_tie and abs(diff) <= margin):
-            return None
-        return pro if diff > 0 else con
-    best = max(scores.values())
-    top = [n for n, s in scores.items() if s == best]
-    return top[0] if len(top) == 1 else None
-
-
-def _first(state: JudgeState, key: str, dimension: str) -> Any:
-    """The first item a dimension wrote under ``key`` (None: it wrote none)."""
-    items = state.get(key, {}).get(dimension)  # type: ignore[attr-defined]
-    return items[0] if items else None
-
-
-def judged_debaters(state: JudgeState, dim: str, debate: Debate) -> list[DebaterJudgment]:
-    order = {d.name: i for i, d in enumerate(debate.debaters)}
-    return sorted(state.get("debater_judgments", {}).get(dim, []), key=lambda j: order[j.debater])
-
-
-def _dimension_result(state: JudgeState, dim: Dimension, cmap: CalibrationMap | None) -> DimensionResult:
-    debate = state["debate"]
-    judgments = judged_debaters(state, dim.name, debate)
-    decision = _first(state, "winner_decisions", dim.name)
-    verdict = None
-    analyses = tuple(sorted(state.get("analyses", {}).get(dim.name, []), key=lambda a: a.index))
-    if decision is not None:
-        sc = score_winner({j.debater: j.score for j in judgments}, debate, dim.allow_tie, dim.tie_margin)
-        gaps = tuple(f"judged without the analysis of speech {a.index + 1} ({a.missing})" for a in analyses
-                     if a.missing)
-        verdict = _calibrated(decision.model_copy(update={"score_winner": sc,
-                                                     "warnings": (*decision.warnings, *gaps)}), cmap)
-    return DimensionResult(
-        name=dim.name, weight=dim.weight, allow_tie=dim.allow_tie, tie_margin=dim.tie_margin,
-        analyses=analyses,
-        speech_judgments=tuple(sorted(state.get("speech_judgments", {}).get(dim.name, []), key=lambda s: s.index)),
-        debate_analysis=decision.comment if decision is not None else getattr(
-            _first(state, "debate_analyses", dim.name), "comment", None),
-        debater_judgments=tuple(judgments),
-        verdict=verdict,
-        ledger=state.get("ledgers", {}).get(dim.name),
-    )
-
-
-def _merged_general(state: JudgeState, dims: list[DimensionResult], cmap: CalibrationMap | None
-                    ) -> DimensionResult:
-    """The panel's general result: debater scores are the weighted mean of the dimensions' scores (SC);
-    the winner is the panel chair's decision (DP)."""
-    debate = state["debate"]
-    dims = [d for d in dims if d.verdict is None or not d.verdict.not_judged]  # weighs nothing: not judged
-    total = sum(d.weight for d in dims)
-    decision = state.get("panel")
-    judgments = []
-    # a panel that names no winner shows no scores, which would name one unsaid
-    for debater in () if decision is not None and decision.not_judged else debate.debaters:
-        parts = [(d.weight, j.score) for d in dims for j in d.debater_judgments if j.debater == debater.name]
-        if len(parts) == len(dims) and total:
-            score = round(sum(w * s for w, s in parts) / total, 3)
-            detail = ", ".join(f"{d.name} {j.score:g}×{d.weight:g}" for d in dims for j in d.debater_judgments
-                               if j.debater == debater.name)
-            judgments.append(DebaterJudgment(dimension="general", debater=debater.name, score=score,
-                                             comment=f"weighted mean of the dimension scores: {detail}"))
-    verdict = None
-    if decision is not None:
-        sc = score_winner({j.debater: j.score for j in judgments}, debate, False, 0)
-        verdict = _calibrated(decision.model_copy(update={"dimension": "general", "score_winner": sc}), cmap)
-    return DimensionResult(name="general", weight=total, allow_tie=False, debater_judgments=tuple(judgments),
-                           verdict=verdict)
 
 
 def capped_log(calls: Sequence[CallRecord], cap: int) -> tuple[CallRecord, ...]:
@@ -143,36 +65,6 @@ def said_once(failures: list[str]) -> str:
     return "; ".join(f"{', '.join(dict.fromkeys(w))}: {what}" if w else what for what, w in places.items())
 
 
-def _calibrated(v: Verdict, cmap: CalibrationMap | None) -> Verdict:
-    """The verdict with its confidence as shown: calibrated for the run's model and mode where a map exists."""
-    if v.not_judged:
-        return v
-    q, text = shown((v.probabilities or {}).get(v.winner or "tie"), v.method, cmap)
-    return v.model_copy(update={"calibrated_probability": q, "confidence": text})
-
-
-def _missing(d: DimensionResult, debate: Debate, per_speech: bool) -> list[str]:
-    if d.verdict is not None and d.verdict.not_judged:
-        # a dimension the model cannot judge (measured blind) is complete in saying so; one whose decisions are
-        # missing is not
-        blind = d.verdict.blind or (d.ledger is not None and bool(d.ledger.blind))
-        return [] if blind else [f"{d.name}: {d.verdict.not_judged}"]
-    out = []
-    # the flow's completeness is the share of its decisions made (a dimension missing too many is not judged, above):
-    # a speech whose few decisions for a dimension are all missing has no score there, and the warnings name them
-    per_speech = per_speech and d.ledger is None
-    # a speech whose analysis is missing (recorded so, and warned of) has no judgment to count
-    expected = len(debate.speeches) - sum(1 for a in d.analyses if a.missing)
-    if per_speech and len({s.index for s in d.speech_judgments}) < expected:
-        out.append(f"{d.name}: {len(d.speech_judgments)} of {len(debate.speeches)} speech judgments")
-    if debate.format is not DebateFormat.SINGLE:
-        if len(d.debater_judgments) != len(debate.debaters):
-            out.append(f"{d.name}: {len(d.debater_judgments)} of {len(debate.debaters)} debater judgments")
-        if d.verdict is None:
-            out.append(f"{d.name}: no winner verdict")
-    return out
-
-
 async def finish(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     mode = ctx.mode
     debate = state["debate"]
@@ -182,22 +74,23 @@ async def finish(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
     layout = resolved_layout(ctx.settings.order_layout, ctx.settings.llm.model, mode.name,
                              len(debate.debaters), read)
     cmap = calibration_for(ctx.settings.llm.model, mode.name, layout, read)
-    dims = [_dimension_result(state, d, None if mode.panel else cmap) for d in state.get("dimensions", [])]
+    dims = [dimension_result(state, d, None if mode.panel else cmap) for d in state.get("dimensions", [])]
     if debate.format is DebateFormat.SINGLE:
         general = None
     elif mode.panel:
-        general = _merged_general(state, dims, cmap)
+        general = general_result(state, dims, cmap)
     else:
         general = dims[0].model_copy(update={"name": "general"}) if dims else None
     failures = list(state.get("failures", []))
     if ctx.gateway.unsaved is not None:  # said where a resume looks for them (the reason may name another failure)
         failures.append(f"answers paid for after the answer cache stopped are kept in {ctx.gateway.unsaved} and "
                         "stored in the cache when it is next opened (a resume pays for none of them again)")
+    run_failures = tuple(failures)  # the run's own: what a recompute from the decisions cannot mend
     if not failures:
         for d in dims:
-            failures += _missing(d, debate, mode.per_speech)
+            failures += missing_parts(d, debate, mode.per_speech)
         if mode.panel and general is not None:
-            failures += _missing(general, debate, False)
+            failures += missing_parts(general, debate, False)
     started = datetime.fromisoformat(state["started_at"])
     finished = datetime.now(UTC)
     biases = [d.verdict.position_bias for d in [*dims, *([general] if mode.panel and general else [])]
@@ -209,6 +102,8 @@ async def finish(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
         position_bias=round(sum(biases) / len(biases), 4) if biases else None,
         flow=tuple(sorted(state.get("flows", []), key=lambda f: f.index)),
         profile=ctx.profile.note if mode.reads_flow else "",
+        judge_profile=ctx.profile.profile if mode.reads_flow else None, debaters=debate.debaters,
+        failures=run_failures, corrections=tuple(state.get("corrections") or ()),
         usage=Usage.from_calls(state.get("calls", []), (finished - started).total_seconds()),
         call_log=capped_log(state.get("calls", []), ctx.settings.llm.call_log_chars) if ctx.settings.llm.log_calls
         else (),
@@ -236,29 +131,9 @@ QUOTE_MIN_WORDS = 3  # shorter quoted strings are scare quotes or terms, not quo
 #: the share of a debate's running words its most frequent words make up that are taken as its function words
 FUNCTION_SHARE = 0.4
 
-_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "`": "'", "“": '"', "”": '"', "„": '"', "«": '"', "»": '"'})
-_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")  # letters and digits of any script; "don't" one word
 _QUOTED = re.compile(r'"([^"\n]{3,400})"')
 
 Grams = set[tuple[str, ...]]
-
-
-def normalized(text: str) -> str:
-    """Lower case, compatibility forms folded, curly quotes straightened (what a quotation check compares)."""
-    return unicodedata.normalize("NFKC", text).translate(_APOSTROPHES).lower()
-
-
-def words(text: str) -> list[str]:
-    """A text's words in any script, lower-cased; in a script written without spaces (Chinese, Thai ...) each
-    character, so the quotation, copy and grounding checks compare such text too."""
-    out: list[str] = []
-    for w in _WORD.findall(normalized(text)):
-        if UNSPACED.search(w):
-            out += [c for piece in re.split(f"({UNSPACED.pattern})", w) if piece
-                    for c in (piece if UNSPACED.fullmatch(piece) else [piece])]
-        else:
-            out.append(w)
-    return out
 
 
 def function_words(texts: Iterable[str]) -> frozenset[str]:
@@ -353,33 +228,6 @@ def _function_words(debate: Debate) -> frozenset[str]:
     return function_words(s.content for s in debate.speeches)
 
 
-# what in a flow's text is not the judge's own citing: a passage's quoted first words (the debater's, which may
-# name ids of their own), and the note of the decisions that are missing (which names the passages not decided)
-_NOT_CITED = re.compile(r"“[^”]*”?|missing: [^\n]*")
-
-
-def judge_wrote(text: str) -> str:
-    """``text`` with the debaters' quoted words and the missing-decisions note blanked (same length, so positions
-    still hold): the ids left are the ones the judge cites."""
-    return _NOT_CITED.sub(lambda m: " " * len(m.group(0)), text)
-
-
-def cited(text: str, debate: Debate, speaker: str) -> tuple[list[str], list[str], list[str]]:
-    """The passage ids ``text`` (written about ``speaker``) cites: (theirs, ids the table does not have, ids of
-    another speaker not given to that speaker as "<name>'s <id>")."""
-    index = debate.passage_index
-    own, unknown, foreign = [], [], []
-    for m in ID.finditer(judge_wrote(text)):
-        pid, p = m.group(0), index.get(m.group(0))
-        if p is None:
-            unknown.append(pid)
-        elif p.speaker == speaker:
-            own.append(pid)
-        elif not text[:m.start()].endswith(f"{p.speaker}'s "):
-            foreign.append(pid)
-    return own, unknown, foreign
-
-
 def check_analyses(debate: Debate, dimension: str, analyses: Sequence[tuple[int, str, str]]) -> list[AnalysisCheck]:
     """The measurements of one prose column; ``analyses``: (speech index, speaker, text), in speaking order."""
     speeches = [s.content for s in debate.speeches]
@@ -402,29 +250,6 @@ def check_analyses(debate: Debate, dimension: str, analyses: Sequence[tuple[int,
     return out
 
 
-def _flow_checks(result: JudgeResult, debate: Debate) -> TextChecks:
-    analyses, comments, flags = [], [], []
-    for d in result.dimensions:
-        for a in d.analyses:
-            _, unknown, foreign = cited(a.analysis, debate, a.speaker)
-            analyses.append(AnalysisCheck(dimension=d.name, index=a.index, speaker=a.speaker, by_id=True,
-                                          words=len(words(a.analysis)), unknown_ids=tuple(unknown),
-                                          foreign_ids=tuple(foreign)))
-            wrong = [f"cites {', '.join(unknown)}, which do not exist" if unknown else "",
-                     f"gives {a.speaker} {', '.join(foreign)}" if foreign else ""]
-            if unknown or foreign:
-                flags.append(f"{d.name} analysis of speech {a.index + 1}: " + "; ".join(x for x in wrong if x))
-        for j in d.debater_judgments:
-            own, unknown, foreign = cited(j.comment, debate, j.debater)
-            comments.append(CommentCheck(dimension=d.name, debater=j.debater, unknown_ids=tuple(unknown),
-                                         foreign_ids=tuple(foreign), own_cited=len(own)))
-            if not own and any(s.speaker == j.debater for s in debate.speeches):
-                flags.append(f"{d.name} comment on {j.debater} cites none of their passages")
-            if unknown or foreign:
-                flags.append(f"{d.name} comment on {j.debater} cites " + ", ".join(unknown + foreign) + " wrongly")
-    return TextChecks(analyses=tuple(analyses), comments=tuple(comments), flags=tuple(flags))
-
-
 def check_result(result: JudgeResult, debate: Debate) -> TextChecks:
     """Every check on a result's text, as its mode says: id lookups in a flow, the n-gram measurements otherwise
     (analyses, a paragraph per debater, the panel's reason where a panel wrote one). A result of a mode no longer
@@ -433,7 +258,7 @@ def check_result(result: JudgeResult, debate: Debate) -> TextChecks:
     shape = MODES.get(result.mode)
     flow = shape.reads_flow if shape else any(d.ledger is not None for d in result.dimensions)
     if flow:
-        return _flow_checks(result, debate)
+        return flow_checks(result, debate)
     panel_wrote = shape.panel if shape else len(result.dimensions) > 1
     analyses: list[AnalysisCheck] = []
     comments: list[CommentCheck] = []

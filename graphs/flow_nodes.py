@@ -36,14 +36,16 @@ import concurrent.futures
 import functools
 from typing import Any
 
+from langgraph.types import interrupt
+
 from debatrix.context import JudgeContext
 from debatrix.core.errors import ConfigurationError, IncompleteJudgment
 from debatrix.core.flow import (
     ID, Line, MARKS, Mark, SpeechFlow, about_passage, answer_question, asked_kinds, asked_pairs, asks_together,
-    blind_reason, combined, debater_comment, decision_words, either_way, flow_verdict, gist, held, ledger,
-    passage_messages, place_taken_out, questions_of, speech_note, speech_value, unknown_words, weighed_by_readings,
+    corrected, decision_words, gist, passage_messages, questions_of, reckon,
 )
-from debatrix.core.models import Debate, DebaterJudgment, Passage, SpeechAnalysis, SpeechJudgment, Verdict
+from debatrix.core.review import CorrectionError, Judged, parse_corrections, review_payload
+from debatrix.core.models import Debate, Passage
 
 from .state import PANEL, JudgeState
 from .wiring import add_step
@@ -241,111 +243,44 @@ async def gather_all(tasks: list[Any]) -> None:
     raise first
 
 
-def after_flow_speech(state: JudgeState) -> str:
+def after_flow_speech(state: JudgeState, then: str = "flow_verdicts") -> str:
+    """The next speech, else ``then`` (the verdicts, or a person's review first); the end where the run failed."""
     if state.get("failures"):
         return "finish"
-    return "flow_speech" if state["index"] < len(state["debate"].speeches) else "flow_verdicts"
+    return "flow_speech" if state["index"] < len(state["debate"].speeches) else then
 
 
-def _score(value: float) -> float:
-    return round(1 + 9 * max(0.0, min(1.0, value)), 3)
+def _judged(state: JudgeState, ctx: JudgeContext) -> Judged:
+    return Judged(state["debate"], tuple(sorted(state.get("flows", []), key=lambda f: f.index)),
+                  tuple(state.get("dimensions", [])), ctx.profile.profile, ctx.settings.llm.decision_samples)
+
+
+async def flow_review(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
+    """A person's review, where the run asks for one (``JudgeSettings.review``): the graph pauses
+    (LangGraph's ``interrupt``) with the sheet and the decisions to review first
+    (:func:`debatrix.core.review.review_payload`); ``Command(resume=corrections)`` goes on with the corrections
+    (a list in the file's format, or ``{"by": ..., "corrections": [...]}``; an empty list for none), checked
+    against the debate. Corrections that do not apply pause it again, saying why, so nothing is guessed."""
+    judged = _judged(state, ctx)
+    read = {f.index for f in judged.flows}
+    problem = ""
+    while True:
+        given = interrupt(review_payload(judged, problem=problem))
+        try:
+            return {"corrections": parse_corrections(given, judged.debate, read, "resume")}
+        except CorrectionError as e:
+            problem = str(e)
 
 
 async def flow_verdicts(state: JudgeState, ctx: JudgeContext) -> dict[str, Any]:
-    """Every dimension's analyses, scores and verdict computed from the flow (no call), and the panel's verdict as
-    the weighted mean of the judged dimensions. Scores are on 1-10: a speech's from its own decisions, a debater's
-    from their probability of winning the dimension; a dimension not judged has neither, and no winner."""
-    debate = state["debate"]
-    flows = sorted(state.get("flows", []), key=lambda f: f.index)
-    out: dict[str, list[Any]] = {"analyses": [], "speech_judgments": [], "debater_judgments": [],
-                                 "winner_decisions": []}
-    ledgers, parts = {}, []
-    counted = sum(f.counted for f in flows)
-    decided = sum(sum(f.decided.values()) for f in flows)
-    warnings = [f"speech {f.index + 1}: missing {f.missing}" for f in flows if f.missing]
-    figures: list[str] = []  # what the figures are: said of a verdict that has some, not of one blind here
-    if counted:  # the server gave no probabilities: each answer was taken as certain
-        asked = ctx.settings.llm.decision_samples
-        ignored = (f"; it answered once where --decision-samples asked {asked} answers (it ignores n)"
-                   if asked > 1 else "")
-        figures.append(f"{counted} of {decided} decisions are the model's answers taken as certain (the server "
-                        f"gave no probabilities{ignored}): the figures are shares of answers, not probabilities")
-    sampled = sum(f.sampled for f in flows)
-    if sampled:
-        samples = ctx.settings.llm.decision_samples
-        figures.append(f"{sampled} of {decided} decisions are the options' shares among {samples} answers sampled "
-                        "at temperature 1 (--decision-samples): estimates of the model's probabilities")
-    proposed = {f.proposed_by for f in flows if f.proposed_by.startswith("words (")}  # meaning was wanted
-    warnings += [f"answers proposed by {how}" for how in sorted(proposed)]
-    method = "none" if not decided else "argmax" if counted else "sampled" if sampled else "logprobs"
-    profile = ctx.profile.profile
-    dims = list(state.get("dimensions", []))
-    judged = _reckoned(debate, flows, dims, profile, bool(counted), bool(sampled))
-    worlds = [_reckoned(debate, w, dims, profile, bool(counted), bool(sampled)) for w in either_way(debate, flows)]
-    if worlds:
-        missing = unknown_words(flows)
-        judged = [(dim, measure, blind, led, held(verdict, [w[k][4] for w in worlds], missing))
-                  for k, (dim, measure, blind, led, verdict) in enumerate(judged)]
-    for dim, measure, blind, led, verdict in judged:
-        ledgers[dim.name] = led
-        parts.append((dim.weight, verdict))
-        for f in flows:
-            out["analyses"].append(SpeechAnalysis(dimension=dim.name, index=f.index, speaker=f.speaker,
-                                                  analysis=speech_note(f, debate, measure, dim.name, blind)))
-            value = None if verdict.not_judged else speech_value(f, measure, profile)
-            if value is not None:
-                score = _score(value)
-                out["speech_judgments"].append(SpeechJudgment(
-                    dimension=dim.name, index=f.index, speaker=f.speaker, score=round(score), expected_score=score,
-                    comment=f"{dim.name} {value:.2f} from its own decisions (0 to 1), {score:g} of 10"))
-        for d in debate.debaters:
-            if verdict.not_judged:
-                continue
-            out["debater_judgments"].append(DebaterJudgment(
-                dimension=dim.name, debater=d.name, score=_score(verdict.probabilities[d.name]),
-                comment=debater_comment(led, flows, debate, d.name)))
-        out["winner_decisions"].append(as_verdict(verdict, "none" if verdict.blind else method,
-                                                  warnings + ([] if verdict.blind else figures)))
-    panel = {}
-    if parts:  # the panel's verdict, under its own key as the panel subgraph writes it
-        merged = _merged(parts, profile)
-        if worlds:  # the panel too names a winner only where it holds with the missing decisions either way
-            merged = held(merged, [_merged([(dim.weight, w[k][4]) for k, (dim, *_) in enumerate(judged)], profile)
-                                   for w in worlds], missing)
-        panel["panel"] = as_verdict(merged, method, warnings + figures)
-    return {**out, **panel, "ledgers": ledgers}
-
-
-def _reckoned(debate: Debate, flows: list[SpeechFlow], dims: list[Any], profile: Any, counted: bool,
-              sampled: bool) -> list[tuple[Any, str, str, Any, Any]]:
-    """Each dimension's (dimension, measure, blind reason, ledger, verdict) from ``flows``: computed, no call."""
-    read = ledger(debate, flows, "flow", profile)  # one reading: each dimension weighs its own part of it
-    out = []
-    for dim in dims:
-        measure = dim.measure or "mean"  # resolve_dimensions refuses a flow run's dimension without one
-        blind = blind_reason(measure, profile)
-        led = read.model_copy(update={"dimension": dim.name, "measure": measure, "blind": blind})
-        verdict = place_taken_out(flow_verdict(led, measure, flows, counted, sampled, profile), profile,
-                                  debate.speeches[0].speaker)
-        out.append((dim, measure, blind, led, verdict))
-    return out
-
-
-def _merged(parts: list[tuple[float, Any]], profile: Any) -> Any:
-    """The panel's verdict: the judged dimensions merged by the weights the profile's readings give them."""
-    weighed, how = weighed_by_readings(parts, profile)
-    merged = combined(PANEL, weighed)
-    if how:  # the weights are the profile's readings, said in the reason
-        merged = merged.model_copy(update={"reason": f"{merged.reason} Weights from the judge profile: {how}.",
-                                           "not_judged": merged.not_judged and f"{merged.not_judged}: {how}"})
-    return merged
-
-
-def as_verdict(v: Any, method: str, warnings: list[str]) -> Verdict:
-    """A computed verdict as the result keeps it (a dimension not judged: no winner, no probabilities)."""
-    return Verdict(dimension=v.dimension, comment=v.reason, winner=v.winner,
-                   probabilities=v.probabilities or None, method=method, not_judged=v.not_judged, blind=v.blind,
-                   warnings=tuple(warnings), place_shift=getattr(v, "place_shift", None))
+    """Every dimension's analyses, scores and verdict computed from the flow and a person's corrections, where the
+    run paused for them (no call), and the panel's verdict as the weighted mean of the dimensions judged
+    (:func:`debatrix.core.flow.reckon`, which a recompute after corrections calls too)."""
+    j = _judged(state, ctx)
+    flows, people = corrected(j.flows, state.get("corrections") or ())
+    r = reckon(j.debate, flows, j.dims, j.profile, j.samples, people, panel=PANEL)
+    return {"analyses": r.analyses, "speech_judgments": r.speech_judgments, "debater_judgments": r.debater_judgments,
+            "winner_decisions": r.verdicts, "ledgers": r.ledgers, **({"panel": r.panel} if r.panel else {})}
 
 
 def to_flow(state: JudgeState) -> str:
@@ -353,9 +288,16 @@ def to_flow(state: JudgeState) -> str:
 
 
 def add_flow(g: Any, ctx: JudgeContext | None, mode: str) -> None:
-    """The flow's steps in a judge graph whose ``prepare`` and ``finish`` the caller adds."""
+    """The flow's steps in a judge graph whose ``prepare`` and ``finish`` the caller adds; where the context's
+    settings ask for a person's review, a pause for it before the verdicts."""
     add_step(g, "flow_speech", flow_speech, ctx, mode)
     add_step(g, "flow_verdicts", flow_verdicts, ctx, mode)
-    g.add_conditional_edges("flow_speech", after_flow_speech, ["flow_speech", "flow_verdicts", "finish"])
+    then = "flow_verdicts"
+    if ctx is not None and ctx.settings.review:
+        then = "flow_review"
+        add_step(g, "flow_review", flow_review, ctx, mode)
+        g.add_edge("flow_review", "flow_verdicts")
+    g.add_conditional_edges("flow_speech", functools.partial(after_flow_speech, then=then),
+                            ["flow_speech", then, "finish"])
     g.add_edge("flow_verdicts", "finish")
 

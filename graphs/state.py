@@ -24,7 +24,7 @@ from debatrix.core.models import (
     CallRecord, Debate, DebaterJudgment, Judgment, SpeechAnalysis, SpeechJudgment, Verdict
 )
 from debatrix.core.results import DimensionResult, JudgeResult
-from debatrix.core.flow import Ledger, SpeechFlow
+from debatrix.core.flow import Correction, Ledger, SpeechFlow
 
 
 class Accumulated(TypedDict, total=False):
@@ -86,6 +86,7 @@ class JudgeState(TypedDict, total=False):
     # the flow mode's: its speeches' decisions (the analysis memory), the next speech, each dimension's ledger
     flows: Annotated[list[SpeechFlow], operator.add]
     index: int
+    corrections: list[Correction]  # what a person set when the judge paused for review (JudgeSettings.review)
     ledgers: dict[str, Ledger]
     general: DimensionResult
     result: JudgeResult

@@ -8,7 +8,8 @@ import math
 import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
-from debatrix.core.probabilities import TOO_CLOSE, UNCALIBRATED, CalibrationMap, maps, shown
+from debatrix.core.models import TOO_CLOSE
+from debatrix.core.probabilities import UNCALIBRATED, CalibrationMap, maps, shown
 
 # a map that shrinks the model's overconfidence: logit halved
 HALF = CalibrationMap(model="m", mode="direct", a=0.5, b=0.0, n=40)
@@ -96,6 +97,7 @@ async def test_a_modes_map_calibrates_the_verdict_it_was_fitted_on(uniforms, mon
     verdict is calibrated with it, the dimensions' own verdicts are not (nothing was fitted on them); in a mode
     whose one column is the verdict, that column is."""
     from debatrix.app.api import ajudge_debate
+    from debatrix.core import results
     from debatrix.graphs import finish
     from debatrix.testing import ScriptedChatModel
 
@@ -104,13 +106,13 @@ async def test_a_modes_map_calibrates_the_verdict_it_was_fitted_on(uniforms, mon
     fitted = CalibrationMap(model="m", mode=mode, a=1.0, b=0.0, n=10, source="test")
     monkeypatch.setattr(finish, "calibration_for", lambda model, m, layout, profile=None: fitted if m == mode else None)
     seen: dict[str, CalibrationMap | None] = {}
-    real = finish._calibrated
+    real = results.calibrated
 
     def recorded(v, cmap):
         seen[v.dimension] = cmap
         return real(v, cmap)
 
-    monkeypatch.setattr(finish, "_calibrated", recorded)
+    monkeypatch.setattr(results, "calibrated", recorded)
     result = await ajudge_debate(uniforms, settings(mode), ScriptedChatModel(script={}))
     assert result.status.value == "complete", result.incomplete_reason
     if panel:

@@ -100,9 +100,11 @@ def test_a_room_imports_nothing_from_the_rooms_above_it(room):
 
 def test_every_module_is_in_a_room_or_at_the_top():
     """A new file is placed in a room (and so checked), or is one of the front ends at the top."""
-    top = {"debatrix.app.cli", *(f"debatrix.app.cli_{job}" for job in ("common", "judge", "bench", "models", "serve")),
+    jobs = ("common", "judge", "bench", "models", "serve", "review")
+    top = {"debatrix.app.cli", *(f"debatrix.app.cli_{job}" for job in jobs),
            "debatrix.app.options", "debatrix.app.terminal", "debatrix.app.ui",
-           "debatrix.app.report", "debatrix.app.doctables", "debatrix.app.profile_command", "debatrix", "debatrix.app"}
+           "debatrix.app.report", "debatrix.app.reviewing", "debatrix.app.doctables", "debatrix.app.profile_command",
+           "debatrix", "debatrix.app"}
     roomed = {_module(f) for patterns, _ in ROOMS.values() for pattern in patterns for f in ROOT.glob(pattern)}
     every = {_module(f) for room in ("debatrix", "graphs", "memory", "benchmarks") for f in (ROOT / room).rglob("*.py")}
     assert every - roomed - top == set()

@@ -19,13 +19,14 @@ from debatrix.app.terminal import print_summary
 from debatrix.app.ui import summary
 from debatrix.core.flow import CELL_MEANING, STATUS_MEANING, Line, Mark, SpeechFlow, ledger, reading, tally_line
 from debatrix.core.models import Debate, Debater, Speech
+from debatrix.core.profile import DecisionProfile, Interval, JudgeProfile, ModelIdentity, PMap
 from debatrix.core.results import DimensionResult, JudgeResult, Status
 
 PARA = " ".join(["alpha"] * 85) + "."  # longer than a passage's target: one passage a paragraph
 
 
 def _debate() -> Debate:
-    sizes = (5, 5, 1, 1)  # Ana S1.1-S1.5, Ben S2.1-S2.5, Ana S3.1, Ben S4.1 (nobody speaks after it)
+    sizes = (6, 5, 1, 1)  # Ana S1.1-S1.6, Ben S2.1-S2.5, Ana S3.1, Ben S4.1 (nobody speaks after it)
     names = ["Ana", "Ben"]
     speeches = tuple(Speech(speaker=names[i % 2], content="\n\n".join(
         PARA.replace("alpha", f"w{i}{k}") for k in range(n))) for i, n in enumerate(sizes))
@@ -33,15 +34,27 @@ def _debate() -> Debate:
                   speeches=speeches)
 
 
-#: each of Ana's first-speech rows answered so that it ends in one status (unprofiled: an answer counts as given)
+def _profile() -> JudgeProfile:
+    """A model whose answers carry, mapped as given, with the gold saying yes half the time: an answer counts what
+    it stands above even odds (2P - 1), and one near even odds tells nothing (the model could not tell)."""
+    answers = DecisionProfile(kind="answers", question="q", gold="g", items=200, debates=24,
+                              auc=Interval(value=0.7, low=0.65, high=0.75),
+                              map=PMap(a=1.0, b=0.0, fitted=200, checked=200, brier_raw=0.3, brier_mapped=0.2),
+                              base_rate=0.5)
+    return JudgeProfile(model=ModelIdentity(name="m"), prompts_sha256="x", measured="2026-12-02",
+                        decisions={"answers": answers})
+
+
+#: each of Ana's first-speech rows answered so that it ends in one status (under :func:`_profile`)
 LINES = (
-    Line(speech=1, target="S1.1", by="S2.1", answers=0.05),  # dropped: asked, counts too little
-    Line(speech=1, target="S1.2", by="S2.2", answers=0.3),  # contested: partly answered
-    Line(speech=1, target="S1.3", by="S2.3", answers=0.9),  # refuted
-    Line(speech=1, target="S1.4", by="S2.4", answers=0.9),  # extended: Ana answers the answer
-    Line(speech=2, target="S2.4", by="S3.1", answers=0.95),
-    Line(speech=1, target="S1.5", by="S2.5", answers=0.12),  # contested by two answers: one counts a little
-    Line(speech=1, target="S1.5", by="S2.1", answers=0.3),
+    Line(speech=1, target="S1.1", by="S2.1", answers=0.05),  # dropped: asked, and the model said no
+    Line(speech=1, target="S1.2", by="S2.2", answers=0.65),  # contested: partly answered (counts 0.3)
+    Line(speech=1, target="S1.3", by="S2.3", answers=0.95),  # refuted
+    Line(speech=1, target="S1.4", by="S2.4", answers=0.95),  # extended: Ana answers the answer
+    Line(speech=2, target="S2.4", by="S3.1", answers=0.975),
+    Line(speech=1, target="S1.5", by="S2.5", answers=0.56),  # contested by two answers: one counts a little
+    Line(speech=1, target="S1.5", by="S2.1", answers=0.65),
+    Line(speech=1, target="S1.6", by="S2.2", answers=0.55),  # unclear: the model could not tell
 )
 
 
@@ -50,7 +63,7 @@ def _result() -> JudgeResult:
     flows = [SpeechFlow(dimension="argument", index=i, speaker=s.speaker,
                         marks=tuple(Mark(id=p.id, argument=0.9) for p in d.passages if p.speech == i),
                         lines=tuple(x for x in LINES if x.speech == i)) for i, s in enumerate(d.speeches)]
-    led = ledger(d, flows, "argument")
+    led = ledger(d, flows, "argument", _profile())
     now = datetime.now(UTC)
     return JudgeResult(debatrix_version="test", debate_id=d.id, motion=d.motion, format=d.format, mode="flow",
                        speeches=d.speeches, status=Status.COMPLETE, flow=tuple(flows), started_at=now, finished_at=now,
@@ -61,7 +74,7 @@ def test_the_constructed_sheet_reaches_every_status_and_every_cell_word():
     led = _result().flow_ledger
     statuses = {t.id: t.status for t in led.threads}
     assert statuses["S1.1"] == "dropped" and statuses["S1.2"] == "contested" and statuses["S1.3"] == "refuted"
-    assert statuses["S1.4"] == "extended" and statuses["S4.1"] == "untested"
+    assert statuses["S1.4"] == "extended" and statuses["S4.1"] == "untested" and statuses["S1.6"] == "unclear"
     assert set(statuses.values()) == set(STATUS_MEANING)
     assert {w for t in led.threads for w in t.cell_words} == set(CELL_MEANING)
     assert dict(zip((c.by for c in led.threads[4].cells), led.threads[4].cell_words)) == {
@@ -86,7 +99,7 @@ def test_every_surface_says_each_rows_status_and_each_cells_word_as_the_rule_dec
         assert page_words == list(words)
         found = re.search(rf'<tr class="thread (\w+)" data-row="{re.escape(t.id)}">(.*?)</tr>', report, re.S)
         assert found and found.group(1) == status
-        cells = re.findall(r'<span class="small (?:answers|ignores)"[^>]*>([^<]*)</span>', found.group(2))
+        cells = re.findall(r'<span class="small (?:answers|ignores|unsure)"[^>]*>([^<]*)</span>', found.group(2))
         assert [w.split(" by ")[0] for c in cells for w in H.unescape(c).split("; ")] == list(words)
         # the summary groups the rows by status in each debater's line
         line = tally_line(led, t.speaker)
@@ -99,7 +112,7 @@ def test_every_surface_says_each_rows_status_and_each_cells_word_as_the_rule_dec
         assert meaning in H.unescape(report) and page["cell_legend"][word] == meaning
     # a row counts as standing unless refuted, in the summary's own count
     # Ana's S1.3 is refuted, Ben's S2.4 (answered by S3.1); Ben's S4.1 is untested, and stands
-    assert "Ana: 5 of 6 arguments standing" in text and "Ben: 5 of 6 arguments standing" in text
+    assert "Ana: 6 of 7 arguments standing" in text and "Ben: 5 of 6 arguments standing" in text
 
 
 def test_the_page_says_what_uncalibrated_means_as_the_summary_does():

@@ -10,7 +10,7 @@ from hypothesis import given, settings as hsettings, strategies as st
 
 from debatrix.graphs import finish as T
 from debatrix.core.models import Debate, Debater, DebaterJudgment, Side, Speech, SpeechAnalysis
-from debatrix.core.results import DimensionResult, JudgeResult
+from debatrix.core.results import DimensionResult, JudgeResult, cited
 from debatrix.graphs.prose.verdicts import debater_paragraph
 
 ANA = ("Tired staff make mistakes. Trials in Iceland and the UK kept output level while sick days and burnout fell. "
@@ -169,7 +169,7 @@ def _result(d: Debate, mode: str, analyses=(), comments=None, ledger=None) -> Ju
 def test_an_id_is_unknown_exactly_when_the_table_lacks_it_and_foreign_when_another_speaker_said_it(ids, who):
     table = DEBATE.passage_index
     text = " ".join(f"S{s}.{p}" for s, p in ids)
-    own, unknown, foreign = T.cited(text, DEBATE, who)
+    own, unknown, foreign = cited(text, DEBATE, who)
     for s, p in ids:
         pid = f"S{s}.{p}"
         assert (pid in unknown) == (pid not in table)
@@ -177,7 +177,7 @@ def test_an_id_is_unknown_exactly_when_the_table_lacks_it_and_foreign_when_anoth
             assert (pid in own) == (table[pid].speaker == who) and (pid in foreign) == (table[pid].speaker != who)
     # given to its speaker by name, another's passage is not foreign
     named = " ".join(f"{table[pid].speaker}'s {pid}" for pid in table)
-    assert T.cited(named, DEBATE, who)[2] == []
+    assert cited(named, DEBATE, who)[2] == []
 
 
 def test_a_flow_is_checked_by_id_and_a_prose_result_by_measurement():

@@ -116,6 +116,11 @@ async def ajudge_debate(debate: Debate, settings: JudgeSettings | None = None,
     context adapted them: the local backend shortens answers for a CPU); of ``settings`` only the mode is used, so
     one context serves every mode of an ablation."""
     settings = settings or (context.settings if context else JudgeSettings())
+    if settings.review or (context is not None and context.settings.review):
+        raise ConfigurationError("review=True pauses the judge for a person, and judge_debate runs to the end: "
+                                 "build the graph with build_judge_graph(settings, checkpointer=...) and resume it "
+                                 "with Command(resume=corrections), or judge without review and correct the result "
+                                 "with debatrix.recompute (or `debatrix review RESULT --corrections FILE`)")
     if context is None:
         try:  # the local backend is sized for this debate, or refused before its model server starts
             plan = await asyncio.to_thread(plan_run, debate, run_settings(settings, chat_model))

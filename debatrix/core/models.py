@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from debatrix.core.passages import passage_id, size, split_speech
 
-RESULT_SCHEMA_VERSION = "1.15"  # 1.2: the speeches judged; 1.3: escalation, verdicts' orders_agreeing; 1.4: stale notes;
+RESULT_SCHEMA_VERSION = "1.16"  # 1.2: the speeches judged; 1.3: escalation, verdicts' orders_agreeing; 1.4: stale notes;
 # 1.5: misread "answers" sentences; 1.6: an escalation keeps the first judge's verdict (first), an order's judgment
 # its dimension and where its winner came from (winner_from); 1.7: an order's judgment carries one winner field, and
 # says in ``warning`` where its decision named another (was decision_winner); 1.8: the flow's answers are answers
@@ -34,7 +34,10 @@ RESULT_SCHEMA_VERSION = "1.15"  # 1.2: the speeches judged; 1.3: escalation, ver
 # ``untested`` and ``tested``), not whole, and engagement is how strongly a debater's replies answered (``engaged``);
 # 1.14: a speech's flow entry names each decision that is missing (``unknown``), and a verdict names a winner only
 # where it holds with those decisions either way; 1.15: the call log is kept by default, its prompts up to a cap (a
-# call past it says ``prompt_left_out``)
+# call past it says ``prompt_left_out``); 1.16: a person can correct the flow: a result keeps the corrections beside the
+# model's decisions (``corrections``), the debaters and the judge profile it read (``debaters``, ``judge_profile``),
+# so it can be recomputed; a cell says how far its answer moved from the model's usual one (``factor``) and who set
+# it (``set_by``), and a verdict too close to call names its lean (``lean``, ``unproven``)
 BP_POSITIONS = ("OG", "OO", "CG", "CO")
 
 
@@ -451,6 +454,11 @@ class Judgment(Frozen):
     _before_1_7 = upgrade("decision_winner", _judgment_1_7)
 
 
+#: how a verdict the judge cannot call is said on every surface ("too close to call, leaning Ana (0.53)"): its
+#: calibrated probability too near even, or its reading not shown right above a coin on gold for this model
+TOO_CLOSE = "too close to call"
+
+
 class Verdict(Frozen):
     """A winner decision. ``winner`` is a debater name, or ``None`` for a tie.
 
@@ -478,6 +486,12 @@ class Verdict(Frozen):
     # gives each speaking place on average (debatrix.core.probabilities.PlacePrior), which ``probabilities`` were
     # divided by (the orders' own answers are kept as the model gave them)
     place_prior: tuple[float, ...] | None = None
+    # the debater its figures favour, named where the winner is not (a flow verdict too close to call: ``unproven``
+    # says why); None where it has no figures or a prose verdict named its winner itself (1.16)
+    lean: str | None = None
+    # why the winner it leans to is not named although judged: its reading was measured on gold for this model and
+    # not shown right above a coin (or shown leaning to a speaking place): too close to call, leaning ``lean``
+    unproven: str = ""
     # a flow dimension's: the log-odds added to the first speaker's probability to take out the model's lean to a
     # speaking place in this reading (its profile's place fit, debatrix.core.profile.PlaceFit; None: none taken out)
     place_shift: float | None = None
@@ -502,6 +516,26 @@ class Verdict(Frozen):
             return data
         named = [o.winner if isinstance(o, Judgment) else o.get("winner") for o in orders]
         return {**data, "orders_agreeing": sum(w == data.get("winner") for w in named)}
+
+    @property
+    def called(self) -> str:
+        """The verdict in a coach's words, the same on every surface: "Ana (72%)", "too close to call, leaning Ana
+        (0.53)" (its lean and its figure, where the judge cannot call it), "tie", or "not judged" (nothing was read,
+        or too little: the reason says which)."""
+        agree = self.agreement
+        if self.not_judged:
+            return "not judged"
+        if self.unproven or self.confidence == TOO_CLOSE:
+            who = self.lean or self.winner
+            p = self.calibrated_probability if self.confidence == TOO_CLOSE and not self.unproven else None
+            p = p if p is not None else (self.probabilities or {}).get(who or "")
+            figure = f" ({p:.2f}" + (f"; {agree}" if agree else "") + ")" if p is not None else (
+                f" ({agree})" if agree else "")
+            return f"{TOO_CLOSE}, leaning {who}{figure}" if who else f"{TOO_CLOSE}, even"
+        if self.winner is None:
+            return "tie" + (f" ({agree})" if agree else "")
+        said = "; ".join(x for x in (self.confidence, agree) if x)
+        return f"{self.winner} ({said})" if said else self.winner
 
     @property
     def agreement(self) -> str:

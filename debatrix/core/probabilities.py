@@ -28,7 +28,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 from functools import lru_cache
-from debatrix.core.models import Frozen
+from debatrix.core.models import TOO_CLOSE, Frozen
 
 Logprobs = list[dict[str, Any]]
 
@@ -279,7 +279,6 @@ def text_choice(logprobs: Logprobs, choices: Sequence[str]) -> dict[str, float] 
 #: a calibrated winner probability below 0.5 + CLOSE is "too close to call" (two-way: within 0.1 of even)
 CLOSE = 0.10
 UNCALIBRATED = "uncalibrated"
-TOO_CLOSE = "too close to call"
 
 
 class CalibrationMap(Frozen):

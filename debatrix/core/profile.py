@@ -45,6 +45,12 @@ def _logit(p: float) -> float:
     return math.log(q / (1 - q))
 
 
+def odds_factor(q: float, usual: float = 0.5) -> float:
+    """The odds of ``q`` over the odds of ``usual`` (both kept off 0 and 1): how far an answer moved from a usual
+    one, as a Bayes factor."""
+    return math.exp(_logit(q) - _logit(usual))
+
+
 def _sigmoid(z: float) -> float:
     return 1 / (1 + math.exp(-z)) if z >= 0 else math.exp(z) / (1 + math.exp(z))
 
@@ -291,6 +297,19 @@ class JudgeProfile(Frozen):
         if d is None or d.state != "carries" or d.map is None or d.base_rate is None or d.base_rate >= 1.0:
             return q
         return max(0.0, (q - d.base_rate) / (1.0 - d.base_rate))
+
+    def usual(self, kind: str) -> float:
+        """The gold's rate an answer of decision ``kind`` that tells nothing about its item comes to: the gold's
+        base rate where the decision carries and was mapped to it (:meth:`telling`), else even odds."""
+        d = self.decisions.get(kind)
+        if d is None or d.state != "carries" or d.map is None or d.base_rate is None or not 0 < d.base_rate < 1:
+            return 0.5
+        return d.base_rate
+
+    def factor(self, kind: str, p: float, place: int | None = None) -> float:
+        """How many times an answer ``p`` of decision ``kind`` moves the odds of "yes" from the model's usual
+        answer (:meth:`usual`): the odds of its P as the gold's rate (:meth:`adjusted`) over the usual rate's."""
+        return odds_factor(self.adjusted(kind, p, place), self.usual(kind))
 
     def dated(self, d: DecisionProfile) -> tuple[str, str]:
         """When and at which commit decision ``d`` was measured: its own, else the profile's (a file written

@@ -256,6 +256,10 @@ class JudgeSettings(_Frozen):
         default="judged", description="which decisions the flow asks: judged, only those a judged dimension rests on "
         "(a decision the model's profile marks blind decides nothing and is not paid for); all, every kind (argues, "
         "evidence, clear, answers), to measure them against gold (debatrix bench signals)")
+    review: bool = Field(
+        default=False, description="pause a flow judgment for a person's review: the judge graph interrupts after "
+        "the flow with its sheet and the decisions to review first, and Command(resume=corrections) finishes the "
+        "verdict from them (needs a LangGraph checkpointer: an agent's own, or build_judge_graph(checkpointer=...))")
     profile: str = Field(
         default="auto", description="the judge profile of the model (what it was measured to see, written by "
         "`debatrix profile`): a profile file's path; none, judge unprofiled (every dimension on the model's own "

@@ -13,11 +13,11 @@ from langgraph.graph import END, START, StateGraph
 
 from debatrix.context import JudgeContext
 from debatrix.core.models import Judgment
+from debatrix.core.results import judged_debaters
 
 from . import messages as M
 from .answers import winner_answer
 from ..finish import cites_debate
-from ..finish import judged_debaters
 from ..state import PANEL, JudgeState, PanelOutput, PanelState
 from ..wiring import add_step, subgraph_node
 

@@ -16,9 +16,10 @@ from one of its modules."""
 from __future__ import annotations
 
 from .ledger import (  # noqa: F401
-    ARGUMENT_AT, CELL_MEANING, Cell, EITHER_WAY_ALL, EVEN, GIST_WORDS, ID, Ledger, Line, Mark, PARTLY_AT, Rating,
-    STATUS_MEANING, STATUS_ORDER, SpeechFlow, Tally, Thread, cell_word, either_way, figures_of, filled, gist,
-    ledger, places, reading, standing_chances, untested_rate
+    ARGUMENT_AT, CELL_MEANING, Cell, Correction, EITHER_WAY_ALL, EVEN, GIST_WORDS, ID, Ledger, Line, MARK_FIELDS,
+    Mark, PARTLY_AT, People, Rating, STATUS_MEANING, STATUS_ORDER, SpeechFlow, Status, TELLS_AT, Tally, Thread,
+    cell_word, corrected, either_way, figures_of, filled, gist, ledger, places, reading, standing_chances, told,
+    unsure, untested_rate
 )
 from .asks import (  # noqa: F401
     ASK_PER_PASSAGE, GIST_ASKED, KINDS, MARKS, STEM_CHARS, Vector, about_passage, answer_question, asked_budget,
@@ -26,9 +27,9 @@ from .asks import (  # noqa: F401
     passage_messages, propose, questions_of, terms
 )
 from .measures import (  # noqa: F401
-    EMPTY, FlowVerdict, JUDGED, MEASURES, MISSING_AT, Measure, blind_reason, combined, debater_comment,
-    flow_verdict, held, measure_of, missing_share, not_judged, place_taken_out, softmax, speech_note, speech_value,
-    weighed_by_readings
+    EMPTY, FlowVerdict, JUDGED, MEASURES, MISSING_AT, Measure, Reckoning, as_verdict, blind_reason, combined,
+    debater_comment, flow_verdict, held, measure_of, missing_share, not_judged, place_taken_out, proven, reckon,
+    softmax, speech_note, speech_value, weighed_by_readings
 )
 from .words import (  # noqa: F401
     CITED, FLOW_LINE_LEGEND, answer_words, answered_note, argued_note, clash_comment, clear_comment, cleared_note,

@@ -9,14 +9,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from debatrix.core.models import Debate, Frozen
+from debatrix.core.models import Debate, DebaterJudgment, Frozen, SpeechAnalysis, SpeechJudgment, Verdict
 from debatrix.core.profile import JudgeProfile, shifted
 from debatrix.core.registry import Registry
 
-from .ledger import ID, Ledger, SpeechFlow, Tally, Thread
+from .ledger import ID, Ledger, People, SpeechFlow, Tally, Thread, either_way, ledger
 from .words import (answered_note, argued_note, clash_comment, clear_comment, cleared_note, engaged_note,
-                    evidence_comment, evidenced_note, own_range, said_p, standing_comment, standing_words)
+                    evidence_comment, evidenced_note, own_range, said_p, standing_comment, standing_words,
+                    unknown_words)
 
 
 # ---------------------------------------------------------------- whether a measure decides anything here
@@ -52,14 +54,23 @@ class FlowVerdict(Frozen):
     # the log-odds added to the first speaker's probability to take out this reading's place lean (its profile's
     # place fit; None: none taken out), so that the probabilities as computed can be read back
     place_shift: float | None = None
+    # why the winner it leans to is not named: its reading was measured on gold and not shown right above a coin
+    # (or shown leaning to a speaking place) for this model, so it is too close to call ("": named, or never measured)
+    unproven: str = ""
 
     @property
-    def winner(self) -> str | None:
+    def lean(self) -> str | None:
+        """The debater its figures favour (None: not judged, or a tie at the top)."""
         if self.not_judged or not self.probabilities:
             return None
         best = max(self.probabilities.values())
         top = [d for d, p in self.probabilities.items() if p == best]
         return top[0] if len(top) == 1 else None
+
+    @property
+    def winner(self) -> str | None:
+        """The winner it names: its lean, where its reading was not shown to fail on gold."""
+        return None if self.unproven else self.lean
 
 
 def softmax(values: dict[str, float]) -> dict[str, float]:
@@ -150,16 +161,16 @@ def held(v: FlowVerdict, others: Sequence[FlowVerdict], missing: str) -> FlowVer
     judged, naming the decisions the winner would rest on. A guessed decision never names a winner."""
     if v.not_judged:
         return v
-    winners = {v.winner, *(o.winner for o in others)}
+    winners = {v.lean, *(o.lean for o in others)}
     if len(winners) > 1:
         named = sorted(w for w in winners if w is not None)
         could = " or ".join([", ".join(named[:-1]), named[-1]] if len(named) > 1 else named)
         could += " or nobody (a tie)" if None in winners else ""
         return not_judged(v.dimension, f"the winner rests on missing decisions ({missing}): answered either way, it "
                                        f"could be {could}", "no winner is named")
-    if v.winner is None:
+    if v.lean is None:
         return v
-    shares = [v.probabilities[v.winner], *(o.probabilities[v.winner] for o in others)]
+    shares = [v.probabilities[v.lean], *(o.probabilities[v.lean] for o in others)]
     if max(shares) == min(shares):  # it does not rest on them (language does not read whether a passage argues)
         return v
     return v.model_copy(update={"reason": f"{v.reason} With the missing decisions ({missing}) answered either way "
@@ -363,3 +374,148 @@ _register(Measure("mean", "the mean of the judged measures", ("argues", "evidenc
 
 #: the measures that decide something of their own (not composites)
 JUDGED = tuple(name for name, m in MEASURES.items() if not m.parts)
+
+
+# ---------------------------------------------------------------- every verdict of a flow, computed (no call)
+
+def proven(v: FlowVerdict, profile: JudgeProfile | None, mode: str = "flow") -> FlowVerdict:
+    """``v`` with its winner left unnamed (:attr:`FlowVerdict.unproven`, said in its reason) where its reading
+    (``mode/dimension``) was measured on enough gold debates for this model and not shown right above a coin, or
+    shown leaning to a speaking place: its lean is still said, as too close to call. A reading never measured (or
+    on too few debates) names its winner, its reason saying where the panel's weights come from."""
+    r = profile.reading(f"{mode}/{v.dimension}") if profile is not None else None
+    if v.not_judged or r is None or r.state == "not enough data" or (r.state == "carries" and not r.lean):
+        return v
+    why = f"leans to the {r.lean} speaker" if r.state == "carries" else "not above a coin"
+    unproven = f"this reading was right {r.right} on {r.items} debates of {r.gold} for this model: {why}"
+    return v.model_copy(update={"unproven": unproven, "reason": f"{v.reason} Too close to call: {unproven}."})
+
+
+def _score(value: float) -> float:
+    return round(1 + 9 * max(0.0, min(1.0, value)), 3)
+
+
+def as_verdict(v: FlowVerdict, method: str, warnings: Sequence[str]) -> Verdict:
+    """A computed verdict as the result keeps it (a dimension not judged: no winner, no probabilities; one too close
+    to call: its lean, no winner)."""
+    return Verdict(dimension=v.dimension, comment=v.reason, winner=v.winner, lean=v.lean, unproven=v.unproven,
+                   probabilities=v.probabilities or None, method=method, not_judged=v.not_judged, blind=v.blind,
+                   warnings=tuple(warnings), place_shift=v.place_shift)
+
+
+@dataclass(frozen=True)
+class Reckoning:
+    """Every dimension's analyses (the flow's note on each speech), speech scores, debater scores and comments,
+    verdict and ledger, and the panel's verdict: what the flow's verdict step writes, computed from the decisions."""
+
+    analyses: list[SpeechAnalysis]
+    speech_judgments: list[SpeechJudgment]
+    debater_judgments: list[DebaterJudgment]
+    verdicts: list[Verdict]
+    ledgers: dict[str, Ledger]
+    panel: Verdict | None
+
+
+def reckon(debate: Debate, flows: Sequence[SpeechFlow], dims: Sequence[Any], profile: JudgeProfile | None,
+           samples: int = 1, people: People | None = None, panel: str = "panel", words: bool = True) -> Reckoning:
+    """Every dimension's analyses, scores and verdict computed from the flow (no call), and the panel's verdict
+    (named ``panel``) as the weighted mean of the dimensions judged. Scores are on 1-10: a speech's from its own
+    decisions, a debater's from their probability of winning the dimension; a dimension not judged has neither,
+    and no winner. ``dims``: the dimensions (``name``, ``weight``, ``measure``); ``samples``: the run's
+    ``--decision-samples``; ``people``: the decisions a person set, whose values ``flows`` hold
+    (:func:`.ledger.corrected`); ``words``: False computes the verdicts alone, with no analysis, score or comment
+    (what a review weighs, once a decision). The same figures give the same result every time: the judge's own
+    step and a recompute after corrections both call this."""
+    flows = sorted(flows, key=lambda f: f.index)
+    analyses: list[SpeechAnalysis] = []
+    speech_judgments: list[SpeechJudgment] = []
+    debater_judgments: list[DebaterJudgment] = []
+    verdicts: list[Verdict] = []
+    ledgers, parts = {}, []
+    counted = sum(f.counted for f in flows)
+    decided = sum(sum(f.decided.values()) for f in flows)
+    warnings = [f"speech {f.index + 1}: missing {f.missing}" for f in flows if f.missing]
+    figures: list[str] = []  # what the figures are: said of a verdict that has some, not of one blind here
+    if counted:  # the server gave no probabilities: each answer was taken as certain
+        ignored = (f"; it answered once where --decision-samples asked {samples} answers (it ignores n)"
+                   if samples > 1 else "")
+        figures.append(f"{counted} of {decided} decisions are the model's answers taken as certain (the server "
+                       f"gave no probabilities{ignored}): the figures are shares of answers, not probabilities")
+    sampled = sum(f.sampled for f in flows)
+    if sampled:
+        figures.append(f"{sampled} of {decided} decisions are the options' shares among {samples} answers sampled "
+                       "at temperature 1 (--decision-samples): estimates of the model's probabilities")
+    if people:
+        figures.append(f"{len(people)} decision{'s' if len(people) != 1 else ''} set by "
+                       f"{', '.join(sorted({who for who, _ in people.values()}))}, counted as given")
+    proposed = {f.proposed_by for f in flows if f.proposed_by.startswith("words (")}  # meaning was wanted
+    warnings += [f"answers proposed by {how}" for how in sorted(proposed)]
+    method = "none" if not decided else "argmax" if counted else "sampled" if sampled else "logprobs"
+    judged = _reckoned(debate, flows, dims, profile, bool(counted), bool(sampled), people)
+    worlds = [_reckoned(debate, w, dims, profile, bool(counted), bool(sampled), people)
+              for w in either_way(debate, flows)]
+    missing = unknown_words(flows)
+    if worlds:
+        judged = [(dim, measure, blind, led, held(verdict, [w[k][4] for w in worlds], missing))
+                  for k, (dim, measure, blind, led, verdict) in enumerate(judged)]
+    for dim, measure, blind, led, verdict in judged:
+        ledgers[dim.name] = led
+        parts.append((dim.weight, verdict))
+        for f in flows if words else ():
+            analyses.append(SpeechAnalysis(dimension=dim.name, index=f.index, speaker=f.speaker,
+                                           analysis=speech_note(f, debate, measure, dim.name, blind)))
+            value = None if verdict.not_judged else speech_value(f, measure, profile)
+            if value is not None:
+                score = _score(value)
+                speech_judgments.append(SpeechJudgment(
+                    dimension=dim.name, index=f.index, speaker=f.speaker, score=round(score), expected_score=score,
+                    comment=f"{dim.name} {value:.2f} from its own decisions (0 to 1), {score:g} of 10"))
+        if not verdict.not_judged and words:
+            debater_judgments += [DebaterJudgment(dimension=dim.name, debater=d.name,
+                                                  score=_score(verdict.probabilities[d.name]),
+                                                  comment=debater_comment(led, flows, debate, d.name))
+                                  for d in debate.debaters]
+        verdicts.append(as_verdict(verdict, "none" if verdict.blind else method,
+                                   warnings + ([] if verdict.blind else figures)))
+    merged_verdict = None
+    if parts:
+        merged = _merged(panel, parts, profile)
+        if worlds:  # the panel too names a winner only where it holds with the missing decisions either way
+            merged = held(merged, [_merged(panel, [(dim.weight, w[k][4]) for k, (dim, *_) in enumerate(judged)],
+                                           profile) for w in worlds], missing)
+        merged_verdict = as_verdict(merged, method, warnings + figures)
+    return Reckoning(analyses, speech_judgments, debater_judgments, verdicts, ledgers, merged_verdict)
+
+
+def _reckoned(debate: Debate, flows: Sequence[SpeechFlow], dims: Sequence[Any], profile: JudgeProfile | None,
+              counted: bool, sampled: bool, people: People | None = None
+              ) -> list[tuple[Any, str, str, Ledger, FlowVerdict]]:
+    """Each dimension's (dimension, measure, blind reason, ledger, verdict) from ``flows``: computed, no call."""
+    read = ledger(debate, flows, "flow", profile, people)  # one reading: each dimension weighs its own part of it
+    out = []
+    for dim in dims:
+        measure = dim.measure or "mean"  # resolve_dimensions refuses a flow run's dimension without one
+        blind = blind_reason(measure, profile)
+        led = read.model_copy(update={"dimension": dim.name, "measure": measure, "blind": blind})
+        verdict = proven(place_taken_out(flow_verdict(led, measure, flows, counted, sampled, profile), profile,
+                                         debate.speeches[0].speaker), profile)
+        out.append((dim, measure, blind, led, verdict))
+    return out
+
+
+def _merged(panel: str, parts: list[tuple[float, FlowVerdict]], profile: JudgeProfile | None) -> FlowVerdict:
+    """The panel's verdict: the judged dimensions merged by the weights the profile's readings give them; where
+    none of them weighs (none was shown right above a coin on gold), merged by the dimensions' own weights and
+    said as a lean, too close to call."""
+    weighed, how = weighed_by_readings(parts, profile)
+    merged = combined(panel, weighed)
+    judged = [(w, v) for w, v in parts if not v.not_judged and w > 0]
+    if merged.blind and judged and all(w <= 0 for w, v in weighed if not v.not_judged):
+        lean = combined(panel, judged)
+        why = f"none of this model's readings was shown right above a coin on gold: {how}"
+        return lean.model_copy(update={"unproven": why, "reason": (
+            f"{lean.reason} Too close to call: {why}; the lean is the dimensions merged by their own weights.")})
+    if how:  # the weights are the profile's readings, said in the reason
+        merged = merged.model_copy(update={"reason": f"{merged.reason} Weights from the judge profile: {how}.",
+                                           "not_judged": merged.not_judged and f"{merged.not_judged}: {how}"})
+    return merged

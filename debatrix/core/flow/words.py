@@ -163,12 +163,20 @@ def weighed_line(led: Ledger) -> str:
 
 def answer_words(cell: Cell, word: str, base: float | None = None, figures: str = "P") -> tuple[str, str]:
     """A sheet cell in words (what a coach reads: its ``word``, decided with its row by :func:`.ledger.reading`,
-    and the answering passage) and its figures (shown on hover): the model's answer and what it counts (the model's
-    P through its profile; a result of 1.8 or 1.9: its share above that debate's mean answer ``base``)."""
-    words = word + (f" by {cell.by}" if cell.by and word != "asked, not answered" else "")
+    the answering passage, and who set it where a person did) and its figures (shown on hover): the model's answer
+    and what it counts (the model's P through its profile; a result of 1.8 or 1.9: its share above that debate's
+    mean answer ``base``; a person's value as given)."""
+    words = word + (f" by {cell.by}" if cell.by and word not in ("asked, not answered", "could not tell") else "")
+    if cell.set_by:
+        model = ("the model was never asked" if cell.model is None else
+                 f"the model said {said_p(cell.model, figures)}")
+        return (f"{words} (set by {cell.set_by})",
+                f"set by {cell.set_by}: {cell.answered:.2f}; {model}; counts {cell.counted:.2f} of 1 toward "
+                "felling the row")
     shown = ((f"P(it answers) {cell.answered:.2f}" if figures == "P" else
               f"does it answer? {said_p(cell.answered, figures)}")
              + (f"; that debate's mean answer {base:.2f}" if base is not None else "")
+             + (f"; {cell.factor:.2f} times the odds of the model's usual answer" if cell.factor is not None else "")
              + f"; counts {cell.counted:.2f} of 1 toward felling the row")
     return words, shown
 
