@@ -62,7 +62,7 @@ def test_judge_over_http_writes_json_and_summary(tmp_path):
     assert "Winner:" in proc.stdout and "status: complete | 28 LLM calls" in proc.stdout  # speeches scored in analyses
     assert "LLM usage per node" in proc.stdout and "analyze_speech" in proc.stdout  # per-node accounting
     data = json.loads(out.read_text())
-    assert data["schema_version"] == "1.15" and data["status"] == "complete"
+    assert data["schema_version"] == "1.16" and data["status"] == "complete"
     assert [s["speaker"] for s in data["speeches"]] == ["Maya", "Theo", "Maya", "Theo"]  # the speeches judged
     assert {d["name"] for d in data["dimensions"]} == {"argument", "source", "language"}
     assert "sk-test-secret-123" not in out.read_text() + proc.stdout + proc.stderr  # no secrets in results or logs

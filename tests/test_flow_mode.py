@@ -205,7 +205,8 @@ async def test_the_report_the_page_and_the_summary_show_each_rows_status_in_the_
         assert row_html and row_html.group(1) == t.status
         # and every cell's word, decided with the row: the page's cells and the report's say it, in speech order
         page_words = [c["words"] for r in rows if r["id"] == t.id for c in r["cells"] if c["kind"] not in ("", "own")]
-        report_words = re.findall(r'<span class="small (?:answers|ignores)"[^>]*>([^<]*)</span>', row_html.group(2))
+        report_words = re.findall(r'<span class="small (?:answers|ignores|unsure)"[^>]*>([^<]*)</span>',
+                                  row_html.group(2))
         assert [w.split(" by ")[0] for c in page_words for w in c.split("; ")] == list(t.cell_words), page_words
         assert [H.unescape(w) for w in report_words] == page_words
     for tally in led.tallies:
@@ -222,7 +223,7 @@ async def test_the_report_the_page_and_the_summary_show_each_rows_status_in_the_
     weighed = weighed_line(led)
     assert weighed in " ".join(text.split()) and weighed in H.unescape(html) and page["flow"]["weighed"] == weighed
     # each answer cell says in words whether it was answered, its figures on hover, on the page as in the report
-    cells = [c for r in rows for c in r["cells"] if c["kind"] in ("answers", "ignores")]
+    cells = [c for r in rows for c in r["cells"] if c["kind"] in ("answers", "ignores", "unsure")]
     assert cells and all(c["words"] in ("asked, not answered", f"answered by {theo_first}",
                                         f"partly answered by {theo_first}") for c in cells)
     for c in cells:

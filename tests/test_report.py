@@ -180,10 +180,13 @@ def test_verdict_wording_never_calls_a_coin_toss_a_win_and_a_score_tie_says_why(
     from types import SimpleNamespace as NS
 
     from debatrix.app.report import headline, score_line
+    from debatrix.core.models import Judgment, Verdict
 
     def verdict(winner, confidence="", warnings=(), score_winner=None, agreement=""):
-        return NS(winner=winner, confidence=confidence, warnings=warnings, score_winner=score_winner,
-                  agreement=agreement, not_judged="")
+        agreeing = {"": None, "2 of 2 orders agree": 2, "1 of 2 orders agrees": 1}[agreement]
+        orders = () if agreeing is None else tuple(Judgment(order=("Ana", "Ben"), winner=winner) for _ in range(2))
+        return Verdict(dimension="general", comment="", winner=winner, confidence=confidence, warnings=warnings,
+                       score_winner=score_winner, orders=orders, orders_agreeing=agreeing)
 
     assert headline(verdict("Ana", "72%")) == ("Winner: Ana (72%)", True)
     assert headline(verdict("Ana", "72%", agreement="2 of 2 orders agree")) == (

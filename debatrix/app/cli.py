@@ -16,6 +16,7 @@ from .cli_bench import bench_app, profile
 from .cli_common import app
 from .cli_judge import judge, list_dimensions, list_modes, report, validate
 from .cli_models import models_app
+from .cli_review import review
 from .cli_serve import serve, ui
 from .options import JUDGE_EXAMPLES, PanelledCommand
 from .terminal import console, out_console
@@ -25,6 +26,7 @@ app.command()(validate)
 app.command(cls=PanelledCommand, epilog=JUDGE_EXAMPLES)(judge)
 app.command("modes")(list_modes)
 app.command("dimensions")(list_dimensions)
+app.command()(review)
 app.add_typer(models_app, name="models")
 app.command()(serve)
 app.add_typer(bench_app, name="bench")

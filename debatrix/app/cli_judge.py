@@ -157,6 +157,9 @@ def judge(
                                                    "caching LLM answers: rerunning after a crash or with the same "
                                                    "inputs pays for no answered call", rich_help_panel=MODEL)] = None,
     json_output: Annotated[bool, typer.Option("--json", help="print the result JSON to stdout", rich_help_panel=OUTPUT)] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="the whole summary: every reason, score, legend "
+                                                                  "and the usage per node",
+                                          rich_help_panel=OUTPUT)] = False,
     quiet: Annotated[bool, typer.Option(help="no progress lines", rich_help_panel=OUTPUT)] = False,
     out_dir: Annotated[Path | None, typer.Option(help="judge every file into this folder: one result each, a "
                                                       "table of winners; a rerun judges only what is missing",
@@ -196,11 +199,25 @@ def judge(
     if json_output:
         out_console.print_json(result.model_dump_json())
     else:
-        print_summary(result, out_console)
+        print_summary(result, out_console, verbose=verbose, review=_review(result),
+                      review_command=f"debatrix review {out or 'RESULT.json'} --corrections FILE")
     if out:
         console.print(f"result written to {plain(out)}", highlight=False)
     if result.status is not Status.COMPLETE:  # 4: a service the run needs was lost (try again), 3: incomplete
         raise typer.Exit(ExitCode.SERVICE_DOWN if service_lost(result.incomplete_reason) else ExitCode.INCOMPLETE)
+
+
+def _review(result: JudgeResult, most: int = 3) -> list[Any]:
+    """The decisions of a flow judgment a person should look at first (none for a prose mode's, or one that
+    cannot be recomputed)."""
+    from debatrix.core.review import review_first
+
+    if result.general is None or not result.flow or not get_mode(result.mode).reads_flow:
+        return []
+    try:
+        return review_first(result, most=most)
+    except ConfigurationError:
+        return []
 
 
 def _check_writable(out: Path) -> None:

@@ -29,6 +29,8 @@ from debatrix.core.settings import redact_url
 from debatrix.core.flow import ID, STATUS_ORDER, answer_words, said_p, tally_line, weighed_line
 from debatrix.core.passages import passage_id, split_speech
 
+from .reviewing import review_lines
+
 # one color per dimension column in the chart (cycled)
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2")
 
@@ -90,18 +92,17 @@ def unjudged(result: JudgeResult) -> list[tuple[str, str]]:
 
 
 def headline(v: Any) -> tuple[str, bool]:
-    """How a verdict is announced, and whether as a win: a verdict the judge could not tell apart (too close to
-    call, or its orders split evenly) only leans; a tie is a tie."""
-    agree = f" ({v.agreement})" if v.agreement else ""
+    """How a verdict is announced, in the words every surface uses (:attr:`Verdict.called`), and whether as a win:
+    a verdict the judge cannot call (too close to call, or its orders split evenly) only leans; a tie is a tie."""
     if v.not_judged:
         return f"Not judged: {v.not_judged}", False
-    if v.winner is None:
-        return f"Tie{agree}", False
-    split = any("split evenly" in w for w in v.warnings)
-    if v.confidence == "too close to call" or split:
+    said = v.called
+    if v.winner is None or v.unproven or v.confidence == "too close to call":
+        return said[0].upper() + said[1:], False
+    if any("split evenly" in w for w in v.warnings):
+        agree = f" ({v.agreement})" if v.agreement else ""
         return f"Too close to call, leaning {v.winner}{agree}", False
-    said = "; ".join(x for x in (v.confidence, v.agreement) if x)
-    return f"Winner: {v.winner}" + (f" ({said})" if said else ""), True
+    return f"Winner: {said}", True
 
 
 def score_line(d: DimensionResult) -> str:
@@ -220,13 +221,23 @@ def flow_sheet(result: JudgeResult) -> dict[str, Any] | None:
                 cells.append({"kind": "own", "id": t.id, "gist": t.gist, "text": texts.get(t.id, "")})
             elif said:
                 words = "; ".join(w for w, _ in said)
-                cells.append({"kind": "ignores" if all(w.startswith("asked") for w, _ in said) else "answers",
-                              "words": words, "hover": " · ".join(f for _, f in said)})
+                kind = ("ignores" if all(w.startswith("asked") for w, _ in said) else
+                        "unsure" if all(w.startswith("could not tell") for w, _ in said) else "answers")
+                mine = [c for c in t.cells if c.speech == j]
+                cells.append({"kind": kind, "words": words, "hover": " · ".join(f for _, f in said),
+                              "set": any(c.set_by for c in mine),
+                              "decisions": [["answers", c.by, t.id] for c in mine if c.by]})
             else:
                 cells.append({"kind": ""})
+        argued = (f"P(argument) {t.argument:.2f}" if led.figures == "P" else
+                  f"an argument? {said_p(t.argument, led.figures)}")
+        if "argues" in t.set_by:  # a person said it argues: theirs, and the model's beside it
+            was = t.model.get("argues")
+            argued = (f"an argument: set by {t.set_by['argues']} ("
+                      + ("the model never asked" if was is None else f"the model said {said_p(was, led.figures)}")
+                      + ")")
         rows.append({"t": t, "status": t.status, "meaning": STATUS_MEANING[t.status], "cells": cells,
-                     "argument": f"P(argument) {t.argument:.2f}" if led.figures == "P" else
-                     f"an argument? {said_p(t.argument, led.figures)}"})
+                     "argument": argued, "set_by": dict(t.set_by)})
     return {"rows": rows, "speakers": [s.speaker for s in result.speeches], "rounds": sheet_rounds(result),
             "tallies": led.tallies,
             "lines": [tally_line(led, t.debater) for t in led.tallies], "weighed": weighed_line(led),
@@ -265,12 +276,13 @@ def result_html(result: JudgeResult, item: dict[str, Any] | None = None) -> str:
     rows, dims = matrix(result)
     debaters = list(dict.fromkeys(j.debater for d in result.judged for j in d.debater_judgments))
     speeches = {i: s.content for i, s in enumerate(result.speeches)}
+    review, corrections = review_lines(result)
     return env().get_template("report.html.j2").render(
         r=result, rows=rows, dims=dims, unjudged=unjudged(result), debaters=debaters, verdicts=result.judged,
         charts=score_charts(result),
         palette=PALETTE, speeches=speeches, headline=headline, score_line=score_line, calls=call_groups(result),
         calls_cut=sum(c.prompt_left_out for c in result.call_log),
-        sheet=flow_sheet(result), sheet_least_em=sheet_least_em, item=item)
+        sheet=flow_sheet(result), sheet_least_em=sheet_least_em, item=item, review=review, corrections=corrections)
 
 
 def load_result(path: Path) -> JudgeResult:
