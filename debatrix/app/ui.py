@@ -36,12 +36,14 @@ from starlette.routing import Route
 
 from debatrix.core.dimension import DimensionRegistry
 from debatrix.core.flow import FLOW_LINE_LEGEND
-from debatrix.core.errors import ContextWindowExceeded, DebatrixError, InvalidDebateError, UnknownModeError
+from debatrix.core.errors import (ConfigurationError, ContextWindowExceeded, DebatrixError, InvalidDebateError,
+                                  UnknownModeError)
 from debatrix.core.loader import debate_from_dict, debate_from_text, preset_from_text
 from debatrix.core.models import Debate
 from debatrix.core.results import JudgeResult
 from debatrix.core.modes import MODES, RunPlan
 from debatrix.core.probabilities import reason_of
+from debatrix.core.review import debate_of, parse_corrections, recompute
 from debatrix.context import JudgeContext, run_settings
 from debatrix.graphs.build import plan_run
 from debatrix.core.settings import redact_url, JudgeSettings, LLMSettings
@@ -50,12 +52,15 @@ from debatrix.llm.gateway import endpoint_key
 from .api import ProgressEvent, ajudge_debate, refused
 from .terminal import table_notes
 from .report import env, flow_sheet, result_html
+from .reviewing import ReviewRequest, Reviewed, review_view, reviewable
 
 #: how long a finished run's events and result stay available to the page
 KEEP_RUNS = 32
 #: the largest request body read (a debate of a few hundred thousand words; the largest PanelBench debate is 82 KB):
 #: a larger one is refused from its Content-Length, or once that much has arrived, before anything is parsed
 MAX_BODY = 1 << 20
+#: the largest result a person may upload to review (a result keeps its call log: a long debate's runs to megabytes)
+MAX_RESULT_BODY = 32 << 20
 #: the host names the page answers to: a page fetched under any other name (DNS rebinding) gets nothing
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 TOKEN_HEADER = "x-debatrix-token"
@@ -193,6 +198,7 @@ class JudgeUI:
             started=started, where=where,
             dimension_names=registry.names, dimension_sets=registry.set_names, example=example_debate(),
             flow_legend=FLOW_LINE_LEGEND)
+        self.reviews: dict[str, Reviewed] = {}
         self.app = Starlette(routes=[
             Route("/", self.index),
             Route("/api/runs", self.start, methods=["POST"]),
@@ -200,6 +206,11 @@ class JudgeUI:
             Route("/api/runs/{run_id}/stop", self.stop, methods=["POST"]),
             Route("/api/runs/{run_id}/result.json", self.result_json),
             Route("/api/runs/{run_id}/report.html", self.report),
+            Route("/api/results", self.upload, methods=["POST"]),
+            Route("/api/reviews/{run_id}", self.correct, methods=["POST"]),
+            Route("/api/reviews/{run_id}/first", self.first),
+            Route("/api/reviews/{run_id}/result.json", self.result_json),
+            Route("/api/reviews/{run_id}/report.html", self.report),
         ], middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=[*LOOPBACK_HOSTS, *hosts])])
 
     async def index(self, request: Request) -> Response:
@@ -342,6 +353,8 @@ class JudgeUI:
                     run.result = await ajudge_debate(run.debate, run.settings, context=context, on_event=on_event)
                 finally:
                     context.close()
+            if run.result.flow and MODES[run.result.mode].reads_flow and run.result.general is not None:
+                self._keep_review(Reviewed(run.id, run.result))  # a person may correct it on the page
             if run.stop_asked:
                 run.state = "stopped"
                 kept = run.result.usage.llm_calls
@@ -350,7 +363,7 @@ class JudgeUI:
                     if kept else "stopped before the first call")})
             else:
                 run.state = "done"
-                run.push({"type": "done", **summary(run.result)})
+                run.push({"type": "done", **summary(run.result), **review_view(self.reviews.get(run.id))})
         except asyncio.CancelledError:
             run.state = "stopped"
             run.push({"type": "stopped", "message": "stopped before the first call"})
@@ -406,19 +419,85 @@ class JudgeUI:
                 run.context.gateway.stop("stopped on the page")
         return JSONResponse({"state": "stopping" if run.state == "running" else run.state})
 
-    async def result_json(self, request: Request) -> Response:
+    def _shown(self, request: Request) -> JudgeResult | None:
+        """The result a download gives: as a person corrected it on the page, else as the run judged it."""
+        reviewed = self.reviews.get(request.path_params["run_id"])
+        if reviewed is not None:
+            return reviewed.result
         run = self._run(request)
-        if run is None or run.result is None:
+        return run.result if run is not None else None
+
+    async def result_json(self, request: Request) -> Response:
+        result = self._shown(request)
+        if result is None:
             return JSONResponse({"message": "no result (yet)"}, status_code=404)
-        return Response(run.result.model_dump_json(indent=2), media_type="application/json",
-                        headers={"Content-Disposition": attachment(run.debate.id, "json")})
+        return Response(result.model_dump_json(indent=2), media_type="application/json",
+                        headers={"Content-Disposition": attachment(result.debate_id, "json")})
 
     async def report(self, request: Request) -> Response:
-        run = self._run(request)
-        if run is None or run.result is None:
+        result = self._shown(request)
+        if result is None:
             return JSONResponse({"message": "no result (yet)"}, status_code=404)
-        return HTMLResponse(result_html(run.result), headers={"Content-Disposition": attachment(run.debate.id,
-                                                                                                 "html")})
+        return HTMLResponse(result_html(result), headers={"Content-Disposition": attachment(result.debate_id,
+                                                                                             "html")})
+
+    def _keep_review(self, reviewed: Reviewed) -> None:
+        self.reviews[reviewed.id] = reviewed
+        for old in list(self.reviews)[: max(0, len(self.reviews) - KEEP_RUNS)]:
+            self.reviews.pop(old, None)
+
+    async def upload(self, request: Request) -> Response:
+        """A result JSON the person picked (one downloaded from this page, or written by ``debatrix judge``), kept
+        here to be reviewed: its verdicts, its sheet and what to review first, as when a run ends."""
+        refusal = self._forbidden(request)
+        if refusal is not None:
+            return refusal
+        raw = await _body(request, MAX_RESULT_BODY)
+        if raw is None:
+            return JSONResponse({"field": "result", "message": f"the file is larger than {MAX_RESULT_BODY >> 20} MB: "
+                                 "not a result this page reads"}, status_code=413)
+        try:
+            result = await asyncio.to_thread(reviewable, raw)
+        except ConfigurationError as e:
+            return JSONResponse({"field": "result", "message": str(e)}, status_code=400)
+        reviewed = Reviewed(uuid.uuid4().hex[:12], result)
+        self._keep_review(reviewed)
+        return JSONResponse({"motion": result.motion, **summary(result), **review_view(reviewed)})
+
+    async def correct(self, request: Request) -> Response:
+        """The result recomputed with the corrections the page holds (all of them, in the order set: each replaces
+        the list kept), checked against the debate; no model is called."""
+        refusal = self._forbidden(request)
+        if refusal is not None:
+            return refusal
+        reviewed = self.reviews.get(request.path_params["run_id"])
+        if reviewed is None:
+            return JSONResponse({"message": "no such result to review (this page keeps the last "
+                                            f"{KEEP_RUNS}): upload it again"}, status_code=404)
+        raw = await _body(request)
+        if raw is None:
+            return JSONResponse({"message": "too many corrections in one request"}, status_code=413)
+        try:
+            body = ReviewRequest.model_validate_json(raw)
+            corrections = parse_corrections({"by": body.by, "corrections": body.corrections},
+                                            debate_of(reviewed.original), {f.index for f in reviewed.original.flow},
+                                            "the page")
+            reviewed.result = await asyncio.to_thread(recompute, reviewed.original, corrections)
+        except ValidationError as e:
+            err = e.errors()[0]
+            return JSONResponse({"message": f"{'.'.join(map(str, err['loc'])) or 'request'}: {err['msg']}"},
+                                status_code=400)
+        except ConfigurationError as e:
+            return JSONResponse({"message": str(e)}, status_code=400)
+        return JSONResponse({**summary(reviewed.result), **review_view(reviewed, first=False)})
+
+    async def first(self, request: Request) -> Response:
+        """The decisions to review first in the result as it now stands (every decision recomputed both ways: on a
+        long debate a second or so, so asked apart from the recompute, which answers at once)."""
+        reviewed = self.reviews.get(request.path_params["run_id"])
+        if reviewed is None:
+            return JSONResponse({"message": "no such result to review"}, status_code=404)
+        return JSONResponse(await asyncio.to_thread(review_view, reviewed))
 
 
 def attachment(name: str, suffix: str) -> str:
@@ -429,15 +508,15 @@ def attachment(name: str, suffix: str) -> str:
     return f"attachment; filename=\"{safe}.{suffix}\"; filename*=UTF-8''{quote(f'{name[:80]}.{suffix}', safe='')}"
 
 
-async def _body(request: Request) -> bytes | None:
-    """The request body, or None once it is larger than :data:`MAX_BODY` (nothing more is read)."""
+async def _body(request: Request, most: int = MAX_BODY) -> bytes | None:
+    """The request body, or None once it is larger than ``most`` (nothing more is read)."""
     declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_BODY:
+    if declared.isdigit() and int(declared) > most:
         return None
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
-        if size > MAX_BODY:
+        if size > most:
             return None
         chunks.append(chunk)
     return b"".join(chunks)
@@ -474,7 +553,7 @@ def page_sheet(result: JudgeResult) -> dict[str, Any] | None:
         return None
     return {"speakers": sheet["speakers"], "rounds": sheet["rounds"],
             "rows": [{"id": r["t"].id, "status": r["status"], "meaning": r["meaning"], "speaker": r["t"].speaker,
-                      "cells": r["cells"]} for r in sheet["rows"]],
+                      "argument": r["argument"], "set_by": r["set_by"], "cells": r["cells"]} for r in sheet["rows"]],
             "lines": sheet["lines"], "weighed": sheet["weighed"], "legend": sheet["legend"],
             "cell_legend": sheet["cell_legend"], "baseline": sheet["baseline"],
             "tallies": [{"debater": t.debater, "standing": t.standing, "arguments": t.arguments}
@@ -487,8 +566,8 @@ def summary(result: JudgeResult) -> dict[str, Any]:
         if d is None or d.verdict is None:
             return None
         v = d.verdict
-        return {"name": d.name, "winner": v.winner, "not_judged": v.not_judged, "confidence": v.confidence,
-                "agreement": v.agreement, "method": v.method,
+        return {"name": d.name, "winner": v.winner, "lean": v.lean, "called": v.called, "unproven": v.unproven,
+                "not_judged": v.not_judged, "confidence": v.confidence, "agreement": v.agreement, "method": v.method,
                 "comment": reason_of(v.comment),
                 "score_winner": v.score_winner, "tie_margin": d.tie_margin,
                 "scores": {j.debater: j.score for j in d.debater_judgments}}
