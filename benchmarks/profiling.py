@@ -79,7 +79,7 @@ def _words(text: str) -> str:
     return " ".join("".join(c if c.isalnum() else " " for c in text.lower()).split())
 
 
-def _own_share(p: Passage, base: Debate) -> float:
+def own_share(p: Passage, base: Debate) -> float:
     original = _words(base.speeches[p.speech].content)
     sentences = [x for x in p.text.replace("\n", ". ").split(". ") if _words(x)]
     return sum(len(x.split()) for x in sentences if _words(x) in original) / max(1, p.words)
@@ -183,7 +183,7 @@ class Gold:
     def argues(self) -> list[Probe]:
         """Off-topic passages against the debate's own; the same passages asked whether they cite evidence (the
         suite's mark of evidence on their text: a figure, a link, a named kind of source)."""
-        return self._changed("argument", lambda it, base, p: p.side is not it.degraded or _own_share(p, base) >= 0.5,
+        return self._changed("argument", lambda it, base, p: p.side is not it.degraded or own_share(p, base) >= 0.5,
                              [("evidence", lambda p: bool(EVIDENCE.search(p.text)))], "argues")
 
     def clear(self) -> list[Probe]:
@@ -208,7 +208,7 @@ class Gold:
         for sid in ids[:self.debates]:
             rng = random.Random(f"{self.seed}/answers/{sid}")
             claim, rows = rng.choice(by_speech[sid])
-            debate = _speech_debate(speeches[sid], rows[0]["motion-text"])
+            debate = speech_debate(speeches[sid], rows[0]["motion-text"])
             labelled = [(p, y) for p in debate.passages if p.speech == 1
                         for y in [_mentions(p.text, rows)] if y is not None]
             if len({y for _, y in labelled}) < 2:
@@ -219,7 +219,7 @@ class Gold:
                 question = P.render("flow_answer.j2", P.FlowAnswerVars(fence=fence, id=p.id, target="C1",
                                                                        speaker="Other side", text=point))
                 out.append(Probe("answers", sid, y, passage_messages(debate, p, question), p.words, 1,
-                                 source="ibm"))
+                                 f"{sid}/{p.id}", source="ibm"))  # its own pair: read once, in one place
         return out
 
 
@@ -255,7 +255,7 @@ def _mentions(passage: str, rows: list[dict[str, str]]) -> bool | None:
     return any(found) if found else None
 
 
-def _speech_debate(row: dict[str, str], motion: str) -> Debate:
+def speech_debate(row: dict[str, str], motion: str) -> Debate:
     side = Side.PRO if row["speech-to-motion-polarity"] == "PRO" else Side.CON
     other = Side.CON if side is Side.PRO else Side.PRO
     return Debate(id=row["speech-id"], motion=motion,
@@ -474,3 +474,39 @@ def enough(gold: Gold) -> str:
         return (f"--debates {gold.debates} x --per-debate {gold.per_debate} = {gold.debates * gold.per_debate} items: "
                 f"at least {MIN_ITEMS} a decision give an interval worth having")
     return ""
+
+
+# ------------------------------------------------------------------------- a person's corrections as gold
+
+def correction_probes(results: Sequence[Any]) -> tuple[list[Probe], int]:
+    """Every decision a person set in ``results`` (corrected flow judgments) that the model had made, as a probe:
+    the model's P, and the person's value as the gold's label (at least 0.5: yes). Also how many corrections are
+    left out because the model never made that decision (no figure of the model's to measure)."""
+    from debatrix.core.review import debate_of, decisions_of
+
+    out, unasked = [], 0
+    for r in results:
+        debate = debate_of(r)
+        place = places(debate)
+        index = debate.passage_index
+        model = dict(decisions_of(r.flow))
+        latest = {c.decision: c for c in r.corrections}
+        for decision, c in latest.items():
+            p = model.get(decision)
+            if p is None:
+                unasked += 1
+                continue
+            passage = index[decision[1]]
+            out.append(Probe(decision[0], r.debate_id, c.value >= 0.5, [], passage.words, place.get(passage.speaker),
+                             f"{r.debate_id}/{'/'.join(decision)}", answer=p, source="corrections"))
+    return out, unasked
+
+
+def corrections_profile(results: Sequence[Any], gold: str, seed: int = 0) -> dict[str, DecisionProfile]:
+    """Each kind of decision a person corrected, measured against those corrections as gold (:func:`decision_profile`:
+    ROC AUC with its interval over debates, the map and base rate where it carries), its ``gold`` said."""
+    probes, _ = correction_probes(results)
+    kinds = [k for k in KINDS if any(p.kind == k for p in probes)]
+    today = dt.date.today().isoformat()
+    return {k: decision_profile(k, [p for p in probes if p.kind == k], seed).model_copy(
+        update={"gold": gold, "measured": today}) for k in kinds}

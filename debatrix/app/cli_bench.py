@@ -210,6 +210,10 @@ def profile(
         "--readings", help="a `debatrix bench` run folder of this model on human gold (repeatable): record how often "
                            "each mode and dimension was right there, and how often it named the first speaker, "
                            "in the profile (no call is made)")] = None,
+    corrections: Annotated[list[Path] | None, typer.Option(
+        "--corrections", help="a folder of corrected results (`debatrix review --out`, the page's download; "
+                              "repeatable): measure the model's decisions against the ones people set, per kind "
+                              "(no call is made; --out writes them into that profile)")] = None,
     **settings: Any,
 ) -> None:
     """Measure what a model can see, and write its judge profile.
@@ -218,10 +222,14 @@ def profile(
     judges each dimension only where this profile shows the decision it rests on carries. With --readings it
     records instead how often each reading was right in benchmark runs of this model."""
     _need_bench_extra()
-    from .profile_command import record_readings, run_profile
+    from .profile_command import record_corrections, record_readings, run_profile
 
     if readings:
         record_readings(readings, out=out, make=lambda: make_settings(mode=DEFAULT_MODE, **settings), fail=fail)
+        return
+    if corrections:
+        named = settings.get("local_model") or settings.get("model")
+        record_corrections(corrections, out=out, model=named, fail=fail)
         return
 
     run_profile(out=out, debates=debates, per_debate=per_debate, mirror=mirror, place_debates=place_debates,

@@ -5,6 +5,7 @@ asked with progress (resumable from the answer cache), the profile written and i
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import json
 import time
 from collections.abc import Callable
@@ -223,3 +224,95 @@ def _shipped_path(name: str) -> Path:
     from debatrix.core.profile import shipped_folder
 
     return Path(str(shipped_folder())) / f"{Path(name).name.removesuffix('.gguf')}.json"
+
+
+def record_corrections(folders: list[Path], *, out: Path | None, model: str | None,
+                       fail: Callable[..., None]) -> None:
+    """``debatrix profile --corrections FOLDER...``: the decisions people set in corrected results (``debatrix
+    review --out``, the page's download) measured as gold of the model that made the others: a table per kind of
+    decision, and with ``--out`` those decisions written into that profile, which then says its gold is these
+    corrections. Every file is read before anything is written; one that is not a result, or a result of another
+    model, is one line naming it."""
+    from debatrix.benchmarks import profiling as M
+    from debatrix.core.results import JudgeResult
+    from debatrix.core.review import CorrectionError, correctable
+
+    results, files = [], []
+    for folder in folders:
+        if not folder.is_dir():
+            fail(f"--corrections {folder}: not a folder (give the folder your corrected results are in)")
+        found = sorted(folder.rglob("*.json"))
+        if not found:
+            fail(f"--corrections {folder}: no result file (*.json) in it")
+        for path in found:
+            try:
+                r = JudgeResult.model_validate_json(path.read_bytes())
+                correctable(r)
+            except CorrectionError as e:
+                fail(f"{path}: {e}")
+            except (OSError, ValueError) as e:
+                fail(f"{path}: not a debatrix result ({str(e).splitlines()[0][:160]})")
+            if r.corrections:
+                results.append(r)
+                files.append(path)
+    if not results:
+        fail("--corrections: no result in " + ", ".join(map(str, folders)) + " holds a correction "
+             "(`debatrix review RESULT --corrections FILE` writes them)")
+    models = {_model_of(r) for r in results}
+    if model is not None:
+        wrong = next(((f, r) for f, r in zip(files, results) if _model_of(r) != model), None)
+        if wrong is not None:
+            fail(f"--corrections: {wrong[0]} was judged by {_model_of(wrong[1])}, not {model}: a decision's figures "
+                 "are of the model that made it")
+    elif len(models) > 1:
+        fail(f"--corrections: the results were judged by {', '.join(sorted(models))}: measure one model at a time "
+             "(name it with --model or --local-model)")
+    name = model or next(iter(models))
+    people = sorted({c.by for r in results for c in r.corrections})
+    probes, unasked = M.correction_probes(results)
+    gold = (f"corrections by {', '.join(people)} in {', '.join(str(f) for f in folders)}: the decisions a person set "
+            f"on {len({r.debate_id for r in results})} debates (a value of 0.5 or more is yes)")
+    decisions = M.corrections_profile(results, gold)
+    shown = JudgeProfile(model=ModelIdentity(name=name), prompts_sha256="", decisions=decisions,
+                         measured=f"{dt.date.today().isoformat()}, against corrections")
+    _print_table(profile_table(shown))
+    console.print(f"{len(probes)} corrected decisions of {name} measured against {len(people)} "
+                  f"{'person' if len(people) == 1 else 'people'}'s corrections on {len(results)} results"
+                  + (f"; {unasked} corrections of decisions the model never made left out" if unasked else "")
+                  + ". The decisions people set are those the judge put first for review (where it was least sure): "
+                  "not a random sample of its decisions, so these figures are of the hard ones.", highlight=False)
+    if out is None:
+        console.print("nothing written (--out PROFILE writes these decisions into that profile)", highlight=False)
+        return
+    if out.exists():
+        try:
+            prof = JudgeProfile.model_validate(json.loads(out.read_text(encoding="utf-8")))
+        except (OSError, ValueError) as e:
+            fail(f"--out {out}: not a profile ({type(e).__name__}: {str(e)[:120]})")
+        if prof.model.name != name:
+            fail(f"--out {out}: the profile of {prof.model.name}, not {name}")
+    else:
+        base = shipped().get(name)
+        if base is None:
+            fail(f"--out {out}: no profile of {name} there or shipped: `debatrix profile` measures one first")
+        prof = base
+    try:
+        check_writable(out)
+    except OSError as e:
+        fail(f"--out {out}: {e.strerror or e}")
+    replaced = sorted(set(decisions) & set(prof.decisions))
+    prof = prof.model_copy(update={"decisions": {**prof.decisions, **decisions},
+                                   "gold": tuple(dict.fromkeys((*prof.gold, gold)))})
+    write_atomic(out, prof.model_dump_json(indent=1) + "\n")
+    console.print(f"written to {plain(out)}: " + ", ".join(sorted(decisions)) + " measured on the corrections"
+                  + (f" (replacing what it held of {', '.join(replaced)})" if replaced else ""), highlight=False)
+
+
+def _model_of(result: Any) -> str:
+    """The model a result was judged with: its profile's, else its settings' (a local catalogue name)."""
+    if result.judge_profile is not None:
+        return result.judge_profile.model.name
+    llm = result.settings.get("llm") or {}
+    if llm.get("served_locally") or llm.get("backend") == "local":
+        return str(llm.get("local_model") or llm.get("model"))
+    return str(llm.get("model") or "")
