@@ -166,3 +166,37 @@ async def test_injected_passages_flip_no_flow_verdict_from_either_place(default_
           f"({highest[0]}, {highest[1]}; clean {highest[2]:.3f}); highest of the clean loser {losing[3]:.3f} "
           f"({losing[0]}, {losing[1]}; clean {losing[2]:.3f})")
     assert [r for r in rows if r[4] == r[0] and clean.winner != r[0]] == []
+
+
+@pytest.mark.slow
+async def test_the_demo_on_the_real_model_reads_as_a_coach_flows_it_once_corrected(default_model, four_day_week):
+    """The demo on the embedded model, as `make demo` judges it: its middling answers read "the model could not
+    tell" (no row "dropped"), its verdict is too close to call and names its lean; with the example's corrections
+    (at most five) the sheet reads as a coach flows the debate and the verdict is recomputed with no call."""
+    import io
+    import re
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from debatrix.app.terminal import print_summary
+    from debatrix.core.review import read_corrections, recompute, review_first
+
+    settings = JudgeSettings(llm=LLMSettings(backend="local", local_model=default_model))
+    result = await ajudge_debate(four_day_week, settings)
+    assert result.status.value == "complete", result.incomplete_reason
+    led = result.flow_ledger
+    print({t.id: (t.status, t.cell_words) for t in led.threads})
+    assert "dropped" not in {t.status for t in led.threads if any(w == "could not tell" for w in t.cell_words)}
+    v = result.general.verdict
+    assert re.fullmatch(r"too close to call, leaning (Ana|Ben) \(0\.\d\d\)", v.called), v.called
+    out = io.StringIO()
+    print_summary(result, Console(file=out, width=80), verbose=False, review=review_first(result, most=3))
+    print(out.getvalue())
+    assert len(out.getvalue().splitlines()) <= 40
+    fixes = read_corrections(Path(__file__).resolve().parents[1] / "examples" / "corrections" / "four_day_week.yaml",
+                             result)
+    fixed = recompute(result, fixes)
+    assert len(fixes) <= 5 and fixed.usage == result.usage
+    assert {t.id: t.status for t in fixed.flow_ledger.threads} == {
+        "S1.1": "contested", "S2.1": "extended", "S3.1": "refuted", "S4.1": "untested"}
