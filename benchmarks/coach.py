@@ -9,9 +9,10 @@ coach who corrects the few decisions the judge lists first gains over one who co
 recompute with a correction (what the page waits for after a click) and of the whole review-first list, median and
 90th percentile of ``--repeats``.
 
-``suite``: the known-answer suite's ``argument`` items (DebateArt debates whose one side's warrant was replaced with
-another debate's sentences: ``debatrix bench contrast``), judged in the flow on the model of the options (the
-embedded 1.5B by default; answers cached beside the output). The gold of a decision is the suite's: a passage of
+``suite``: the known-answer suite's ``argument`` change (``debatrix bench contrast``: one side's warrant replaced with
+another debate's sentences) on every DebateArt debate of the sample's length that it makes a contrast of, the
+changed side taking turns first and second, judged in the flow on the model of the options (the embedded 1.5B by
+default; answers cached). The gold of a decision is the suite's: a passage of
 the changed side made mostly of another debate's sentences is no argument, every other passage is. A simulated
 coach sets k decisions of each debate to the gold: the first k the judge lists for review
 (:func:`debatrix.core.review.review_first`, the kinds with gold), against k drawn at random (``--draws`` draws,
@@ -44,7 +45,7 @@ from typing import Any
 from debatrix import JudgeSettings, LLMSettings, MemorySettings, load_debate
 from debatrix.app.api import ajudge_debate
 from debatrix.core.flow import Correction, Ledger, Line, Mark, SpeechFlow
-from debatrix.core.models import Debate
+from debatrix.core.models import Debate, Side
 from debatrix.core.results import DimensionResult, JudgeResult, Status
 from debatrix.core.review import debate_of, decisions_of, recompute, review_first
 
@@ -108,8 +109,24 @@ def corrected(case: Case, order: Sequence[tuple[str, ...]], k: int) -> JudgeResu
     return recompute(case.result, fixes)
 
 
-def judges_order(case: Case) -> list[tuple[str, ...]]:
-    return [i.decision for i in review_first(case.result, most=None, kinds=case.kinds)]
+def judges_order(case: Case, most: int, rng: random.Random) -> list[tuple[str, ...]]:
+    """The decisions a coach working down the judge's list sets, one after another: each time the first the
+    judge lists for review in the result as it stands after the earlier corrections (as the page's list is worked
+    out again after each one), and once the judge lists nothing more (nothing left moves the verdict), any other,
+    at random, as a coach without a list would."""
+    order: list[tuple[str, ...]] = []
+    rest = [d for d, _ in decisions_of(case.result.flow) if d in case.gold]
+    rng.shuffle(rest)
+    listed = True
+    while len(order) < min(most, len(rest) + len(order)):
+        now = corrected(case, order, len(order))
+        first = review_first(now, most=1, kinds=case.kinds) if listed else []
+        pick = first[0].decision if first and first[0].decision in rest else None
+        listed = pick is not None
+        pick = pick or rest[0]
+        order.append(pick)
+        rest.remove(pick)
+    return order
 
 
 def random_order(case: Case, rng: random.Random) -> list[tuple[str, ...]]:
@@ -125,7 +142,7 @@ def simulate(cases: list[Case], ks: Sequence[int], draws: int, score: Callable[[
     the paired difference with its interval."""
     rng = random.Random(seed)
     rows = []
-    orders = [judges_order(c) for c in cases]
+    orders = [judges_order(c, max(ks), rng) for c in cases]
     randoms = [[random_order(c, rng) for _ in range(draws)] for c in cases]
     for k in ks:
         judge = [score(c, corrected(c, o, k)) for c, o in zip(cases, orders)]
@@ -159,11 +176,21 @@ def _settings(args: argparse.Namespace, cache: Path) -> JudgeSettings:
 # ---------------------------------------------------------------------------------- the known-answer suite
 
 def suite_cases(args: argparse.Namespace) -> list[Case]:
-    from .contrast import Contrast
+    from .contrast import Contrast, ContrastItem
     from .profiling import own_share
 
-    bench = Contrast(data_root() / "panelbench", variant="all")
-    items = [it for it in bench.load() if it.perturbation == "argument"][:args.items]
+    # the suite's sample length (each debate's first two rounds, at most 8,000 characters: a few minutes a debate
+    # on the embedded model), every debate whose warrant change makes a contrast, not only the sample's eight
+    bench = Contrast(data_root() / "panelbench", variant="sample")
+    items = []
+    for k, (d, donor, sides) in enumerate(bench.pairs()):
+        if "argument" in sides:  # the changed side first and second by turns, as the suite's items take them
+            first = d.debater(d.speeches[0].speaker).side
+            turn = first if k % 2 == 0 else Side.CON if first is Side.PRO else Side.PRO
+            side = turn if turn in sides["argument"] else sides["argument"][0]
+            items.append(ContrastItem(id=f"{d.id}~argument~{side.value}", path=bench._path(d.id), base=d.id,
+                                      perturbation="argument", degraded=side, donor=donor.id, seed=k))
+    items = items[:args.items]
     settings = _settings(args, args.cache)
     cases = []
 

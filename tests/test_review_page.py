@@ -8,8 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import threading
-import time
 from pathlib import Path
 
 import httpx
@@ -17,11 +15,10 @@ import pytest
 
 from debatrix import JudgeSettings, LLMSettings, MemorySettings
 from debatrix.core.results import JudgeResult
-from debatrix.llm.local import free_port
 from debatrix.testing import FakeOpenAIServer
 
 from .test_review import fake_profile, judged_examples
-from .test_ui import ARTIFACTS, CHROMIUM, chromium_page, events_of, page_client
+from .test_ui import ARTIFACTS, chromium_page, events_of, page_client, serving
 
 pytest.importorskip("starlette", reason="the ui extra is not installed: pip install -e '.[ui]'")
 from debatrix.app.ui import JudgeUI  # noqa: E402
@@ -99,21 +96,8 @@ async def test_a_run_judged_on_the_page_ends_with_what_to_review_first(tmp_path)
 @pytest.fixture
 def review_ui(tmp_path):
     """The page, served by uvicorn on 127.0.0.1, judging on the reading model under the renamed shipped profile."""
-    import uvicorn
-
-    with FakeOpenAIServer(reading=True) as server:
-        ui = _ui(server.base_url, fake_profile(tmp_path))
-        port = free_port()
-        web = uvicorn.Server(uvicorn.Config(ui.app, host="127.0.0.1", port=port, log_level="warning"))
-        thread = threading.Thread(target=web.run, daemon=True)
-        thread.start()
-        deadline = time.monotonic() + 20
-        while not web.started:
-            assert time.monotonic() < deadline, "the UI server did not start"
-            time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}", server
-        web.should_exit = True
-        thread.join(10)
+    with FakeOpenAIServer(reading=True) as server, serving(_ui(server.base_url, fake_profile(tmp_path))) as url:
+        yield url, server
 
 
 def _turning(sentence: str, now: str) -> int | None:

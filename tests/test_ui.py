@@ -164,10 +164,16 @@ async def test_a_stopped_run_keeps_what_was_answered():
 def served_ui(request):
     """The page served by uvicorn on 127.0.0.1 (the judge's model: the page's own choice, unless the test passes
     a JudgeUI by indirect parametrisation)."""
+    with serving(getattr(request, "param", None) or JudgeUI(base_settings("http://127.0.0.1:9/v1"))) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def serving(ui: JudgeUI):
+    """``ui`` served by uvicorn on a free port of 127.0.0.1, in a thread: its address."""
     import uvicorn
 
     port = free_port()
-    ui = getattr(request, "param", None) or JudgeUI(base_settings("http://127.0.0.1:9/v1"))
     server = uvicorn.Server(uvicorn.Config(ui.app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -175,9 +181,11 @@ def served_ui(request):
     while not server.started:
         assert time.monotonic() < deadline, "the UI server did not start"
         time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(10)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
 
 
 @contextlib.contextmanager

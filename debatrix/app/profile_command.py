@@ -193,13 +193,7 @@ def record_readings(runs: list[Path], *, out: Path | None, make: Callable[[], An
     target = out or (shipped_file if shipped_file.exists() else _default_target(name))
     if not target.exists():
         fail(f"{target}: no profile of {name} yet: `debatrix profile` measures its decisions first")
-    try:
-        check_writable(target)
-        prof = JudgeProfile.model_validate(json.loads(target.read_text(encoding="utf-8")))
-    except (OSError, ValueError) as e:
-        fail(f"{target}: not a profile ({type(e).__name__}: {str(e)[:120]})")
-    if prof.model.name != name:
-        fail(f"{target}: the profile of {prof.model.name}, not {name}")
+    prof = _writable_profile(target, name, fail)
     try:
         found = readings(runs)
     except BenchmarkDataError as e:
@@ -285,27 +279,35 @@ def record_corrections(folders: list[Path], *, out: Path | None, model: str | No
         console.print("nothing written (--out PROFILE writes these decisions into that profile)", highlight=False)
         return
     if out.exists():
-        try:
-            prof = JudgeProfile.model_validate(json.loads(out.read_text(encoding="utf-8")))
-        except (OSError, ValueError) as e:
-            fail(f"--out {out}: not a profile ({type(e).__name__}: {str(e)[:120]})")
-        if prof.model.name != name:
-            fail(f"--out {out}: the profile of {prof.model.name}, not {name}")
+        prof = _writable_profile(out, name, fail)
     else:
         base = shipped().get(name)
         if base is None:
             fail(f"--out {out}: no profile of {name} there or shipped: `debatrix profile` measures one first")
+        try:
+            check_writable(out)
+        except OSError as e:
+            fail(f"--out {out}: {e.strerror or e}")
         prof = base
-    try:
-        check_writable(out)
-    except OSError as e:
-        fail(f"--out {out}: {e.strerror or e}")
     replaced = sorted(set(decisions) & set(prof.decisions))
     prof = prof.model_copy(update={"decisions": {**prof.decisions, **decisions},
                                    "gold": tuple(dict.fromkeys((*prof.gold, gold)))})
     write_atomic(out, prof.model_dump_json(indent=1) + "\n")
     console.print(f"written to {plain(out)}: " + ", ".join(sorted(decisions)) + " measured on the corrections"
                   + (f" (replacing what it held of {', '.join(replaced)})" if replaced else ""), highlight=False)
+
+
+def _writable_profile(target: Path, name: str, fail: Callable[..., None]) -> JudgeProfile:
+    """The profile of ``name`` at ``target``, which this command may write over (one line where it is not a
+    profile, is another model's, or cannot be written)."""
+    try:
+        check_writable(target)
+        prof = JudgeProfile.model_validate(json.loads(target.read_text(encoding="utf-8")))
+    except (OSError, ValueError) as e:
+        fail(f"{target}: not a profile ({type(e).__name__}: {str(e)[:120]})")
+    if prof.model.name != name:
+        fail(f"{target}: the profile of {prof.model.name}, not {name}")
+    return prof
 
 
 def _model_of(result: Any) -> str:

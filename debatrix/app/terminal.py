@@ -195,8 +195,8 @@ def _print_flow(result: JudgeResult, con: Console, verbose: bool = True) -> None
     if result.corrections:
         people = sorted({c.by for c in result.corrections})
         con.print(f"  {len(result.corrections)} decision{'s' if len(result.corrections) != 1 else ''} set by "
-                  f"{plain(', '.join(people))} (the report marks each; the model's own are kept beside them)",
-                  highlight=False)
+                  f"{plain(', '.join(people))}, the rest the model's: every figure recomputed from both, no model "
+                  "call (the report marks each)", highlight=False)
     if verbose:
         con.print(f"  {plain(weighed_line(led))}", highlight=False)
 

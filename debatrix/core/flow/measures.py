@@ -483,6 +483,10 @@ def reckon(debate: Debate, flows: Sequence[SpeechFlow], dims: Sequence[Any], pro
         if worlds:  # the panel too names a winner only where it holds with the missing decisions either way
             merged = held(merged, [_merged(panel, [(dim.weight, w[k][4]) for k, (dim, *_) in enumerate(judged)],
                                            profile) for w in worlds], missing)
+        if people and merged.unproven:  # how far the reading carries was measured on the model's decisions alone
+            merged = merged.model_copy(update={"reason": (
+                f"{merged.reason} That reading was measured on the model's own decisions; {len(people)} of these "
+                "were set by a person, which no measurement covers.")})
         merged_verdict = as_verdict(merged, method, warnings + figures)
     return Reckoning(analyses, speech_judgments, debater_judgments, verdicts, ledgers, merged_verdict)
 
