@@ -41,8 +41,9 @@ def coach(state: CoachState) -> dict[str, Any]:
         return {"feedback": f"The judge could not finish: {result.incomplete_reason}"}
     verdict = result.general.verdict
     winner = verdict.winner
-    # a verdict the judge could not make names no winner, and says why: every debater's comments are then the advice
-    lines = [f"Winner: {winner}." if winner else f"No winner named: {verdict.not_judged or 'a tie'}."]
+    # the verdict in the judge's own words ("Ana (72%)", "too close to call, leaning Ana (0.53)", "tie"): where it
+    # names no winner, every debater's comments are the advice
+    lines = [f"Verdict: {verdict.called}." + (f" ({verdict.not_judged})" if verdict.not_judged else "")]
     for dim in result.dimensions:
         for j in dim.debater_judgments:
             if j.debater != winner:

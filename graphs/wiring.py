@@ -110,6 +110,8 @@ class ProgressEvent:
     debater: str | None = None
     winner: str | None = None  # a winner decision's winner (None with kind "winner": a tie, or not judged)
     not_judged: str = ""  # why a winner decision names no winner although it was made ("": judged)
+    # a winner decision in the words every surface uses ("Ana", "too close to call, leaning Ana (0.53)", "tie")
+    called: str = ""
     calls: int = 0  # the LLM requests the step made, and the tokens they read and wrote
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -154,7 +156,7 @@ def progress_event(node: str, update: Any) -> ProgressEvent | None:
                     f", scored {update['speech_judgments'][-1].score}" if update.get("speech_judgments") else ""),
                 "speech_judgments": lambda x: f"speech {x.index + 1} ({x.speaker}) scored {x.score}",
                 "debater_judgments": lambda x: f"{x.debater} scored {x.score:g}",
-                "winner_decisions": lambda x: "not judged" if x.not_judged else f"winner: {x.winner or 'tie'}",
+                "winner_decisions": lambda x: "not judged" if x.not_judged else f"winner: {x.called}",
                 "debate_analyses": lambda x: "debate judged",
                 "panel_comments": lambda x: "the panel commented",
             }[key](item)
@@ -180,7 +182,8 @@ def _written(key: str, item: Any, update: dict[str, Any]) -> dict[str, Any]:
     if key == "debater_judgments":
         return {"kind": "debater_score", "text": item.comment, "score": item.score, "debater": item.debater}
     if key == "winner_decisions":
-        return {"kind": "winner", "text": item.comment, "winner": item.winner, "not_judged": item.not_judged}
+        return {"kind": "winner", "text": item.comment, "winner": item.winner, "not_judged": item.not_judged,
+                "called": item.called}
     return {"kind": "judgment", "text": item.comment}
 
 

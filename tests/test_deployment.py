@@ -146,7 +146,7 @@ async def test_a_parent_agent_judges_the_example_through_remote_graph(served_jud
     assert all(bool(f.lines) == bool(open_rows(debate, result.flow[:f.index], f.index)) for f in result.flow[1:])
     assert any(f.lines for f in result.flow)
     assert [f.index for f in result.flow] == list(range(len(debate.speeches)))
-    assert state["feedback"].splitlines()[0] == f"Winner: {result.general.verdict.winner}."
+    assert state["feedback"].splitlines()[0] == f"Verdict: {result.general.verdict.called}."
 
     # the keys of the embedded graph, and a run's own mode
     out = await judge.ainvoke({"debate": debate.model_dump(mode="json")}, config={"configurable": {"mode": "direct"}})

@@ -374,3 +374,28 @@ def test_a_bad_file_among_the_corrected_results_is_one_line_naming_it(tmp_path):
     (folder / "notes.json").unlink()
     other = _profile_cli("--corrections", str(folder), "--model", "someone-else")
     assert other.returncode == 2 and "not someone-else" in other.stderr
+
+
+def test_a_template_lists_the_decisions_to_review_and_is_refused_until_a_person_fills_it_in(results, tmp_path):
+    import yaml
+
+    src = tmp_path / "demo.json"
+    src.write_text(every_passage_argues(results["demo"]).model_dump_json(), encoding="utf-8")
+    cli = [sys.executable, "-m", "debatrix.app.cli", "review", str(src)]
+    made = subprocess.run([*cli, "--template", str(tmp_path / "t.yaml"), "--by", "Coach Lee"], capture_output=True,
+                          text=True, env=_env())
+    assert made.returncode == 0, made.stderr
+    data = yaml.safe_load((tmp_path / "t.yaml").read_text())
+    first = review_first(every_passage_argues(results["demo"]), most=5)
+    assert data["by"] == "Coach Lee" and [e["passage"] for e in data["corrections"]] == [i.decision[1] for i in first]
+    assert all(e["value"] == "?" and e["note"].startswith("the model: ") for e in data["corrections"])
+    unfilled = subprocess.run([*cli, "--corrections", str(tmp_path / "t.yaml")], capture_output=True, text=True,
+                              env=_env())
+    assert unfilled.returncode == 2 and "corrections[0]: value not set" in unfilled.stderr
+    data["corrections"] = [{**data["corrections"][0], "value": "no"}]
+    (tmp_path / "t.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+    filled = subprocess.run([*cli, "--corrections", str(tmp_path / "t.yaml")], capture_output=True, text=True,
+                            env=_env())
+    assert filled.returncode == 0, filled.stderr
+    fixed = json.loads((tmp_path / "demo.corrected.json").read_text())
+    assert [c["by"] for c in fixed["corrections"]] == ["Coach Lee"]

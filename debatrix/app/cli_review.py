@@ -83,20 +83,20 @@ def review(
 
 
 def _write_template(path: Path, items: list, who: str) -> None:
-    """A corrections file for a person to fill in: each decision to review first, its value the model's answer
-    rounded (yes or no where it told something, else its P), and what the model said as a note."""
+    """A corrections file for a person to fill in: each decision to review first, its value left for them to set
+    ("?", which is refused until it is: applied as it stands, a guess would count as a person's answer), and what
+    the model said and what either answer would do as its note."""
     try:
         check_writable(path)
     except OSError as e:
         fail(f"--template {path}: cannot write it ({e.strerror or e})")
     entries = []
     for item in items:
-        value = round(item.model, 2) if item.model is not None else 0.5
         entries.append({"passage": item.decision[1], "kind": item.decision[0],
-                        **({"row": item.decision[2]} if len(item.decision) > 2 else {}), "value": value,
+                        **({"row": item.decision[2]} if len(item.decision) > 2 else {}), "value": "?",
                         "note": f"the model: {item.said}; {item.sentence.split(': ', 1)[-1]}"})
-    head = ("# corrections to fill in: set each value to yes, no, partly or a probability, delete the entries you\n"
-            "# leave to the model, then: debatrix review RESULT --corrections THIS_FILE\n")
+    head = ("# corrections to fill in: set each value (?) to yes, no, partly or a probability, delete the entries\n"
+            "# you leave to the model, then: debatrix review RESULT --corrections THIS_FILE\n")
     text = head + yaml.safe_dump({"by": who or "your name", "corrections": entries}, sort_keys=False,
                                  allow_unicode=True, width=100)
     write_atomic(path, text)

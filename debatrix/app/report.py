@@ -285,9 +285,21 @@ def result_html(result: JudgeResult, item: dict[str, Any] | None = None) -> str:
         sheet=flow_sheet(result), sheet_least_em=sheet_least_em, item=item, review=review, corrections=corrections)
 
 
+#: a result file's size at most: a long debate's result with its call log runs to a few megabytes
+MAX_RESULT_BYTES = 256 << 20
+
+
 def load_result(path: Path) -> JudgeResult:
+    """The result at ``path``, or a :class:`ReportError` in one line (a device, a pipe or a file far larger than
+    any result is refused before it is read)."""
     try:
+        if not path.is_file():
+            raise ReportError(f"{path}: " + ("no such file" if not path.exists() else "not a regular file"))
+        if path.stat().st_size > MAX_RESULT_BYTES:
+            raise ReportError(f"{path}: larger than {MAX_RESULT_BYTES >> 20} MB: not a debatrix result")
         return JudgeResult.model_validate_json(path.read_text(encoding="utf-8"))
+    except ReportError:
+        raise
     except OSError as e:
         raise ReportError(f"{path}: cannot read it ({e.strerror or e})") from None
     except ValueError as e:

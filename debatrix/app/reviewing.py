@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from debatrix.core.errors import ConfigurationError
 from debatrix.core.flow import decision_words, said_p
 from debatrix.core.results import JudgeResult
-from debatrix.core.review import correctable, corrections_file, decisions_of, review_first
+from debatrix.core.review import correctable, corrections_file, decisions_of, review_first, value_words
 
 
 def review_lines(result: JudgeResult, most: int = 5) -> tuple[list[Any], list[dict[str, Any]]]:
@@ -25,7 +25,7 @@ def review_lines(result: JudgeResult, most: int = 5) -> tuple[list[Any], list[di
         return [], []
     model = dict(decisions_of(result.flow))
     figures = result.flow_ledger.figures if result.flow_ledger is not None else "P"
-    kept = [{"asks": decision_words(c.decision), "value": c.value, "by": c.by,
+    kept = [{"asks": decision_words(c.decision), "value": value_words(c.value), "by": c.by,
              "at": c.at.strftime("%Y-%m-%d %H:%M UTC") if c.at else "", "note": c.note,
              "model": "never asked" if model.get(c.decision) is None else said_p(model[c.decision], figures)}
             for c in result.corrections]

@@ -113,11 +113,19 @@ class _File(BaseModel):
     corrections: list[_Entry]
 
 
+def value_words(value: float) -> str:
+    """A person's value as they would have written it: "yes", "no", "partly", else the probability."""
+    return next((word for word, v in VALUES.items() if v == value and word in ("yes", "no", "partly")), f"{value:g}")
+
+
 def _value_of(raw: float | bool | str, where: str) -> float:
     if isinstance(raw, bool):
         return float(raw)
     if isinstance(raw, str):
         said = raw.strip().lower()
+        if said in ("?", ""):  # a template's entry nobody filled in: never applied as a guess
+            raise CorrectionError(f"{where}: value not set: fill it in (yes, no, partly or a probability from 0 "
+                                  "to 1), or delete the entry to leave the decision to the model")
         if said in VALUES:
             return VALUES[said]
         try:
