@@ -22,8 +22,9 @@ averaged); the figure is the share of debates whose argument verdict leans to th
 ``ibm``: IBM's claims-in-speech gold (``../shared/data/ibm_rdd_v4_gprkb55``), as ``debatrix profile`` asks it: a
 claim as the other side's point, each labelled passage of the speech asked whether it makes it (the flow's own
 question). A speech's decisions make a flow of one row; the coach sets k of them to the gold, the judge's first k
-against random ones; the figure is the share of all decisions that read right (the decision's P, read through the
-model's profile, at least even odds for yes, or the coach's value), with the same interval.
+against random ones; the figures are the share of all decisions that read right, two ways: by the decision's P (read
+through the model's profile, at least even odds for yes), and as the sheet counts it (answered: a count of at least
+0.5 toward felling the row), a coach's value as given; each with the same interval.
 
 Figures go to stdout as a table per k; the run's answers are cached (``--cache``), so a second run costs nothing.
 """
@@ -226,6 +227,13 @@ def intact_side(case: Case, result: JudgeResult) -> list[float]:
     return [1.0 if probs[intact] > other else 0.5 if probs[intact] == other else 0.0]
 
 
+def intact_p(case: Case, result: JudgeResult) -> list[float]:
+    """The probability the argument verdict gives the intact side (0.5 where it has none): how far toward the
+    right side the verdict moved, where :func:`intact_side` reads only which side it leans to."""
+    v = next(d.verdict for d in result.dimensions if d.name == "argument")
+    return [float((v.probabilities or {}).get(case.result.settings["intact"], 0.5)) if not v.not_judged else 0.5]
+
+
 # -------------------------------------------------------------------------------------------------- IBM
 
 def ibm_cases(args: argparse.Namespace) -> list[Case]:
@@ -301,6 +309,17 @@ def decisions_right(case: Case, result: JudgeResult) -> list[float]:
     return out
 
 
+def decisions_counted_right(case: Case, result: JudgeResult) -> list[float]:
+    """Each decision with gold: 1 where the sheet reads it as the gold does: "answered" (its count toward felling
+    its row at least even, :data:`debatrix.core.flow.EVEN`) for yes, anything less for no; a person's value as
+    given. What the verdict rests on, where :func:`decisions_right` reads the P alone."""
+    from debatrix.core.flow import EVEN
+
+    counted = {("answers", c.by, t.id): c.counted for t in result.flow_ledger.threads for c in t.cells if c.by}
+    return [float((counted.get(d, 0.0) >= EVEN) == (case.gold[d] >= 0.5)) for d, p in decisions_of(result.flow)
+            if d in case.gold and p is not None]
+
+
 # ------------------------------------------------------------------------------------------------------ main
 
 def _table(title: str, rows: list[dict[str, Any]], what: str) -> None:
@@ -341,15 +360,19 @@ def main(argv: list[str] | None = None) -> None:
     args.cache.parent.mkdir(parents=True, exist_ok=True)
     if args.what == "suite":
         cases = suite_cases(args)
-        rows = simulate(cases, ks, args.draws, intact_side)
-        _table(f"The known-answer suite, argument items: {len(cases)} debates", rows,
-               "share of debates whose argument verdict leans to the intact side, a tie half")
+        _table(f"The known-answer suite, argument items: {len(cases)} debates", simulate(cases, ks, args.draws,
+               intact_side), "share of debates whose argument verdict leans to the intact side, a tie half")
+        _table(f"The same {len(cases)} debates: the verdict's probability of the intact side",
+               simulate(cases, ks, args.draws, intact_p), "mean probability the argument verdict gives the intact side")
     else:
         cases = ibm_cases(args)
-        rows = simulate(cases, ks, args.draws, decisions_right)
         n = sum(len(c.gold) for c in cases)
-        _table(f"IBM claims in speech: {len(cases)} speeches, {n} decisions", rows,
-               "share of decisions reading as the gold does")
+        _table(f"IBM claims in speech: {len(cases)} speeches, {n} decisions, each read by its P", simulate(
+            cases, ks, args.draws, decisions_right), "share of decisions whose P, read through the model's profile, "
+               "is at even odds or more exactly where the gold says yes (a person's value as given)")
+        _table(f"IBM claims in speech: the same {n} decisions, each read as the sheet counts it", simulate(
+            cases, ks, args.draws, decisions_counted_right), "share of decisions the sheet reads as answered (a "
+               "count of at least 0.5 toward felling the row) exactly where the gold says yes")
 
 
 if __name__ == "__main__":
