@@ -234,6 +234,33 @@ def intact_p(case: Case, result: JudgeResult) -> list[float]:
     return [float((v.probabilities or {}).get(case.result.settings["intact"], 0.5)) if not v.not_judged else 0.5]
 
 
+def single_steps(cases: list[Case], score: Callable[[Case, JudgeResult], list[float]]) -> dict[str, float]:
+    """Each decision with gold set to it alone, from the judge's result: how the list's value (the expected size of
+    the verdict's move) ranks with the move the gold answer makes (its size, and its sign toward the figure), the
+    mean move of the list's first and last third, and how the model's certainty ranks with being wrong."""
+    from scipy import stats
+
+    rows = []
+    for c in cases:
+        before = sum(score(c, c.result))
+        listed = {i.decision: i.value for i in review_first(c.result, most=None, kinds=c.kinds)}
+        profile = c.result.judge_profile
+        for d, p in decisions_of(c.result.flow):
+            if d not in c.gold or p is None:
+                continue
+            q = p if profile is None else profile.adjusted(d[0], p, 0)
+            moved = sum(score(c, recompute(c.result, [Correction(decision=d, value=c.gold[d], by="x")]))) - before
+            rows.append((listed.get(d, 0.0), moved, abs(q - 0.5), float((q >= 0.5) != (c.gold[d] >= 0.5))))
+    values = sorted(r[0] for r in rows)
+    low, high = values[len(values) // 3], values[2 * len(values) // 3]
+    return {"decisions": len(rows), "wrong": sum(r[3] for r in rows) / len(rows),
+            "value~|move|": float(stats.spearmanr([r[0] for r in rows], [abs(r[1]) for r in rows]).statistic),
+            "value~move": float(stats.spearmanr([r[0] for r in rows], [r[1] for r in rows]).statistic),
+            "first_third": statistics.mean(r[1] for r in rows if r[0] >= high),
+            "last_third": statistics.mean(r[1] for r in rows if r[0] <= low),
+            "certainty~wrong": float(stats.spearmanr([r[2] for r in rows], [r[3] for r in rows]).statistic)}
+
+
 # -------------------------------------------------------------------------------------------------- IBM
 
 def ibm_cases(args: argparse.Namespace) -> list[Case]:
@@ -364,6 +391,13 @@ def main(argv: list[str] | None = None) -> None:
                intact_side), "share of debates whose argument verdict leans to the intact side, a tie half")
         _table(f"The same {len(cases)} debates: the verdict's probability of the intact side",
                simulate(cases, ks, args.draws, intact_p), "mean probability the argument verdict gives the intact side")
+        one = single_steps(cases, intact_p)
+        print(f"\nEach of the {one['decisions']} decisions with gold set to it alone (the model's answer wrong on "
+              f"{one['wrong']:.2f} of them): the list's value and the size of the move of the verdict's probability of "
+              f"the intact side rank together at Spearman {one['value~|move|']:.2f}, the value and the move toward "
+              f"the intact side at {one['value~move']:.2f}; the list's first third moves it {one['first_third']:+.3f} "
+              f"on average, its last third {one['last_third']:+.3f}; the model's certainty (its P's distance from "
+              f"even, through its profile) and being wrong rank together at {one['certainty~wrong']:.2f}.")
     else:
         cases = ibm_cases(args)
         n = sum(len(c.gold) for c in cases)
